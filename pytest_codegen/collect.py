@@ -1,0 +1,109 @@
+"""Collection stage: suites become pytest items, one per (problem, sample).
+
+Node ids are ``<suite file>::<problem id>[s<i>]`` (the problem id sanitised), built-in suites
+use their name as the file part (``humaneval::HumanEval_0[s3]``). Pasting a printed id reruns
+exactly that sample; ``<suite file>::<problem id>`` reruns all its samples; ``-k`` matches
+problem ids, categories and suite names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .problems import Problem, SuiteError
+
+if TYPE_CHECKING:
+    from .outcomes import Verdict
+
+
+class SuiteFile(pytest.File):
+    """A suite file (or a built-in suite); its children are the samples of its problems."""
+
+    suite_name: str = ""
+
+    def collect(self) -> Iterator[SampleItem]:
+        from .plugin import state_of
+
+        state = state_of(self.config)
+        try:
+            problems = self.config.hook.pytest_codegen_load_suite(path=self.path,
+                                                                  config=self.config)
+        except SuiteError as e:
+            raise self.CollectError(str(e)) from None
+        seen: dict[str, str] = {}
+        for problem in problems:
+            name = problem.node_name
+            if name in seen:
+                raise self.CollectError(
+                    f"{self.path}: problems {seen[name]!r} and {problem.id!r} map to the same "
+                    f"node name {name!r}"
+                )
+            seen[name] = problem.id
+            state.problems[(problem.suite, problem.id)] = problem
+            for index in range(state.settings.samples):
+                yield SampleItem.from_parent(self, problem=problem, sample_index=index)
+
+    class CollectError(Exception):
+        """A suite that cannot be read; pytest shows just this message."""
+
+    def repr_failure(self, excinfo: Any) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, (self.CollectError, SuiteError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+def _grade(request: pytest.FixtureRequest, codegen_model: Any) -> None:
+    """The test function of every sample item (fixtures resolve through its signature)."""
+    request.node.grade(codegen_model)
+
+
+class SampleItem(pytest.Function):
+    """One sample of one problem: generate (setup), execute and check (call)."""
+
+    def __init__(self, *, problem: Problem, sample_index: int, **kwargs: Any) -> None:
+        name = f"{problem.node_name}[s{sample_index}]"
+        super().__init__(name=name, callobj=_grade, **kwargs)
+        self.problem = problem
+        self.sample_index = sample_index
+        self.extra_keyword_matches.update({problem.category, problem.suite, problem.node_name})
+        # pytest >= 9.2 keeps a structured id; give ours its "[s<i>]" as params, like a
+        # parametrized test, so ids read back from the --lf cache compare equal (pytest#15045).
+        parent_id = getattr(self.parent, "id", None)
+        if parent_id is not None and hasattr(parent_id, "with_params"):
+            self._id = parent_id.child(problem.node_name).with_params(f"s{sample_index}")
+        self.completion: Any = None
+        self.code = ""
+        self.verdict: Verdict | None = None
+        self.record: dict[str, Any] | None = None
+
+    def setup(self) -> None:
+        super().setup()
+        from .plugin import state_of
+
+        state_of(self.config).generate(self)
+
+    def grade(self, model: Any) -> None:
+        from .plugin import state_of
+
+        state_of(self.config).grade(self)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.problem.suite}: {self.problem.id} sample {self.sample_index}"
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:  # type: ignore[override]
+        from .plugin import SampleFailed, SampleNotGenerated
+
+        if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+
+def make_builtin_file(session: pytest.Session, name: str, path: Path) -> SuiteFile:
+    """A collector for a built-in suite; its node id is the suite's name."""
+    node = SuiteFile.from_parent(session, path=path, nodeid=name)
+    node.suite_name = name
+    return node

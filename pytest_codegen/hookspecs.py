@@ -1,0 +1,47 @@
+"""Hooks through which other plugins and conftest.py files extend pytest-codegen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .generate import Model
+    from .problems import Problem
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
+    """Build the model named by ``--codegen-model``; called once per process at session start.
+
+    Return ``None`` for specs you do not handle. Example, in a conftest.py::
+
+        def pytest_codegen_make_model(spec, config):
+            if spec.startswith("local:"):
+                return MyCheckpointModel(spec.removeprefix("local:"))
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem] | None:
+    """Read the problems of a suite file or directory ``path``; called during collection.
+
+    Return ``None`` when ``path`` is not in a format you read. Example::
+
+        def pytest_codegen_load_suite(path, config):
+            if path.suffix == ".yaml":
+                return [Problem(id=..., suite=path.stem, ...) for ... in yaml.safe_load(...)]
+    """
+
+
+def pytest_codegen_sample_graded(record: dict[str, Any], config: pytest.Config) -> None:
+    """A sample has a verdict; called on the controller (or the only process) with its record.
+
+    ``record`` is the JSON-safe dict also written to ``--codegen-results``. Example::
+
+        def pytest_codegen_sample_graded(record, config):
+            if record["outcome"] == "timeout":
+                print("slow:", record["task_id"])
+    """

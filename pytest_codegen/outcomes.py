@@ -1,0 +1,49 @@
+"""The outcomes a sample can have, and the verdict the execute stage returns.
+
+Outcomes are kept distinct on purpose: a crash is not a timeout, a missing sample or an API
+error is not a failed one. Only passed/failed/error/timeout/crashed/unextractable samples are
+graded and count towards pass@k.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+PASSED = "passed"  # every test passed
+FAILED = "failed"  # a test assertion failed
+ERROR = "error"  # the sample raised, or does not compile
+TIMEOUT = "timeout"  # the wall-clock limit was reached
+CRASHED = "crashed"  # killed by a signal, out of memory, or the runner died
+UNEXTRACTABLE = "unextractable"  # no code could be found in the model's reply
+MISSING = "missing"  # the model has no such sample (short replay file, killed run)
+API_ERROR = "api_error"  # the model's API failed even after retries
+
+GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
+NOT_GRADED = (MISSING, API_ERROR)
+ALL = GRADED + NOT_GRADED
+
+
+@dataclasses.dataclass
+class Verdict:
+    """What executing one sample against its tests established.
+
+    ``message`` is the short headline of a failure (which test, expected vs got);
+    ``tests`` lists per-test results (``name``, ``status``, ``message``) where the runner
+    has them; ``mode`` says how the verdict was reached (see ``problems.MODE_*``).
+    """
+
+    outcome: str
+    message: str = ""
+    tests: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    mode: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == PASSED
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

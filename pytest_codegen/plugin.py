@@ -1,0 +1,447 @@
+"""pytest-codegen: grade generated code with pytest and report pass@k.
+
+This module wires the stages into pytest: options and state (``settings``), collection
+(``collect``), generation (``generate``), execution (``execute``), scoring (``score``) and
+reporting (``report``). It stays cheap to import: a project's ordinary test run only pays for
+option registration, and benchmark items exist only when ``--codegen-model`` is given.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import outcomes, settings
+from .generate import Completion, GenerationRequest, Model, ModelError, build_prompt
+from .problems import Problem
+
+STATE_KEY = pytest.StashKey["CodegenState"]()
+
+
+class SampleFailed(Exception):
+    """A graded sample did not pass; the message is the short failure headline."""
+
+
+class SampleNotGenerated(Exception):
+    """The model's API failed for this sample even after retries."""
+
+
+# -- options and set-up ---------------------------------------------------------------------
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings.add_options(parser)
+    group = parser.getgroup("codegen")
+    # Filled in from pasted built-in node ids (see pytest_load_initial_conftests).
+    group.addoption("--codegen-select", action="append", default=[], help=argparse_hidden())
+    group.addoption("--codegen-only", action="store_true", default=False,
+                    help=argparse_hidden())
+
+
+def argparse_hidden() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """Let ``humaneval::HumanEval_0[s0]`` work on the command line.
+
+    Built-in suites have no file in the project, so pytest would reject such an argument as a
+    missing path; rewrite it into options before pytest resolves its arguments.
+    """
+    from .suites import builtin_suites
+
+    names = None
+    for position, arg in reversed(list(enumerate(args))):
+        if arg.startswith("-"):
+            continue
+        head = arg.split("::", 1)[0]
+        if "/" in head or "\\" in head or Path(head).exists():
+            continue
+        names = names if names is not None else builtin_suites()
+        if head in names:
+            del args[position]
+            args.extend([f"--codegen-suite={head}", f"--codegen-select={arg}"])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "codegen: a sample of a benchmark problem graded by pytest-codegen")
+    resolved = settings.resolve(config)
+    state = CodegenState(config, resolved)
+    config.stash[STATE_KEY] = state
+    if not resolved.active:
+        return
+    if not hasattr(config, "workerinput"):
+        # Only named suites are graded when no path is given: don't also run the project's tests.
+        if resolved.suite and config.args_source != pytest.Config.ArgsSource.ARGS:
+            config.option.codegen_only = True
+        state.check_model_spec()
+        if resolved.results is not None:
+            from .report import ResultsWriter
+
+            state.results = ResultsWriter(resolved.results)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(state), "codegen-xdist")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None:
+        state.close()
+
+
+def state_of(config: pytest.Config) -> CodegenState:
+    return config.stash[STATE_KEY]
+
+
+# -- collection -----------------------------------------------------------------------------
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if config.getoption("codegen_only", False):
+        return True
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = state_of(parent.config)
+    if not state.settings.active:
+        return None
+    from . import collect
+    from .suites import is_suite_file
+    from .suites.humaneval import looks_like_humaneval
+
+    explicit = parent.session.isinitpath(file_path)
+    if file_path.name.endswith(".test.js"):
+        return collect.SuiteFile.from_parent(parent, path=file_path)
+    if is_suite_file(file_path) and (explicit or looks_like_humaneval(file_path)):
+        return collect.SuiteFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem]:
+    from .suites import load_suite, suite_name_for
+
+    state = state_of(config)
+    if path.name.endswith(".test.js"):
+        from .suites.webapp1k import load_webapp1k_file
+
+        return load_webapp1k_file(path, state.suite_name_for_jest(path))
+    name = state.builtin_names.get(path) or suite_name_for(path)
+    return load_suite(path, name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    state = state_of(config)
+    if not state.settings.active:
+        return
+    from .collect import make_builtin_file
+    from .suites import builtin_suites
+
+    known = builtin_suites()
+    for name in state.settings.suite:
+        if name not in known:
+            raise pytest.UsageError(
+                f"--codegen-suite: unknown suite {name!r} (built-in: {', '.join(sorted(known))};"
+                " give other suites as paths)")
+        path = known[name]
+        if path.is_dir():
+            raise pytest.UsageError(
+                f"--codegen-suite {name}: pass its directory as a path instead: {path}")
+        state.builtin_names[path] = name
+        items.extend(session.genitems(make_builtin_file(session, name, path)))
+    selected = config.getoption("codegen_select")
+    if selected:
+        keep = [i for i in items if not _is_builtin(i, known) or _matches(i.nodeid, selected)]
+        dropped = [i for i in items if i not in keep]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def _is_builtin(item: pytest.Item, known: dict[str, Path]) -> bool:
+    return item.nodeid.split("::", 1)[0] in known
+
+
+def _matches(nodeid: str, selectors: list[str]) -> bool:
+    return any(nodeid == s or nodeid.startswith(s + "[") or nodeid.startswith(s + "::")
+               or nodeid.split("::", 1)[0] == s for s in selectors)
+
+
+# -- the model fixture ----------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def codegen_model(pytestconfig: pytest.Config) -> Model:
+    """The model that writes the samples, built from ``--codegen-model``.
+
+    Override it in a conftest.py to grade code from anything else, e.g. a local checkpoint::
+
+        @pytest.fixture(scope="session")
+        def codegen_model():
+            return MyModel()  # a pytest_codegen.generate.Model
+    """
+    return state_of(pytestconfig).model
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
+    from .generate import ReferenceModel, ReplayModel
+
+    if spec == "reference":
+        return ReferenceModel()
+    if spec.startswith("replay:"):
+        path = Path(spec.removeprefix("replay:")).expanduser()
+        if not path.is_absolute():
+            path = config.invocation_params.dir / path
+        return ReplayModel(path, spec=spec)
+    return None
+
+
+# -- reports ----------------------------------------------------------------------------------
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    record = getattr(item, "record", None)
+    if record is not None and not getattr(item, "record_sent", False):
+        report.codegen = record  # type: ignore[attr-defined]  # JSON-safe: survives xdist
+        item.record_sent = True  # type: ignore[attr-defined]
+        report.user_properties.extend(
+            (k, record[k]) for k in ("task_id", "outcome", "model") if record.get(k) is not None)
+    elif (report.when == "call" or report.failed) and hasattr(item, "problem") \
+            and not getattr(item, "record_sent", False):
+        # A plugin bug or an interrupted item: still account for the sample.
+        state = state_of(item.config)
+        report.codegen = state.record_for_unexpected(item, report)  # type: ignore[attr-defined]
+        item.record_sent = True  # type: ignore[attr-defined]
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = state_of(session.config)
+    if state.settings.active and not hasattr(session.config, "workerinput"):
+        state.finish(session)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    state = state_of(config)
+    if not state.settings.active or hasattr(config, "workerinput") or state.rows is None:
+        return
+    from .report import format_table
+
+    tr = terminalreporter
+    tr.write_sep("=", f"codegen: pass@k of {state.model_spec}")
+    if not state.rows:
+        tr.write_line("no samples were graded")
+        return
+    for line in format_table(state.rows, state.settings.k):
+        tr.write_line(line)
+    if state.results is not None:
+        tr.write_line(f"results: {state.results.path}")
+
+
+class XdistHooks:
+    """Controller-side hooks that exist only with pytest-xdist."""
+
+    def __init__(self, state: CodegenState) -> None:
+        self.state = state
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.state.expected.update(ids)
+
+
+# -- per-process state --------------------------------------------------------------------
+
+class CodegenState:
+    """Everything one pytest process knows about the run (kept in ``config.stash``)."""
+
+    def __init__(self, config: pytest.Config, resolved: settings.Settings) -> None:
+        self.config = config
+        self.settings = resolved
+        self.problems: dict[tuple[str, str], Problem] = {}
+        self.builtin_names: dict[Path, str] = {}
+        self._model: Model | None = None
+        self.results: Any = None
+        self.records: dict[str, dict[str, Any]] = {}
+        self.expected: set[str] = set()
+        self.rows: list[Any] | None = None
+        self._jest: Any = None
+        self._hide: tuple[str, ...] | None = None
+        config.pluginmanager.register(_ReportListener(self), "codegen-reports")
+
+    @property
+    def model_spec(self) -> str:
+        return self.settings.model or ""
+
+    # model
+    def check_model_spec(self) -> None:
+        """Fail at start, with one line, on a model spec nothing can build."""
+        if self._conftest_overrides_model():
+            return
+        self.model  # noqa: B018 - building it is the check
+
+    def _conftest_overrides_model(self) -> bool:
+        import sys
+
+        me = sys.modules[__name__]
+        return any(
+            plugin is not me and hasattr(plugin, "codegen_model")
+            for plugin in self.config.pluginmanager.get_plugins()
+        )
+
+    @property
+    def model(self) -> Model:
+        if self._model is None:
+            spec = self.model_spec
+            try:
+                model = self.config.hook.pytest_codegen_make_model(spec=spec, config=self.config)
+            except ModelError as e:
+                raise pytest.UsageError(f"--codegen-model {spec}: {e}") from None
+            if model is None:
+                raise pytest.UsageError(
+                    f"--codegen-model: unknown model {spec!r}; use reference, replay:PATH, "
+                    "PROVIDER:MODEL, an alias from the codegen_models ini key, or override "
+                    "the codegen_model fixture")
+            self._model = model
+        return self._model
+
+    def suite_name_for_jest(self, path: Path) -> str:
+        # <suite dir>/<category>/<name>.test.js: the suite is named after its directory.
+        return path.parent.parent.name
+
+    # generation (item setup)
+    def generate(self, item: Any) -> None:
+        model = item.funcargs["codegen_model"]
+        problem: Problem = item.problem
+        prompt = build_prompt(problem, self.settings.system_prompt)
+        request = GenerationRequest(problem, prompt, (item.sample_index,), self.settings.params)
+        started = time.monotonic()
+        completions = list(model.generate(request))
+        completion = completions[0] if completions else Completion(error="no completion returned")
+        if completion.latency_s is None:
+            completion = Completion(**{**completion.__dict__,
+                                       "latency_s": round(time.monotonic() - started, 4)})
+        item.completion = completion
+        if completion.missing:
+            item.record = self._record(item, outcomes.MISSING, error="no such sample")
+            pytest.skip(f"missing: {getattr(model, 'spec', model)!s} has no sample "
+                        f"{item.sample_index} of {problem.id}")
+        if completion.error:
+            item.record = self._record(item, outcomes.API_ERROR, error=completion.error)
+            raise SampleNotGenerated(f"model API error: {completion.error}")
+
+    # execution (item call)
+    def grade(self, item: Any) -> None:
+        from .execute import execute, hidden_paths
+        from .sandbox import Limits
+
+        if self._hide is None:
+            self._hide = hidden_paths([p.parent if p.is_file() else p
+                                       for p in self.builtin_names] + [Path(item.path)])
+        limits = Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory)
+        problem: Problem = item.problem
+        jest = self.jest_runner() if problem.mode == "jest" else None
+        code, verdict = execute(problem, item.completion.text, limits, jest=jest,
+                                hide=self._hide)
+        item.code, item.verdict = code, verdict
+        item.record = self._record(item, verdict.outcome, error=verdict.message,
+                                   verdict=verdict, duration_s=verdict.duration_s)
+        if code:
+            item.add_report_section("call", "generated code", code)
+        if verdict.stdout.strip():
+            item.add_report_section("call", "sample output", verdict.stdout)
+        if verdict.stderr.strip():
+            item.add_report_section("call", "sample traceback", verdict.stderr)
+        if not verdict.passed:
+            raise SampleFailed(f"{verdict.outcome}: {verdict.message}".rstrip(": "))
+
+    def jest_runner(self) -> Any:
+        if self._jest is None:
+            from .jest import JestRunner
+
+            self._jest = JestRunner.for_config(self.config, self.settings)
+        return self._jest
+
+    def _record(self, item: Any, outcome: str, *, error: str = "", verdict: Any = None,
+                duration_s: float = 0.0) -> dict[str, Any]:
+        from .report import make_record
+
+        return make_record(
+            nodeid=item.nodeid, problem=item.problem, sample_index=item.sample_index,
+            outcome=outcome, model=self.model_spec, duration_s=duration_s,
+            completion=item.completion, code=item.code, error=error, verdict=verdict)
+
+    def record_for_unexpected(self, item: Any, report: pytest.TestReport) -> dict[str, Any]:
+        message = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []
+        return self._record(item, outcomes.CRASHED,
+                            error="grading did not complete: " + " ".join(message))
+
+    # controller side
+    def on_report(self, report: pytest.TestReport) -> None:
+        if not self.settings.active or hasattr(self.config, "workerinput"):
+            return
+        record = getattr(report, "codegen", None)
+        if record is None:
+            if report.failed and report.nodeid not in self.records and "[s" in report.nodeid \
+                    and report.nodeid in self.expected:
+                # The worker running it died: xdist reports the item as failed without a record.
+                from .report import missing_record
+
+                record = missing_record(report.nodeid, self.model_spec, "")
+                record["outcome"] = outcomes.CRASHED
+                record["error"] = "the process grading it died"
+            else:
+                return
+        if record["nodeid"] in self.records:
+            return
+        self.records[record["nodeid"]] = record
+        if self.results is not None:
+            self.results.write(record)
+        self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
+
+    def finish(self, session: pytest.Session) -> None:
+        from .report import missing_record
+        from .score import summarize
+
+        if not hasattr(self.config, "workerinput") and not self.expected:
+            self.expected = {item.nodeid for item in session.items}
+        for nodeid in sorted(self.expected - set(self.records)):
+            self.on_report_record(missing_record(nodeid, self.model_spec,
+                                                 "the run ended before this sample was graded"))
+        self.rows = summarize(self.records.values(), self.settings.k)
+
+    def on_report_record(self, record: dict[str, Any]) -> None:
+        self.records[record["nodeid"]] = record
+        if self.results is not None:
+            self.results.write(record)
+
+    def close(self) -> None:
+        if self.results is not None:
+            self.results.close()
+        if self._jest is not None:
+            self._jest.close()
+        if self._model is not None:
+            self._model.close()
+
+
+class _ReportListener:
+    def __init__(self, state: CodegenState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.state.on_report(report)

@@ -1,0 +1,272 @@
+"""Trusted side of Python execution: one fresh, limited child process per sample.
+
+The child (``sandbox_child.py``) gets an allowlisted environment, a private working directory
+removed afterwards, memory/CPU/file-size/process caps and, when we run as root, namespaces and
+a uid of its own (see that module). Requests and replies cross two pipes as plain data
+(:mod:`pytest_codegen.wire`); the child's stdout/stderr go to a capped file we read the tail of.
+Every wait has a deadline: at the deadline the whole child — its process group and its PID
+namespace — is killed and the sample times out.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from . import wire
+
+CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
+
+# Variables a Python child needs to behave normally; everything else (API keys, tokens,
+# the user's PATH additions, proxies) stays behind.
+ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+OUTPUT_TAIL_BYTES = 4096
+UID_BASE = 200_000
+MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # unprivileged uids for samples when we run as root: UID_BASE + our pid
+
+
+class SampleTimeout(BaseException):
+    """The sample ran past its wall-clock limit (BaseException: tests must not catch it)."""
+
+
+class SampleCrashed(BaseException):
+    """The sample's process died, ran out of memory, or broke the protocol."""
+
+
+class CandidateException(Exception):
+    """An exception raised by the candidate whose type is not a built-in one."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    timeout_s: float
+    memory_mb: int
+    max_procs: int = 32
+    file_size: int = 8 * 1024 * 1024  # caps the sample's output and any file it writes
+
+
+class Sandbox:
+    """A running child for one sample. Use as a context manager; it is killed on exit."""
+
+    def __init__(self, limits: Limits, hide: tuple[str, ...] = ()) -> None:
+        self.limits = limits
+        self.deadline = time.monotonic() + limits.timeout_s
+        self.workdir = Path(tempfile.mkdtemp(prefix="codegen-sample-"))
+        self.output = tempfile.TemporaryFile()
+        self.uid = UID_BASE + os.getpid() if os.getuid() == 0 else os.getuid()
+        if os.getuid() == 0:
+            os.chown(self.workdir, self.uid, self.uid)
+        req_r, self._req_w = os.pipe()
+        self._resp_r, resp_w = os.pipe()
+        config = {
+            "fds": [req_r, resp_w],
+            "workdir": str(self.workdir),
+            "uid": self.uid,
+            "timeout_s": limits.timeout_s,
+            "memory_mb": limits.memory_mb,
+            "max_procs": limits.max_procs,
+            "file_size": limits.file_size,
+            "hide": list(hide),
+            "mask": list(MASKED_DIRS) + [os.path.expanduser("~")],
+            "keep": _paths_to_keep(),
+        }
+        env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
+        env["PATH"] = "/usr/bin:/bin"
+        env["HOME"] = "/tmp"  # private to the sample when namespaces are available
+        env["PYTHONHASHSEED"] = "0"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", str(CHILD_SCRIPT), json.dumps(config)],
+            cwd=self.workdir,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self.output,
+            stderr=self.output,
+            pass_fds=(req_r, resp_w),
+            start_new_session=True,  # its own process group, killed as a whole
+        )
+        os.close(req_r)
+        os.close(resp_w)
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._resp_r, selectors.EVENT_READ)
+        self.started = time.monotonic()
+        hello = self._receive()
+        self.sample_pid = int(hello["pid"])
+        self.isolation = str(hello.get("isolation", "rlimits"))
+
+    # -- protocol -------------------------------------------------------------------------
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        data = wire.dumps(message)
+        try:
+            while data:
+                data = data[os.write(self._req_w, data) :]
+        except (BrokenPipeError, OSError):
+            raise SampleCrashed(self._death_reason()) from None
+        return self._receive()
+
+    def _receive(self) -> dict[str, Any]:
+        while b"\n" not in self._buffer:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise SampleTimeout(f"no result within {self.limits.timeout_s:g} s")
+            if not self._selector.select(remaining):
+                continue
+            chunk = os.read(self._resp_r, 1 << 16)
+            if not chunk:
+                raise SampleCrashed(self._death_reason())
+            self._buffer += chunk
+            if len(self._buffer) > 64 * 1024 * 1024:
+                raise SampleCrashed("reply larger than 64 MiB")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            message = wire.loads(line)
+        except wire.WireError as e:
+            raise SampleCrashed(f"broke the result protocol: {e}") from None
+        if "crash" in message:
+            raise SampleCrashed(str(message["crash"]))
+        return message
+
+    def _death_reason(self) -> str:
+        try:
+            code = self.proc.wait(timeout=max(0.0, min(1.0, self.deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            return "closed its result channel"
+        if code < 0:
+            name = signal.Signals(-code).name
+            hint = " (CPU limit)" if -code == signal.SIGXCPU else ""
+            return f"killed by {name}{hint}"
+        return f"exited with status {code} before returning a result"
+
+    # -- lifetime -------------------------------------------------------------------------
+    def output_tail(self) -> str:
+        self.output.flush()
+        size = self.output.seek(0, os.SEEK_END)
+        self.output.seek(max(0, size - OUTPUT_TAIL_BYTES))
+        tail = self.output.read().decode("utf-8", "replace")
+        return ("[...]\n" if size > OUTPUT_TAIL_BYTES else "") + tail
+
+    def close(self) -> None:
+        # The sample's process is PID 1 of its namespace: killing it takes down everything it
+        # started, even processes that left the process group. Check the uid first so a
+        # recycled pid of someone else's process is never hit.
+        if self.sample_pid != self.proc.pid and _uid_of(self.sample_pid) == self.uid:
+            _kill(self.sample_pid)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for fd in (self._req_w, self._resp_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._selector.close()
+        self.output.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _paths_to_keep() -> list[str]:
+    """Where the child's Python finds its code: stdlib, site-packages, this package."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(CHILD_SCRIPT.parent)}
+    paths.update(p for p in sys.path if p and os.path.isdir(p))
+    return sorted(os.path.realpath(p) for p in paths)
+
+
+def _uid_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class Remote:
+    """A handle on an object living in the sandbox: calls and attribute reads are forwarded.
+
+    Nothing else is: comparing, hashing or printing a handle never runs the sample's code.
+    """
+
+    __slots__ = ("_box", "_id", "_name")
+
+    def __init__(self, box: Sandbox, ident: int) -> None:
+        object.__setattr__(self, "_box", box)
+        object.__setattr__(self, "_id", ident)
+        object.__setattr__(self, "_name", f"<sandboxed object #{ident}>")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return call_remote(self._box, {
+            "op": "call",
+            "target": self._id,
+            "args": wire.encode(list(args)),
+            "kwargs": wire.encode(kwargs),
+        })
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return call_remote(self._box, {"op": "getattr", "target": self._id, "name": name})
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+def call_remote(box: Sandbox, message: dict[str, Any]) -> Any:
+    """Send one request and turn the reply into a value, or raise what the candidate raised."""
+    reply = box.request(message)
+    if "ok" in reply:
+        try:
+            return wire.decode_value(reply["ok"], lambda i: Remote(box, i))
+        except wire.WireError as e:
+            raise SampleCrashed(f"returned malformed data: {e}") from None
+    if "raise" in reply:
+        raise candidate_exception(reply["raise"])
+    raise SampleCrashed(f"unexpected reply {sorted(reply)[:3]}")
+
+
+def candidate_exception(info: Any) -> BaseException:
+    """Rebuild an exception the candidate raised: a built-in type stays that type, so tests
+    like ``except ValueError`` work; anything else becomes :class:`CandidateException`."""
+    if not isinstance(info, dict):
+        return SampleCrashed("malformed exception reply")
+    name = str(info.get("type", "Exception"))
+    message = str(info.get("message", ""))
+    cls = getattr(builtins, name, None) if info.get("builtin") else None
+    exc: BaseException
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        try:
+            exc = cls(message)
+        except Exception:
+            exc = CandidateException(f"{name}: {message}")
+    else:
+        exc = CandidateException(f"{name}: {message}")
+    exc.candidate_traceback = str(info.get("traceback", ""))  # type: ignore[attr-defined]
+    exc.candidate_type = name  # type: ignore[attr-defined]
+    return exc

@@ -1,0 +1,181 @@
+"""The sandboxed side of Python execution: runs as ``python -I sandbox_child.py CONFIG``.
+
+It is started by :mod:`pytest_codegen.sandbox` and must not import the plugin. As root it
+first shuts itself in: new mount, network and PID namespaces (no network; empty private
+``/tmp``; suite files hidden; every process it starts dies with it), then drops to an
+unprivileged uid of its own and applies resource limits. Then it serves requests, one JSON line
+each, on two inherited pipes: ``load`` a candidate module, ``call`` a function or method in it,
+``getattr`` of an object, or ``program`` (run a whole program with its tests).
+"""
+
+import ctypes
+import json
+import os
+import resource
+import signal
+import sys
+import traceback
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
+MS_REC, MS_PRIVATE = 16384, 1 << 18
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def enter_namespaces(cfg):
+    """Private mounts, no network, own PID namespace. Returns False where not permitted.
+
+    ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the user's home become empty private tmpfs; the
+    ``keep`` paths (the Python installation, site-packages, this package), which may live
+    under them, are bound back read-only at the same place so imports still work.
+    """
+    libc = _libc()
+    if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
+        return False
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return False
+    masks = [m for m in cfg["mask"] if os.path.isdir(m)]
+    keep = {}
+    for path in cfg["keep"]:
+        if any(_under(path, m) for m in masks) and os.path.isdir(path):
+            keep[path] = os.open(path, os.O_PATH)
+    for target in masks + [h for h in cfg["hide"] if os.path.isdir(h)]:
+        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                      b"size=16m,mode=1777") != 0:
+            return False
+    for path, fd in sorted(keep.items()):
+        os.makedirs(path, exist_ok=True)
+        source = f"/proc/self/fd/{fd}".encode()
+        if libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
+            return False
+        libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+        os.close(fd)
+    return True
+
+
+def _under(path, parent):
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def drop_privileges(uid):
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def apply_limits(cfg):
+    mem = cfg["memory_mb"] * 1024 * 1024
+    cpu = int(cfg["timeout_s"]) + 2
+    for limit, value in (
+        (resource.RLIMIT_AS, mem),
+        (resource.RLIMIT_CPU, cpu),
+        (resource.RLIMIT_FSIZE, cfg["file_size"]),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NOFILE, 256),
+    ):
+        resource.setrlimit(limit, (value, value))
+    if os.getuid() != 0:  # root is exempt from RLIMIT_NPROC; a dropped uid is not
+        resource.setrlimit(resource.RLIMIT_NPROC, (cfg["max_procs"], cfg["max_procs"]))
+    # Output past the file-size cap fails the write instead of killing the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+class Server:
+    """Serves requests from the trusted side; the objects it hands out stay here."""
+
+    def __init__(self, rfd, wfd, wire):
+        self.reader = os.fdopen(rfd, "rb")
+        self.wfd = wfd
+        self.wire = wire
+        self.objects = []
+
+    def ref(self, obj):
+        self.objects.append(obj)
+        return len(self.objects) - 1
+
+    def send(self, message):
+        data = self.wire.dumps(message)
+        while data:
+            data = data[os.write(self.wfd, data):]
+
+    def reply_exception(self, exc):
+        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        self.send({"raise": {
+            "type": type(exc).__name__,
+            "builtin": type(exc).__module__ == "builtins",
+            "message": str(exc)[:2000],
+            "traceback": "".join(tb[-6:])[-4000:],
+        }})
+
+    def serve(self):
+        for line in self.reader:
+            request = json.loads(line)
+            try:
+                result = getattr(self, "op_" + request["op"])(request)
+                self.send({"ok": self.wire.encode(result, self.ref)})
+            except MemoryError:
+                self.send({"crash": "out of memory (MemoryError)"})
+            except Exception as exc:  # the candidate's exception goes back to the tests
+                self.reply_exception(exc)
+
+    def decode(self, data):
+        return self.wire.decode_value(data, lambda i: self.objects[i])
+
+    def op_load(self, req):
+        namespace = {"__name__": "candidate", "__builtins__": __builtins__}
+        exec(compile(req["source"], "candidate.py", "exec"), namespace)
+        if req["entry"] not in namespace:
+            raise NameError(f"the code does not define {req['entry']!r}")
+        return namespace[req["entry"]]
+
+    def op_call(self, req):
+        target = self.objects[req["target"]]
+        args = self.decode(req["args"])
+        kwargs = self.decode(req["kwargs"])
+        return target(*args, **kwargs)
+
+    def op_getattr(self, req):
+        return getattr(self.objects[req["target"]], req["name"])
+
+    def op_program(self, req):
+        # The sample compiles on its own first: code that only parses when glued to what
+        # follows it (a dangling decorator that would wrap the tests) is a syntax error.
+        compile(req["sample"], "sample.py", "exec")
+        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+        try:
+            exec(compile(req["program"], "program.py", "exec"), namespace)
+        except SystemExit as exc:
+            raise RuntimeError(f"the program called exit({exc.code!r}) before its tests finished")
+        return None
+
+
+def main():
+    cfg = json.loads(sys.argv[1])
+    rfd, wfd = cfg["fds"]
+    isolated = os.getuid() == 0 and enter_namespaces(cfg)
+    if isolated:
+        pid = os.fork()  # the child is PID 1 of the new namespace: when it ends, all it forked dies
+        if pid:
+            os.write(wfd, json.dumps({"pid": pid, "isolation": "namespaces+uid"}).encode() + b"\n")
+            _, status = os.waitpid(pid, 0)
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF if os.WIFEXITED(status) else 1)
+        # The working directory stays reachable through our cwd although /tmp is now private.
+        drop_privileges(cfg["uid"])
+    else:
+        os.write(wfd, json.dumps({"pid": os.getpid(), "isolation": "rlimits"}).encode() + b"\n")
+    apply_limits(cfg)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wire
+
+    del sys.path[0]
+    sys.argv = ["candidate.py"]
+    Server(rfd, wfd, wire).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Scoring stage: the unbiased pass@k estimator of Chen et al. (2021), per suite and category.
+
+Scores are computed from per-sample records only (never from collected items), so the numbers
+are the same whether one process ran every sample or pytest-xdist spread them over workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import outcomes
+
+
+def pass_at_k(n: int, c: int, k: int) -> float | None:
+    """Probability that at least one of ``k`` samples drawn from ``n`` (``c`` correct) passes.
+
+    ``1 - C(n-c, k) / C(n, k)``, computed as a product so large ``n`` does not overflow.
+    Returns ``None`` when ``k > n``: the estimate is undefined there, and reporting 1.0
+    (as naive implementations do) would flatter the model.
+    """
+    if k <= 0 or n < k or n <= 0:
+        return None
+    if n - c < k:
+        return 1.0
+    prob_all_fail = 1.0
+    for i in range(n - c + 1, n + 1):
+        prob_all_fail *= 1.0 - k / i
+    return 1.0 - prob_all_fail
+
+
+@dataclasses.dataclass
+class Row:
+    """One line of the summary: a whole suite (``category is None``) or one category in it."""
+
+    suite: str
+    category: str | None
+    problems: int = 0
+    samples: int = 0
+    counts: Counter[str] = dataclasses.field(default_factory=Counter)
+    pass_at_k: dict[int, float | None] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "suite": self.suite,
+            "category": self.category,
+            "problems": self.problems,
+            "samples": self.samples,
+            "counts": {o: self.counts.get(o, 0) for o in outcomes.ALL},
+            "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
+        }
+
+
+def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[Row]:
+    """Group per-sample records into suite and category rows with pass@k for each k.
+
+    A problem contributes ``n`` = its graded samples (missing and API-error samples are not
+    graded) and ``c`` = those that passed. A row's pass@k is the mean over its problems; it is
+    ``None`` (n/a) when some problem has fewer than k graded samples.
+    """
+    # (suite, task) -> [n, c]; insertion order keeps the first-seen order of records stable
+    per_problem: dict[tuple[str, str], list[int]] = {}
+    category_of: dict[tuple[str, str], str] = {}
+    counts: dict[tuple[str, str | None], Counter[str]] = defaultdict(Counter)
+    for rec in records:
+        key = (rec["suite"], rec["task_id"])
+        nc = per_problem.setdefault(key, [0, 0])
+        category_of[key] = rec.get("category") or ""
+        outcome = rec["outcome"]
+        if outcome in outcomes.GRADED:
+            nc[0] += 1
+            nc[1] += outcome == outcomes.PASSED
+        for group in ((rec["suite"], None), (rec["suite"], category_of[key])):
+            counts[group][outcome] += 1
+
+    groups: dict[tuple[str, str | None], list[tuple[int, int]]] = defaultdict(list)
+    for key, (n, c) in per_problem.items():
+        groups[(key[0], None)].append((n, c))
+        groups[(key[0], category_of[key])].append((n, c))
+
+    rows = []
+    for suite, category in sorted(groups, key=lambda g: (g[0], g[1] is not None, g[1] or "")):
+        members = groups[(suite, category)]
+        row = Row(suite, category, problems=len(members), counts=counts[(suite, category)])
+        row.samples = sum(row.counts.values())
+        for k in ks:
+            scores = [pass_at_k(n, c, k) for n, c in members]
+            row.pass_at_k[k] = (
+                None if any(s is None for s in scores) else sum(scores) / len(scores)  # type: ignore[arg-type]
+            )
+        rows.append(row)
+    return rows

@@ -1,0 +1,196 @@
+"""Command-line flags and ini keys of the ``codegen`` group, resolved once into :class:`Settings`.
+
+Every option is declared once in :data:`OPTIONS`: it becomes a ``--codegen-NAME`` flag and a
+``codegen_NAME`` ini key sharing one help text. The flag wins over the ini key; a bad value
+raises ``pytest.UsageError`` naming where it came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .generate import SamplingParams
+
+# Default per-sample limit. HumanEval's grader uses 3 s; a correct answer must never time out
+# on a loaded 2-core machine, so leave a wide margin — wrong answers that loop pay it once each.
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_MEMORY_MB = 2048
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    name: str  # "samples" -> --codegen-samples / codegen_samples
+    help: str
+    parse: Callable[[str], Any] = str
+    default: Any = None
+    metavar: str | None = None
+    multiple: bool = False  # repeatable flag / linelist ini key
+    flag: bool = False  # store_true flag / bool ini key
+
+    @property
+    def flag_name(self) -> str:
+        return "--codegen-" + self.name.replace("_", "-")
+
+    @property
+    def ini_name(self) -> str:
+        return "codegen_" + self.name
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must not be negative")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise ValueError("must be a positive number")
+    return value
+
+
+def _k_list(text: str) -> tuple[int, ...]:
+    ks = sorted({_positive_int(part.strip()) for part in text.split(",") if part.strip()})
+    if not ks:
+        raise ValueError("needs at least one k, e.g. 1,5,10")
+    return tuple(ks)
+
+
+def _unit_float(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 2.0:
+        raise ValueError("must be between 0 and 2")
+    return value
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("model", "Model that writes the code: reference, replay:PATH, PROVIDER:MODEL or an "
+           "alias from codegen_models. Benchmark items are collected only when this is set.",
+           metavar="SPEC"),
+    Option("suite", "Built-in suite to grade, by name (humaneval, everyday, react); repeatable. "
+           "Suite files and directories can also be given as paths.", metavar="NAME",
+           multiple=True),
+    Option("samples", "Samples per problem (n of pass@k).", _positive_int, 1, "N"),
+    Option("k", "The k values of pass@k, comma-separated.", _k_list, (1, 5, 10), "LIST"),
+    Option("timeout", "Wall-clock limit for executing one sample, in seconds.",
+           _positive_float, DEFAULT_TIMEOUT_S, "SECONDS"),
+    Option("memory", "Memory limit for one sample's process, in MiB.", _positive_int,
+           DEFAULT_MEMORY_MB, "MIB"),
+    Option("results", "Write one JSON line per sample to this file.", str, None, "PATH"),
+    Option("system_prompt", "System message sent with every prompt.", str, None, "TEXT"),
+    Option("temperature", "Sampling temperature.", _unit_float, None, "T"),
+    Option("top_p", "Nucleus sampling probability.", float, None, "P"),
+    Option("top_k", "Top-k sampling.", _positive_int, None, "K"),
+    Option("max_tokens", "Maximum tokens per completion.", _positive_int, None, "N"),
+    Option("presence_penalty", "Presence penalty.", float, None, "X"),
+    Option("frequency_penalty", "Frequency penalty.", float, None, "X"),
+    Option("seed", "Sampling seed, for providers that accept one.", int, None, "N"),
+    Option("base_url", "Endpoint of the model's API (overrides the provider's default and "
+           "its *_BASE_URL environment variable).", str, None, "URL"),
+    Option("concurrency", "Model requests in flight at once, per process.", _positive_int, 16,
+           "N"),
+    Option("cache", "Directory of the persistent generation cache (default: in pytest's "
+           "cache dir).", str, None, "DIR"),
+    Option("regenerate", "Ignore cached generations and request new ones.", flag=True,
+           default=False),
+    Option("node", "Path of the node executable for React suites.", str, None, "PATH"),
+    Option("models", "Model aliases, one per line: 'alias = provider:model key=value ...'.",
+           str, None, multiple=True),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The ``codegen`` options of one run, validated."""
+
+    model: str | None
+    suite: tuple[str, ...]
+    samples: int
+    k: tuple[int, ...]
+    timeout: float
+    memory: int
+    results: Path | None
+    system_prompt: str | None
+    params: SamplingParams
+    base_url: str | None
+    concurrency: int
+    cache: Path | None
+    regenerate: bool
+    node: str | None
+    models: tuple[str, ...]
+
+    @property
+    def active(self) -> bool:
+        """Benchmark items are collected only when a model is given."""
+        return self.model is not None
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("codegen", "grading generated code (pytest-codegen)")
+    for opt in OPTIONS:
+        if opt.flag:
+            group.addoption(opt.flag_name, action="store_true", default=None, help=opt.help)
+            parser.addini(opt.ini_name, opt.help, type="bool", default=opt.default)
+        elif opt.multiple:
+            group.addoption(opt.flag_name, action="append", default=None, metavar=opt.metavar,
+                            help=opt.help)
+            parser.addini(opt.ini_name, opt.help, type="linelist", default=[])
+        else:
+            group.addoption(opt.flag_name, default=None, metavar=opt.metavar, help=opt.help)
+            parser.addini(opt.ini_name, opt.help, type="string", default=None)
+
+
+def _raw_value(config: pytest.Config, opt: Option) -> tuple[Any, str]:
+    """The value of an option and a phrase naming where it came from."""
+    cli = config.getoption(opt.flag_name)
+    if cli is not None:
+        return cli, f"{opt.flag_name}"
+    ini = config.getini(opt.ini_name)
+    source = f"ini key {opt.ini_name} in {config.inipath}" if config.inipath else opt.ini_name
+    if opt.multiple:
+        return list(ini), source
+    if ini is None or ini == "":
+        return None, source
+    return ini, source
+
+
+def resolve(config: pytest.Config) -> Settings:
+    """Read and validate every ``codegen`` option; raises ``UsageError`` on a bad value."""
+    values: dict[str, Any] = {}
+    for opt in OPTIONS:
+        raw, source = _raw_value(config, opt)
+        if opt.flag:
+            values[opt.name] = bool(raw) if raw is not None else bool(opt.default)
+            continue
+        if opt.multiple:
+            values[opt.name] = tuple(str(v).strip() for v in raw if str(v).strip())
+            continue
+        if raw is None:
+            values[opt.name] = opt.default
+            continue
+        try:
+            values[opt.name] = opt.parse(str(raw).strip())
+        except ValueError as e:
+            raise pytest.UsageError(
+                f"{source}: invalid value {raw!r} ({str(e) or 'not a valid value'})"
+            ) from None
+    params = SamplingParams(**{
+        f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)
+    })
+    for path_opt in ("results", "cache"):
+        if values[path_opt] is not None:
+            values[path_opt] = Path(values[path_opt])
+    return Settings(params=params, **values)

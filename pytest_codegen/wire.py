@@ -1,0 +1,163 @@
+"""Plain data across the sandbox boundary.
+
+Values travel as JSON with a few tags for the Python types JSON lacks (tuple, set, bytes,
+dates, Decimal, non-finite floats, non-string dict keys). Decoding only ever builds those
+built-in types, so an object from the sample that lies about equality, or a forged result
+object, cannot reach the trusted side: at most it is plain data a correct answer would also
+produce. Objects that are not plain data stay in the sandbox and cross as ``{"$ref": id}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+import math
+from typing import Any
+
+
+class WireError(Exception):
+    """A message that is not well-formed plain data."""
+
+
+_SCALARS = (type(None), bool, int, str)
+
+
+def encode(value: Any, ref: Any = None) -> Any:
+    """Turn ``value`` into JSON-ready data; ``ref(obj)`` names objects that are not plain data."""
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if t is float:
+        return value if math.isfinite(value) else {"$f": repr(value)}
+    if t is list:
+        return [encode(v, ref) for v in value]
+    if t is tuple:
+        return {"$t": [encode(v, ref) for v in value]}
+    if t is dict:
+        return {"$d": [[encode(k, ref), encode(v, ref)] for k, v in value.items()]}
+    if t is set or t is frozenset:
+        return {"$s" if t is set else "$fs": [encode(v, ref) for v in value]}
+    if t is bytes:
+        return {"$b": base64.b64encode(value).decode("ascii")}
+    if t is complex:
+        return {"$c": [encode(value.real), encode(value.imag)]}
+    if t is datetime.datetime:
+        return {"$dt": value.isoformat()}
+    if t is datetime.date:
+        return {"$date": value.isoformat()}
+    if t is datetime.time:
+        return {"$time": value.isoformat()}
+    if t is datetime.timedelta:
+        return {"$td": [value.days, value.seconds, value.microseconds]}
+    if t is decimal.Decimal:
+        return {"$dec": str(value)}
+    # Subclasses of plain types (namedtuple, OrderedDict, IntEnum, str subclasses...) cross as
+    # their plain base value: whatever they override stays behind.
+    for base, convert in _BASES:
+        if isinstance(value, base):
+            return encode(convert(value), ref)
+    if ref is None:
+        raise WireError(f"{t.__name__} object is not plain data")
+    return {"$ref": ref(value)}
+
+
+_BASES: tuple[tuple[type, Any], ...] = (
+    (bool, bool),
+    (int, int.__index__),
+    (float, float.__float__),
+    (str, str.__str__),
+    (bytes, bytes),
+    (tuple, tuple),
+    (list, list),
+    (dict, dict),
+    (frozenset, frozenset),
+    (set, set),
+)
+
+
+def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
+    if len(obj) != 1:
+        raise WireError(f"malformed value with keys {sorted(obj)[:5]}")
+    (tag, payload), = obj.items()
+    if tag == "$t":
+        return tuple(decode_value(v, remote) for v in _list(payload))
+    if tag == "$d":
+        out = {}
+        for pair in _list(payload):
+            if type(pair) is not list or len(pair) != 2:
+                raise WireError("malformed dict entry")
+            out[decode_value(pair[0], remote)] = decode_value(pair[1], remote)
+        return out
+    if tag == "$s":
+        return {decode_value(v, remote) for v in _list(payload)}
+    if tag == "$fs":
+        return frozenset(decode_value(v, remote) for v in _list(payload))
+    if tag == "$f":
+        if payload not in ("nan", "inf", "-inf"):
+            raise WireError("malformed float")
+        return float(payload)
+    if tag == "$b":
+        return base64.b64decode(_str(payload), validate=True)
+    if tag == "$c":
+        re, im = _list(payload)
+        return complex(float(re), float(im))
+    if tag == "$dt":
+        return datetime.datetime.fromisoformat(_str(payload))
+    if tag == "$date":
+        return datetime.date.fromisoformat(_str(payload))
+    if tag == "$time":
+        return datetime.time.fromisoformat(_str(payload))
+    if tag == "$td":
+        days, seconds, micros = (int(x) for x in _list(payload))
+        return datetime.timedelta(days=days, seconds=seconds, microseconds=micros)
+    if tag == "$dec":
+        return decimal.Decimal(_str(payload))
+    if tag == "$ref" and remote is not None and type(payload) is int:
+        return remote(payload)
+    raise WireError(f"unknown tag {tag!r}")
+
+
+def _list(x: Any) -> list[Any]:
+    if type(x) is not list:
+        raise WireError("malformed value: expected a list")
+    return x
+
+
+def _str(x: Any) -> str:
+    if type(x) is not str:
+        raise WireError("malformed value: expected a string")
+    return x
+
+
+def decode_value(data: Any, remote: Any = None) -> Any:
+    """Rebuild a value from :func:`encode` output, creating only built-in types."""
+    t = type(data)
+    if t in _SCALARS or t is float:
+        return data
+    if t is list:
+        return [decode_value(v, remote) for v in data]
+    if t is dict:
+        try:
+            return _decode_tagged(data, remote)
+        except WireError:
+            raise
+        except (TypeError, ValueError, ArithmeticError) as e:
+            raise WireError(f"malformed value: {e}") from None
+    raise WireError(f"unexpected {t.__name__}")
+
+
+def dumps(message: dict[str, Any]) -> bytes:
+    """One message as a line of JSON."""
+    return json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+def loads(line: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as e:
+        raise WireError(f"not a JSON message ({type(e).__name__})") from None
+    if type(message) is not dict:
+        raise WireError("a message must be a JSON object")
+    return message
