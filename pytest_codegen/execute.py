@@ -79,9 +79,9 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
             namespace[entry] = candidate
             namespace["check"](candidate)
         except SampleTimeout as e:
-            verdict = Verdict(outcomes.TIMEOUT, f"timeout: {e}")
+            verdict = Verdict(outcomes.TIMEOUT, str(e))
         except SampleCrashed as e:
-            verdict = Verdict(outcomes.CRASHED, f"crashed: {e}")
+            verdict = Verdict(outcomes.CRASHED, str(e))
         except Exception as e:  # noqa: BLE001 - every way a sample can fail is a verdict
             verdict = _classify(e, test_file)
         verdict.mode = problems.MODE_PYTHON_CALL
@@ -153,9 +153,9 @@ def run_python_program(problem: Problem, code: str, limits: Limits,
             call_remote(box, {"op": "program", "sample": func, "program": program})
             verdict = Verdict(outcomes.PASSED)
         except SampleTimeout as e:
-            verdict = Verdict(outcomes.TIMEOUT, f"timeout: {e}")
+            verdict = Verdict(outcomes.TIMEOUT, str(e))
         except SampleCrashed as e:
-            verdict = Verdict(outcomes.CRASHED, f"crashed: {e}")
+            verdict = Verdict(outcomes.CRASHED, str(e))
         except Exception as e:  # noqa: BLE001
             kind = getattr(e, "candidate_type", type(e).__name__)
             outcome = outcomes.FAILED if kind == "AssertionError" else outcomes.ERROR

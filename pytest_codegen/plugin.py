@@ -66,6 +66,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     for position, arg in reversed(list(enumerate(args))):
         if arg.startswith("-"):
             continue
+        follows_option = position > 0 and args[position - 1].startswith("-") \
+            and "=" not in args[position - 1]
+        if "::" not in arg and follows_option:
+            continue  # most likely an option's value ("--codegen-suite humaneval")
         head = arg.split("::", 1)[0]
         if "/" in head or "\\" in head or Path(head).exists():
             continue

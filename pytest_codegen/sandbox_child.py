@@ -104,7 +104,11 @@ class Server:
             data = data[os.write(self.wfd, data):]
 
     def reply_exception(self, exc):
-        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        # Only the candidate's frames: ours would only distract from its mistake.
+        te = traceback.TracebackException.from_exception(exc)
+        te.stack = traceback.StackSummary.from_list(
+            [f for f in te.stack if f.filename != __file__])
+        tb = list(te.format())
         self.send({"raise": {
             "type": type(exc).__name__,
             "builtin": type(exc).__module__ == "builtins",

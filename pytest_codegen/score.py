@@ -58,7 +58,7 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
 
     A problem contributes ``n`` = its graded samples (missing and API-error samples are not
     graded) and ``c`` = those that passed. A row's pass@k is the mean over its problems; it is
-    ``None`` (n/a) when some problem has fewer than k graded samples.
+    ``None`` (n/a) when some problem has fewer than k graded samples (but at least one).
     """
     # (suite, task) -> [n, c]; insertion order keeps the first-seen order of records stable
     per_problem: dict[tuple[str, str], list[int]] = {}
@@ -85,8 +85,11 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
         members = groups[(suite, category)]
         row = Row(suite, category, problems=len(members), counts=counts[(suite, category)])
         row.samples = sum(row.counts.values())
+        # A problem with no graded sample at all (all missing) has nothing to score; it shows in
+        # the outcome counts. One with some, but fewer than k, makes pass@k undefined.
+        graded = [(n, c) for n, c in members if n > 0]
         for k in ks:
-            scores = [pass_at_k(n, c, k) for n, c in members]
+            scores = [pass_at_k(n, c, k) for n, c in graded] or [None]
             row.pass_at_k[k] = (
                 None if any(s is None for s in scores) else sum(scores) / len(scores)  # type: ignore[arg-type]
             )

@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+TINY = FIXTURES / "suites" / "tiny.jsonl"
+
+# Summary and selection tests run both in one process and spread over two xdist workers.
+XDIST_MODES = [pytest.param([], id="plain"), pytest.param(["-n", "2"], id="xdist")]
+
+
+def read_results(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def outcomes_by_node(path: Path) -> dict[str, str]:
+    return {r["nodeid"]: r["outcome"] for r in read_results(path)}
+
+
+def write_replay(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def tiny(pytester: pytest.Pytester) -> Path:
+    """The tiny suite copied into the pytester directory."""
+    dest = pytester.path / "tiny.jsonl"
+    dest.write_text(TINY.read_text())
+    return dest

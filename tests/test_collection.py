@@ -1,0 +1,119 @@
+"""Collection, node ids and selection: what users paste back must rerun what they meant."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import XDIST_MODES, outcomes_by_node, write_replay
+
+
+def assert_ran(result, nodeid: str) -> None:
+    """-v prints "<id> PASSED" plainly and "[gw0] ... PASSED <id>" under xdist."""
+    assert any(nodeid in line and "PASSED" in line for line in result.stdout.lines), nodeid
+
+
+def test_ordinary_run_is_unchanged(pytester, tiny):
+    pytester.makepyfile(test_plain="def test_ok(): pass")
+    # Without --codegen-model a suite file is just a file: nothing is collected from it.
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
+    assert "pass@" not in result.stdout.str()
+
+
+def test_items_and_node_ids(pytester, tiny):
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny),
+                                           "--codegen-samples=2", "--collect-only", "-q")
+    lines = [ln for ln in result.stdout.lines if "::" in ln]
+    assert lines == [
+        "tiny.jsonl::tiny_add[s0]", "tiny.jsonl::tiny_add[s1]",
+        "tiny.jsonl::tiny_reverse_words[s0]", "tiny.jsonl::tiny_reverse_words[s1]",
+        "tiny.jsonl::tiny_Counter[s0]", "tiny.jsonl::tiny_Counter[s1]",
+    ]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_pasted_node_ids_select(pytester, tiny, xdist):
+    base = ["--codegen-model=reference", "--codegen-samples=3", *xdist]
+    one = pytester.runpytest_subprocess(*base, "tiny.jsonl::tiny_add[s1]", "-v")
+    one.assert_outcomes(passed=1)
+    assert_ran(one, "tiny.jsonl::tiny_add[s1]")
+    problem = pytester.runpytest_subprocess(*base, "tiny.jsonl::tiny_Counter")
+    problem.assert_outcomes(passed=3)
+    by_category = pytester.runpytest_subprocess(*base, str(tiny), "-k", "text",
+                                                "--codegen-results=r.jsonl")
+    by_category.assert_outcomes(passed=3, deselected=0 if xdist else 6)
+    assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
+        f"tiny.jsonl::tiny_reverse_words[s{i}]" for i in range(3)}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_builtin_suite_ids_can_be_pasted(pytester, xdist):
+    result = pytester.runpytest_subprocess("--codegen-model=reference",
+                                           "humaneval::HumanEval_7[s0]", "-v", *xdist)
+    result.assert_outcomes(passed=1)
+    assert_ran(result, "humaneval::HumanEval_7[s0]")
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
+    replay = write_replay(pytester.path / "replay.jsonl", [
+        {"task_id": "tiny/add", "completion": "    return a + b\n"},
+        {"task_id": "tiny/add", "completion": "    return a - b\n"},
+        {"task_id": "tiny/reverse_words", "completion": "    return s\n"},
+        {"task_id": "tiny/reverse_words", "completion": "    return ' '.join(reversed(s.split()))\n"},
+        {"task_id": "tiny/Counter", "completion": "    pass\n"},
+    ])
+    base = [f"--codegen-model=replay:{replay}", "--codegen-samples=2", str(tiny), *xdist]
+    first = pytester.runpytest_subprocess(*base)
+    first.assert_outcomes(passed=2, failed=3, skipped=1)
+    again = pytester.runpytest_subprocess(*base, "--lf", "-v", "--codegen-results=r.jsonl")
+    # xdist's controller does not count deselected items; the results file shows the selection.
+    again.assert_outcomes(failed=3, deselected=0 if xdist else 3)
+    assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
+        "tiny.jsonl::tiny_add[s1]", "tiny.jsonl::tiny_reverse_words[s0]",
+        "tiny.jsonl::tiny_Counter[s0]",
+    }
+
+
+def test_suite_only_mode_leaves_project_tests_alone(pytester):
+    pytester.makepyfile(test_project="def test_project(): raise AssertionError('ran')")
+    result = pytester.runpytest_subprocess("--codegen-model=reference",
+                                           "--codegen-suite=humaneval", "-k", "HumanEval_0")
+    result.assert_outcomes(passed=1, deselected=163)
+
+
+def test_malformed_suite_is_a_one_line_collection_error(pytester):
+    bad = pytester.path / "bad.jsonl"
+    bad.write_text('{"task_id": "x/1", "prompt": "def f():\\n", "test": "", '
+                   '"entry_point": "f"}\n{"task_id": "x/2", "prompt": 3}\n')
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(bad))
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*bad.jsonl:2: missing or non-string field(s) prompt, test*"])
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--codegen-samples=0"], "--codegen-samples: invalid value '0' (must be at least 1)"),
+    (["--codegen-k=1,x"], "--codegen-k: invalid value '1,x'"),
+    (["--codegen-timeout=-1"], "--codegen-timeout: invalid value '-1'"),
+    (["--codegen-model=nonsense"], "--codegen-model: unknown model 'nonsense'"),
+    (["--codegen-model=replay:nowhere.jsonl"], "cannot read replay file"),
+    (["--codegen-model=reference", "--codegen-suite=nope"], "unknown suite 'nope'"),
+])
+def test_bad_options_fail_at_start(pytester, args, message):
+    result = pytester.runpytest_subprocess(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+
+
+def test_bad_ini_value_names_the_ini_key(pytester):
+    pytester.makeini("[pytest]\ncodegen_samples = many\n")
+    result = pytester.runpytest_subprocess("--codegen-model=reference")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ini key codegen_samples" in result.stderr.str()
+    assert "invalid value 'many'" in result.stderr.str()
+
+
+def test_ini_keys_configure_the_run(pytester, tiny):
+    pytester.makeini(f"[pytest]\ncodegen_samples = 2\ncodegen_k = 1,2\n")
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny))
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["*pass@1*pass@2*"])
