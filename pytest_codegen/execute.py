@@ -85,6 +85,7 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
         except Exception as e:  # noqa: BLE001 - every way a sample can fail is a verdict
             verdict = _classify(e, test_file)
         verdict.mode = problems.MODE_PYTHON_CALL
+        verdict.isolation = box.isolation
         verdict.stdout = box.output_tail()
     return verdict
 
@@ -162,6 +163,7 @@ def run_python_program(problem: Problem, code: str, limits: Limits,
             verdict = Verdict(outcome, f"{kind}: {e}" if str(e) else kind)
             verdict.stderr = getattr(e, "candidate_traceback", "")
         verdict.mode = problems.MODE_PYTHON_PROGRAM
+        verdict.isolation = box.isolation
         verdict.stdout = box.output_tail()
     return verdict
 

@@ -40,6 +40,7 @@ class Verdict:
     stderr: str = ""
     duration_s: float = 0.0
     mode: str = ""
+    isolation: str = ""  # how the sample was confined: namespaces+uid, uid, rlimits, ...
 
     @property
     def passed(self) -> bool:

@@ -46,6 +46,7 @@ def make_record(*, nodeid: str, problem: Any, sample_index: int, outcome: str, m
             if value not in (None, False):
                 record[field] = value
     if verdict is not None:
+        record["isolation"] = verdict.isolation
         record["tests"] = verdict.tests
         record["stdout"] = _truncate(verdict.stdout, OUTPUT_CHARS, keep="end")
         record["stderr"] = _truncate(verdict.stderr, OUTPUT_CHARS, keep="end")

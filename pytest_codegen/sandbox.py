@@ -67,6 +67,7 @@ class Sandbox:
         self.uid = UID_BASE + os.getpid() if os.getuid() == 0 else os.getuid()
         if os.getuid() == 0:
             os.chown(self.workdir, self.uid, self.uid)
+        keep = _paths_to_keep()
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         config = {
@@ -78,8 +79,8 @@ class Sandbox:
             "max_procs": limits.max_procs,
             "file_size": limits.file_size,
             "hide": list(hide),
-            "mask": list(MASKED_DIRS) + [os.path.expanduser("~")],
-            "keep": _paths_to_keep(),
+            "mask": _dirs_to_mask(keep),
+            "keep": keep,
         }
         env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
         env["PATH"] = "/usr/bin:/bin"
@@ -162,6 +163,10 @@ class Sandbox:
         # recycled pid of someone else's process is never hit.
         if self.sample_pid != self.proc.pid and _uid_of(self.sample_pid) == self.uid:
             _kill(self.sample_pid)
+            try:  # the supervisor reaps it and exits: no zombie is left to init
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -188,6 +193,24 @@ def _paths_to_keep() -> list[str]:
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(CHILD_SCRIPT.parent)}
     paths.update(p for p in sys.path if p and os.path.isdir(p))
     return sorted(os.path.realpath(p) for p in paths)
+
+
+def _dirs_to_mask(keep: list[str]) -> list[str]:
+    """Private scratch dirs, the user's home, and any directory an unprivileged uid could
+    not pass through on the way to the Python it must run (``/root`` for a pyenv install):
+    those become empty tmpfs with the ``keep`` paths bound back inside."""
+    masks = set(MASKED_DIRS) | {os.path.expanduser("~")}
+    for path in keep:
+        parts = Path(path).parts
+        for i in range(2, len(parts)):
+            ancestor = os.path.join(*parts[:i])
+            try:
+                if not os.stat(ancestor).st_mode & 0o001:
+                    masks.add(ancestor)
+                    break
+            except OSError:
+                break
+    return sorted(masks)
 
 
 def _uid_of(pid: int) -> int | None:

@@ -36,26 +36,37 @@ def enter_namespaces(cfg):
     """
     libc = _libc()
     if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
-        return False
+        return _failed("unshare")
     if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-        return False
-    masks = [m for m in cfg["mask"] if os.path.isdir(m)]
+        return _failed("making mounts private")
+    masks = []
+    for m in sorted(set(cfg["mask"]), key=len):  # a mask inside another one is redundant
+        if os.path.isdir(m) and not any(_under(m, outer) for outer in masks):
+            masks.append(m)
     keep = {}
     for path in cfg["keep"]:
         if any(_under(path, m) for m in masks) and os.path.isdir(path):
             keep[path] = os.open(path, os.O_PATH)
-    for target in masks + [h for h in cfg["hide"] if os.path.isdir(h)]:
+    # A hidden directory under a masked one is already out of sight.
+    hides = [h for h in cfg["hide"] if os.path.isdir(h) and not any(_under(h, m) for m in masks)]
+    for target in masks + hides:
         if libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
                       b"size=16m,mode=1777") != 0:
-            return False
+            return _failed(f"mounting a tmpfs on {target}")
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
         source = f"/proc/self/fd/{fd}".encode()
         if libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
-            return False
+            return _failed(f"binding {path}")
         libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
         os.close(fd)
     return True
+
+
+def _failed(step):
+    err = ctypes.get_errno()
+    print(f"sandbox: no namespaces ({step}: {os.strerror(err)})", file=sys.stderr)
+    return False
 
 
 def _under(path, parent):
@@ -161,8 +172,8 @@ class Server:
 def main():
     cfg = json.loads(sys.argv[1])
     rfd, wfd = cfg["fds"]
-    isolated = os.getuid() == 0 and enter_namespaces(cfg)
-    if isolated:
+    as_root = os.getuid() == 0
+    if as_root and enter_namespaces(cfg):
         pid = os.fork()  # the child is PID 1 of the new namespace: when it ends, all it forked dies
         if pid:
             os.write(wfd, json.dumps({"pid": pid, "isolation": "namespaces+uid"}).encode() + b"\n")
@@ -171,7 +182,11 @@ def main():
         # The working directory stays reachable through our cwd although /tmp is now private.
         drop_privileges(cfg["uid"])
     else:
-        os.write(wfd, json.dumps({"pid": os.getpid(), "isolation": "rlimits"}).encode() + b"\n")
+        # Without namespaces, still never run a sample as root.
+        isolation = "uid" if as_root else "rlimits"
+        os.write(wfd, json.dumps({"pid": os.getpid(), "isolation": isolation}).encode() + b"\n")
+        if as_root:
+            drop_privileges(cfg["uid"])
     apply_limits(cfg)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire

