@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+from collections import OrderedDict, namedtuple
+
+import pytest
+
+from pytest_codegen import wire
+
+VALUES = [
+    None, True, 0, -(10**30), 1.5, float("inf"), "x", b"\x00\xff", [1, [2]], (1, (2,)),
+    {1: "a", (2, 3): frozenset({4})}, {1, 2}, complex(1, 2), datetime.date(2024, 2, 29),
+    datetime.datetime(2024, 1, 1, 12, 30), datetime.time(8, 15), datetime.timedelta(days=-1),
+    decimal.Decimal("1.10"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_round_trip_keeps_type_and_value(value):
+    back = wire.decode_value(json.loads(json.dumps(wire.encode(value))))
+    assert back == value and type(back) is type(value)
+
+
+def test_subclasses_cross_as_their_plain_base():
+    class Liar(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    Point = namedtuple("Point", "x y")
+    assert wire.decode_value(wire.encode(Liar("a"))) != "b"
+    assert type(wire.decode_value(wire.encode(Point(1, 2)))) is tuple
+    assert type(wire.decode_value(wire.encode(OrderedDict(a=1)))) is dict
+
+
+def test_objects_become_references_or_are_refused():
+    obj = object()
+    assert wire.encode([obj], ref=lambda o: 7) == [{"$ref": 7}]
+    with pytest.raises(wire.WireError):
+        wire.encode(obj)
+
+
+@pytest.mark.parametrize("data", [
+    {"$nope": 1}, {"$t": 1}, {"$d": [[[1], 2]]}, {"$f": "1e999"}, {"$a": 1, "$b": 2},
+    {"$ref": 1},
+])
+def test_malformed_data_is_rejected(data):
+    with pytest.raises(wire.WireError):
+        wire.decode_value(data)
+
+
+def test_deeply_nested_message_is_rejected():
+    with pytest.raises(wire.WireError):
+        wire.loads(b"[" * 100_000 + b"]" * 100_000)
