@@ -87,10 +87,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE_KEY] = state
     if not resolved.active:
         return
+    # Only named suites are graded when no path is given: don't also run the project's tests.
+    # (xdist workers re-parse the original arguments, so each process decides the same.)
+    if resolved.suite and config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.option.codegen_only = True
     if not hasattr(config, "workerinput"):
-        # Only named suites are graded when no path is given: don't also run the project's tests.
-        if resolved.suite and config.args_source != pytest.Config.ArgsSource.ARGS:
-            config.option.codegen_only = True
         state.check_model_spec()
         if resolved.results is not None:
             from .report import ResultsWriter
@@ -177,6 +178,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items[:] = keep
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    state = state_of(session.config)
+    if state.settings.active and not session.config.option.collectonly:
+        state.prefetch(session.items)
+
+
 def _is_builtin(item: pytest.Item, known: dict[str, Path]) -> bool:
     return item.nodeid.split("::", 1)[0] in known
 
@@ -212,6 +219,21 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         if not path.is_absolute():
             path = config.invocation_params.dir / path
         return ReplayModel(path, spec=spec)
+    from . import providers
+
+    opts = state_of(config).settings
+    provider = spec.split(":", 1)[0]
+    if ":" in spec and provider in providers.PROVIDERS:
+        return providers.make_provider_model(spec, base_url=opts.base_url, defaults=opts.params)
+    aliases = providers.parse_models_table(list(opts.models)) if opts.models else {}
+    if spec in aliases:
+        target, alias_params, alias_url = providers.resolve_alias(spec, aliases)
+        return providers.make_provider_model(
+            target, base_url=opts.base_url or alias_url,
+            defaults=providers.merge_params(alias_params, opts.params))
+    if ":" in spec:
+        raise ModelError(f"unknown provider {provider!r} (known: "
+                         f"{', '.join(sorted(providers.PROVIDERS))})")
     return None
 
 
@@ -238,7 +260,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     state = state_of(session.config)
-    if state.settings.active and not hasattr(session.config, "workerinput"):
+    if state.settings.active:
+        state.collect_generation_stats()
+    if state.settings.active and not hasattr(session.config, "workerinput") \
+            and not session.config.option.collectonly:
         state.finish(session)
 
 
@@ -255,6 +280,15 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     for line in format_table(state.rows, state.settings.k):
         tr.write_line(line)
+    stats = state.generation_stats
+    if stats:
+        tr.write_line(
+            f"generation: {int(stats.get('requests', 0))} requests, "
+            f"{int(stats.get('samples_generated', 0))} samples generated, "
+            f"{int(stats.get('cache_hits', 0))} from cache, "
+            f"{int(stats.get('errors', 0))} API errors, "
+            f"tokens {int(stats.get('prompt_tokens', 0))} in / "
+            f"{int(stats.get('completion_tokens', 0))} out")
     if state.results is not None:
         tr.write_line(f"results: {state.results.path}")
 
@@ -265,8 +299,17 @@ class XdistHooks:
     def __init__(self, state: CodegenState) -> None:
         self.state = state
 
+    def pytest_configure_node(self, node: Any) -> None:
+        # Workers judge "regenerate" against the controller's start, not their own.
+        node.workerinput["codegen_started_at"] = self.state.started_at
+
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.state.expected.update(ids)
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        stats = getattr(node, "workeroutput", {}).get("codegen_generation")
+        if stats:
+            self.state.add_generation_stats(stats)
 
 
 # -- per-process state --------------------------------------------------------------------
@@ -285,6 +328,10 @@ class CodegenState:
         self.expected: set[str] = set()
         self.rows: list[Any] | None = None
         self._jest: Any = None
+        self._engine: Any = None
+        self.generation_stats: dict[str, float] = {}
+        workerinput = getattr(config, "workerinput", {})
+        self.started_at = float(workerinput.get("codegen_started_at", time.time()))
         self._hide: tuple[str, ...] | None = None
         config.pluginmanager.register(_ReportListener(self), "codegen-reports")
 
@@ -329,14 +376,50 @@ class CodegenState:
         return path.parent.parent.name
 
     # generation (item setup)
+    def engine_for(self, model: Model) -> Any:
+        """The generation engine (concurrent, cached) for our own HTTP model; None otherwise."""
+        if model is not self._model or not model.cacheable:
+            return None
+        if self._engine is None:
+            from .engine import GenerationEngine
+
+            cache_dir = self.settings.cache
+            if cache_dir is None and getattr(self.config, "cache", None) is not None:
+                cache_dir = self.config.cache.mkdir("codegen-generations")
+            self._engine = GenerationEngine(
+                model, cache_dir=cache_dir, concurrency=self.settings.concurrency,
+                regenerate=self.settings.regenerate, since=self.started_at)
+        return self._engine
+
+    def job(self, item: Any) -> Any:
+        from .engine import Job
+
+        prompt = build_prompt(item.problem, self.settings.system_prompt)
+        return Job(item.problem, prompt, item.sample_index, self.settings.params)
+
+    def prefetch(self, items: list[Any]) -> None:
+        """Start generating every sample this process collected: requests go out many at a
+        time, while execution proceeds item by item."""
+        samples = [i for i in items if hasattr(i, "problem")]
+        if not samples or self._conftest_overrides_model():
+            return
+        engine = self.engine_for(self.model)
+        if engine is not None:
+            engine.prefetch(self.job(i) for i in samples)
+
     def generate(self, item: Any) -> None:
         model = item.funcargs["codegen_model"]
         problem: Problem = item.problem
-        prompt = build_prompt(problem, self.settings.system_prompt)
-        request = GenerationRequest(problem, prompt, (item.sample_index,), self.settings.params)
         started = time.monotonic()
-        completions = list(model.generate(request))
-        completion = completions[0] if completions else Completion(error="no completion returned")
+        engine = self.engine_for(model)
+        if engine is not None:
+            completion = engine.get(self.job(item))
+        else:
+            job = self.job(item)
+            request = GenerationRequest(problem, job.prompt, (item.sample_index,), job.params)
+            completions = list(model.generate(request))
+            completion = completions[0] if completions else Completion(
+                error="the model returned no completion")
         if completion.latency_s is None:
             completion = Completion(**{**completion.__dict__,
                                        "latency_s": round(time.monotonic() - started, 4)})
@@ -434,7 +517,24 @@ class CodegenState:
         if self.results is not None:
             self.results.write(record)
 
+    def add_generation_stats(self, stats: dict[str, Any]) -> None:
+        for key, value in stats.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.generation_stats[key] = self.generation_stats.get(key, 0) + value
+
+    def collect_generation_stats(self) -> None:
+        """Engine totals of this process: kept here, or sent to the controller by a worker."""
+        if self._engine is None:
+            return
+        stats = self._engine.stats()
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput["codegen_generation"] = stats  # type: ignore[attr-defined]
+        else:
+            self.add_generation_stats(stats)
+
     def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
         if self.results is not None:
             self.results.close()
         if self._jest is not None:

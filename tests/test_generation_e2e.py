@@ -1,0 +1,99 @@
+"""Generation through a real HTTP model server on 127.0.0.1, end to end through pytest."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import TINY, XDIST_MODES, read_results
+from fake_providers import Fault, FakeProviders
+
+PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]
+
+
+def solve(request, index: int) -> str:
+    """Answer like a chat model: the whole function in a fence, found by its prompt."""
+    text = json.dumps(request.body)
+    for p in PROBLEMS:
+        if json.dumps(p["prompt"])[1:-1] in text:
+            return f"Here it is:\n```python\n{p['prompt']}{p['canonical_solution']}```\n"
+    return "I don't know."
+
+
+@pytest.fixture
+def server():
+    with FakeProviders(reply=solve, openai_key=None) as fake:  # a local vLLM needs no key
+        yield fake
+
+
+def run(pytester, server, *args):
+    return pytester.runpytest_subprocess(
+        "--codegen-model=vllm:tiny-coder", f"--codegen-base-url={server.openai_url}",
+        f"--codegen-cache={pytester.path / 'gen-cache'}", "--codegen-results=r.jsonl",
+        *args)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_generates_grades_and_caches(pytester, tiny, server, xdist):
+    first = run(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4",
+                "--codegen-temperature=0.2", *xdist)
+    first.assert_outcomes(passed=12)
+    records = read_results(pytester.path / "r.jsonl")
+    assert sorted(r["nodeid"] for r in records) == sorted(
+        {r["nodeid"] for r in records})  # every sample graded exactly once
+    assert len(records) == 12
+    requested = sum(r.n for r in server.requests)
+    assert requested == 12  # one sample requested once, whichever worker needed it
+    body = server.requests[0].body
+    assert body["model"] == "tiny-coder" and body["temperature"] == 0.2
+    assert body["messages"][-1]["role"] == "user"
+    assert all(r.headers.get("authorization") is None or r.headers["authorization"]
+               for r in server.requests)
+    before = len(server.requests)
+    again = run(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4", *xdist,
+                "--codegen-temperature=0.2")
+    again.assert_outcomes(passed=12)
+    assert len(server.requests) == before  # a rerun makes zero requests
+    assert all(r.get("cached") for r in read_results(pytester.path / "r.jsonl"))
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_faults_are_retried_and_scores_unchanged(pytester, tiny, server, xdist):
+    # One request in five fails once: 429 with Retry-After, 500, a reset connection.
+    server.script(Fault.http(429, retry_after="0.1"), Fault.http(500), Fault.drop())
+    result = run(pytester, server, str(tiny), "--codegen-samples=5", "--codegen-k=1,5", *xdist)
+    result.assert_outcomes(passed=15)
+    assert {r["outcome"] for r in read_results(pytester.path / "r.jsonl")} == {"passed"}
+    result.stdout.fnmatch_lines(["*tiny*1.000*1.000*"])
+
+
+def test_api_error_is_its_own_outcome(pytester, tiny, server):
+    server.script(*[Fault.http(500)] * 50)
+    result = run(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=1")
+    records = read_results(pytester.path / "r.jsonl")
+    assert [r["outcome"] for r in records] == ["api_error"]
+    assert "HTTP 500" in records[0]["error"]
+    result.assert_outcomes(errors=1)  # an infrastructure error, not a failed sample
+    result.stdout.fnmatch_lines(["*pass@1*", "*n/a*"])
+
+
+def test_missing_key_fails_at_start(pytester, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = pytester.runpytest_subprocess("--codegen-model=openai:gpt-4o")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "OPENAI_API_KEY" in result.stderr.str()
+
+
+def test_unknown_provider_fails_at_start(pytester):
+    result = pytester.runpytest_subprocess("--codegen-model=nosuch:model")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unknown provider 'nosuch'" in result.stderr.str()
+
+
+def test_alias_from_ini(pytester, tiny, server):
+    pytester.makeini(
+        "[pytest]\ncodegen_models =\n"
+        f"    coder = vllm:tiny-coder temperature=0.3 base_url={server.openai_url}\n")
+    result = pytester.runpytest_subprocess("--codegen-model=coder", str(tiny))
+    result.assert_outcomes(passed=3)
+    assert server.requests[0].body["temperature"] == 0.3
