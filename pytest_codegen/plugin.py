@@ -141,9 +141,9 @@ def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem
 
     state = state_of(config)
     if path.name.endswith(".test.js"):
-        from .suites.webapp1k import load_webapp1k_file
+        from .suites.webapp1k import load_test_file
 
-        return load_webapp1k_file(path, state.suite_name_for_jest(path))
+        return [load_test_file(path, state.suite_name_for_jest(path))]
     name = state.builtin_names.get(path) or suite_name_for(path)
     return load_suite(path, name)
 
@@ -329,6 +329,7 @@ class CodegenState:
         self.rows: list[Any] | None = None
         self._jest: Any = None
         self._engine: Any = None
+        self._jest_error: str | None = None
         self.generation_stats: dict[str, float] = {}
         workerinput = getattr(config, "workerinput", {})
         self.started_at = float(workerinput.get("codegen_started_at", time.time()))
@@ -460,8 +461,17 @@ class CodegenState:
     def jest_runner(self) -> Any:
         if self._jest is None:
             from .jest import JestRunner
+            from .node_env import NodeNotFoundError, ToolchainError, find_node
 
-            self._jest = JestRunner.for_config(self.config, self.settings)
+            if self._jest_error is not None:
+                raise SampleFailed(self._jest_error)
+            try:
+                self._jest = JestRunner(node=find_node(self.settings.node),
+                                        memory_mb=self.settings.memory)
+            except (NodeNotFoundError, ToolchainError) as e:
+                # Said once per item, computed once per process: the environment is broken.
+                self._jest_error = f"crashed: the Node/Jest environment is unusable: {e}"
+                raise SampleFailed(self._jest_error) from None
         return self._jest
 
     def _record(self, item: Any, outcome: str, *, error: str = "", verdict: Any = None,

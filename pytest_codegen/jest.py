@@ -1,0 +1,631 @@
+"""Grading React samples with real Jest, in a warm, sandboxed Node process.
+
+:class:`JestRunner` keeps one long-lived ``node/runner.js`` per pytest(-xdist) worker. It calls
+Jest's per-file runner with a config built once, so a sample costs one jsdom window and one test
+file (~0.1 s) instead of a Jest start-up (~1.5 s).
+
+Isolation, from the outside in:
+
+- **time**: the wall-clock limit is enforced here; on expiry the runner's process group is
+  killed and a fresh runner starts on the next sample;
+- **memory**: ``RLIMIT_DATA`` and V8's heap limit; an out-of-memory runner dies -> ``crashed``;
+- **files, processes**: Node's permission model (``--permission``, or
+  ``--experimental-permission`` on Node 20): reads of the toolchain, our JS and the work root
+  only, writes to the work root only, no child processes, workers, native addons or inspector;
+  as root, the runner also drops to an otherwise unused uid that owns nothing but Jest's
+  transform cache, so it can write nowhere else and signal no other process;
+- **environment**: an allowlist (PATH, HOME/TMPDIR = the work root, locale, TZ); no API keys;
+- **results**: answers come on a private pipe and must carry a secret the runner read before any
+  sample existed; per-test results come from ``node/guard.js``, which locks the test framework
+  before the sample loads (see its docstring) and are cross-checked against Jest's own; a
+  sample writing to the answer pipe is detected. ``process.exit`` becomes an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import resource
+import secrets
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from pytest_codegen.node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT, Verdict
+from pytest_codegen.problems import MODE_JEST
+
+RUNNER_JS = PACKAGE_DIR / "runner.js"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Exceptions that mean "the code is broken", not "the behaviour is wrong".
+PROGRAM_ERRORS = {
+    "TypeError",
+    "ReferenceError",
+    "SyntaxError",
+    "RangeError",
+    "EvalError",
+    "URIError",
+    "InternalError",
+    "ProcessExitError",
+    "SandboxViolation",
+}
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*\.(?:js|jsx|mjs|cjs|ts|tsx)$")
+ENV_ALLOWLIST = ("LANG", "LC_ALL", "TZ")
+SANDBOX_UID_BASE = 64000  # + pid % 1000: an unused uid per runner, owning nothing
+MESSAGE_LINES = 6
+
+WARMUP_TEST = """import React from 'react';
+import { render, screen, act, fireEvent } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import fetchMock from 'fetch-mock';
+import '@testing-library/jest-dom';
+import Warmup from './Warmup';
+
+afterEach(() => {
+  fetchMock.reset();
+  fetchMock.restore();
+});
+
+test('loads every module a React test uses', async () => {
+  fetchMock.get('/api/warmup', { status: 200, body: { text: 'warm' } });
+  await act(async () => { render(<MemoryRouter><Warmup /></MemoryRouter>); });
+  await act(async () => { fireEvent.click(screen.getByText(/load/i)); });
+  expect(fetchMock.calls('/api/warmup').length).toBe(1);
+  expect(screen.getByText('warm')).toBeInTheDocument();
+}, 10000);
+"""
+
+WARMUP_COMPONENT = """import React, { useState } from 'react';
+
+export default function Warmup() {
+  const [text, setText] = useState('');
+  const load = async () => {
+    const response = await fetch('/api/warmup');
+    const data = await response.json();
+    setText(data.text);
+  };
+  return (<div><button onClick={load}>Load</button><p>{text}</p></div>);
+}
+"""
+
+
+class RunnerError(RuntimeError):
+    """The runner could not be started (toolchain or Node broken); not a sample's fault."""
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+class _Tail:
+    """Drains a pipe in a thread, keeping the last ``limit`` characters (the pipe never fills)."""
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self._buffer: deque[str] = deque()
+        self._size = 0
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: Any) -> None:
+        for chunk in iter(lambda: stream.read1(8192), b""):
+            text = chunk.decode("utf-8", "replace")
+            with self._lock:
+                self._buffer.append(text)
+                self._size += len(text)
+                while self._size > self._limit and len(self._buffer) > 1:
+                    self._size -= len(self._buffer.popleft())
+
+    def take(self) -> str:
+        """Everything kept since the last call, capped to the limit."""
+        with self._lock:
+            text = "".join(self._buffer)
+            self._buffer.clear()
+            self._size = 0
+        return text[-self._limit :]
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+
+def _permission_flag(node: str) -> str | None:
+    for flag in ("--permission", "--experimental-permission"):
+        try:
+            proc = subprocess.run(
+                [node, flag, "-e", "0"], capture_output=True, timeout=30, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if proc.returncode == 0:
+            return flag
+    return None
+
+
+def _world_accessible(path: Path) -> bool:
+    """Whether an unrelated uid can reach ``path`` (every parent searchable, it readable)."""
+    path = path.resolve()
+    for parent in reversed(path.parents):
+        try:
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    return mode & need == need
+
+
+class JestRunner:
+    """A warm Jest runner; :meth:`run` grades one sample. Not thread-safe: one per worker.
+
+    ``sandbox_uid``: ``"auto"`` drops to an unused uid when running as root and the toolchain
+    is reachable by other users; an int forces that uid; None never drops.
+    """
+
+    def __init__(
+        self,
+        node: NodeInfo | None = None,
+        toolchain: Path | None = None,
+        *,
+        cache_root: Path | None = None,
+        sandbox_uid: int | str | None = "auto",
+        memory_mb: int = 2048,
+        output_limit: int = 32_000,
+        startup_timeout_s: float = 120.0,
+        recycle_after: int = 500,
+        hardened: bool = True,
+    ) -> None:
+        self.node = node or find_node()
+        self.toolchain = Path(toolchain or ensure_toolchain(self.node, cache_root)).resolve()
+        self.memory_mb = memory_mb
+        self.output_limit = output_limit
+        self.startup_timeout_s = startup_timeout_s
+        self.recycle_after = recycle_after
+        self.hardened = hardened
+        self.permission_flag = _permission_flag(self.node.path)
+        self.sandbox_uid = self._choose_uid(sandbox_uid)
+        self.starts = 0  # how many runner processes were started (replacements included)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._results_fd: int | None = None
+        self._pending = b""
+        self._secret = ""
+        self._work: Path | None = None
+        self._stdout: _Tail | None = None
+        self._stderr: _Tail | None = None
+        self._served = 0
+        self._baseline_resources = 0
+        self._next_id = 0
+
+    # ---- isolation facts ------------------------------------------------------------------
+    def _choose_uid(self, wanted: int | str | None) -> int | None:
+        if wanted is None or not hasattr(os, "geteuid"):
+            return None
+        if isinstance(wanted, int):
+            return wanted
+        if os.geteuid() != 0:
+            return None  # already unprivileged
+        needed = [Path(self.node.path), self.toolchain, PACKAGE_DIR]
+        if not all(_world_accessible(p) for p in needed):
+            return None
+        return SANDBOX_UID_BASE + os.getpid() % 1000
+
+    @property
+    def isolation(self) -> dict[str, Any]:
+        """How samples are confined (for reports and tests)."""
+        return {
+            "node": self.node.version,
+            "permission_model": self.permission_flag,
+            "uid": self.sandbox_uid,
+            "memory_mb": self.memory_mb,
+            "hardened": self.hardened,
+        }
+
+    # ---- process management ----------------------------------------------------------------
+    def _node_args(self, work: Path) -> list[str]:
+        args = [self.node.path, f"--max-old-space-size={max(256, self.memory_mb // 2)}"]
+        if self.permission_flag:
+            reads = [self.toolchain, PACKAGE_DIR, work]
+            # Jest looks for package.json and node_modules in every directory above a file.
+            for parent in work.parents:
+                for name in ("package.json", "node_modules", "node_modules/*"):
+                    reads.append(Path(parent, name))
+            args.append(self.permission_flag)
+            args += [f"--allow-fs-read={p}" for p in reads]
+            args.append(f"--allow-fs-write={work}")
+        return [*args, str(RUNNER_JS), str(self.toolchain), str(work)]
+
+    def _preexec(self) -> None:
+        limit = self.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024, 64 * 1024 * 1024))
+
+    def start(self) -> None:
+        """Start (or restart) the runner and wait until its warm-up file has passed."""
+        self.close()
+        work = Path(tempfile.mkdtemp(prefix="pytest-codegen-jest-")).resolve()
+        os.chmod(work, 0o755)
+        cache = work / ".jest-cache"
+        cache.mkdir()
+        warm = work / "warmup"
+        warm.mkdir()
+        (warm / "Warmup.test.js").write_text(WARMUP_TEST)
+        (warm / "Warmup.js").write_text(WARMUP_COMPONENT)
+        uid = self.sandbox_uid
+        if uid is not None and os.geteuid() == 0:
+            os.chown(cache, uid, uid)
+        os.chmod(cache, 0o700)
+        read_fd, write_fd = os.pipe()
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work)}
+        env["NODE_ENV"] = "test"
+        env.update({k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ})
+        extra: dict[str, Any] = {}
+        if uid is not None and os.geteuid() == 0:
+            extra = {"user": uid, "group": uid, "extra_groups": []}
+        try:
+            proc = subprocess.Popen(
+                [*self._node_args(work), str(write_fd)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(write_fd,),
+                cwd=work,
+                env=env,
+                start_new_session=True,  # its own process group: one kill ends it all
+                preexec_fn=self._preexec,
+                **extra,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            os.close(write_fd)
+            shutil.rmtree(work, ignore_errors=True)
+            raise RunnerError(f"cannot start {self.node.path}: {exc}") from exc
+        os.close(write_fd)
+        self.starts += 1
+        self._proc, self._results_fd, self._work = proc, read_fd, work
+        self._pending = b""
+        self._stdout = _Tail(proc.stdout, self.output_limit)
+        self._stderr = _Tail(proc.stderr, self.output_limit)
+        self._served = 0
+        self._secret = secrets.token_hex(24)
+        hello = {
+            "secret": self._secret,
+            "warmup": str(warm / "Warmup.test.js"),
+            "hardened": self.hardened,
+        }
+        self._send(hello)
+        deadline = time.monotonic() + self.startup_timeout_s
+        warmup = self._receive(deadline, lambda m: "warmup" in m or "fatal" in m)
+        ready = self._receive(deadline, lambda m: "ready" in m or "fatal" in m)
+        shutil.rmtree(warm, ignore_errors=True)
+        problem = ""
+        if warmup is None or ready is None:
+            problem = "no answer"
+        elif "fatal" in warmup or "fatal" in ready:
+            problem = str(warmup.get("fatal") or ready.get("fatal"))
+        else:
+            result = warmup["warmup"]
+            tests = (result.get("guard") or {}).get("tests", [{"end": "ok"}])
+            if result.get("execError") or any(
+                t.get("status") != "passed" for t in result["circus"]
+            ):
+                problem = result.get("execError") or result.get("failureMessage", "")
+            elif not all(t.get("end") == "ok" for t in tests):
+                problem = f"the guard did not record the warm-up test: {tests}"
+        if problem:
+            stderr = self._stderr.take() if self._stderr else ""
+            self.close()
+            raise RunnerError(f"the Jest runner failed its warm-up: {problem}\n{stderr[-2000:]}")
+        self._baseline_resources = int(ready.get("resources", 0))
+        self._stdout.take()
+        self._stderr.take()
+
+    def close(self) -> None:
+        """Kill the runner (its whole process group) and remove its work directory."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                with contextlib.suppress(OSError):
+                    if stream is not None:
+                        stream.close()
+        if self._results_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._results_fd)
+            self._results_fd = None
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
+            self._work = None
+
+    def __enter__(self) -> JestRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        self._proc.stdin.write((json.dumps(message) + "\n").encode())
+        self._proc.stdin.flush()
+
+    def _receive(self, deadline: float, accept: Any, forged: list[str] | None = None) -> Any:
+        """The next answer line carrying our secret that ``accept`` takes, or None on
+        timeout/EOF. Lines without the secret are someone else's writes: noted in ``forged``."""
+        assert self._results_fd is not None
+        while True:
+            while b"\n" in self._pending:
+                line, self._pending = self._pending.split(b"\n", 1)
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    message = None
+                if not isinstance(message, dict) or message.get("secret") != self._secret:
+                    if forged is not None:
+                        forged.append(line[:200].decode("utf-8", "replace"))
+                    continue
+                if accept(message):
+                    return message
+                if forged is not None:
+                    forged.append("an answer to another request")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self._results_fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(self._results_fd, 1 << 20)
+            if not chunk:
+                return None  # the runner is gone
+            self._pending += chunk
+
+    # ---- grading ----------------------------------------------------------------------------
+    def run(
+        self,
+        test_source: str,
+        test_filename: str,
+        solution_filename: str,
+        solution_code: str,
+        timeout_s: float,
+    ) -> Verdict:
+        """Grade ``solution_code`` (saved as ``solution_filename``) against the Jest test
+        ``test_source`` (saved as ``test_filename`` next to it)."""
+        started = time.monotonic()
+        for name in (test_filename, solution_filename):
+            if not SAFE_NAME.match(name) or ".." in name:
+                return Verdict(ERROR, f"unusable file name {name!r}", mode=MODE_JEST)
+        if test_filename == solution_filename:
+            return Verdict(
+                ERROR, "the test and the solution have the same file name", mode=MODE_JEST
+            )
+        if not self.alive:
+            self.start()
+        assert self._work is not None
+        self._next_id += 1
+        request_id = self._next_id
+        sample_dir = self._work / f"s{request_id}"
+        sample_dir.mkdir(mode=0o755)
+        (sample_dir / test_filename).write_text(test_source)
+        (sample_dir / solution_filename).write_text(solution_code)
+        forged: list[str] = []
+        self._send({"id": request_id, "test": str(sample_dir / test_filename)})
+        answer = self._receive(
+            time.monotonic() + timeout_s,
+            lambda m: m.get("id") == request_id or "fatal" in m,
+            forged,
+        )
+        duration = time.monotonic() - started
+        if answer is None:
+            verdict = self._lost(timeout_s, duration)
+        else:
+            verdict = self._verdict(answer, forged)
+            verdict.duration_s = duration
+            self._served += 1
+            leaked = int(answer.get("resources", 0)) > self._baseline_resources
+            if forged or leaked or answer.get("violations") or self._served >= self.recycle_after:
+                self.close()  # a sample may have left something behind: start clean
+        shutil.rmtree(sample_dir, ignore_errors=True)
+        if self._work is not None:
+            cache = self._work / ".jest-cache"
+            for child in cache.iterdir() if cache.is_dir() else []:
+                shutil.rmtree(child, ignore_errors=True)
+        return verdict
+
+    def _lost(self, timeout_s: float, duration: float) -> Verdict:
+        """No answer: a timeout (we kill the runner) or a crash (it died by itself)."""
+        proc = self._proc
+        returncode = proc.poll() if proc is not None else None
+        stdout = self._stdout.take() if self._stdout else ""
+        if returncode is None:
+            self.close()
+            stderr = self._stderr.take() if self._stderr else ""
+            return Verdict(
+                TIMEOUT,
+                f"no result within {timeout_s:g} s (infinite loop or hang); runner replaced",
+                stdout=stdout,
+                stderr=stderr,
+                duration_s=duration,
+                mode=MODE_JEST,
+            )
+        if self._stderr is not None:
+            self._stderr.join(2.0)
+        stderr = self._stderr.take() if self._stderr else ""
+        self.close()
+        if returncode < 0:
+            how = f"killed by {signal.Signals(-returncode).name}"
+        else:
+            how = f"exited with status {returncode}"
+        if "heap out of memory" in stderr or "Allocation failed" in stderr:
+            how += " (out of memory)"
+        return Verdict(
+            CRASHED,
+            f"the Jest runner died: {how}",
+            stdout=stdout,
+            stderr=stderr,
+            duration_s=duration,
+            mode=MODE_JEST,
+        )
+
+    def _verdict(self, answer: dict[str, Any], forged: list[str]) -> Verdict:
+        stdout = strip_ansi(str(answer.get("console", "")))
+        runner_out = self._stdout.take() if self._stdout else ""
+        stderr = strip_ansi(self._stderr.take() if self._stderr else "")
+        if runner_out:
+            stdout = f"{stdout}\n{strip_ansi(runner_out)}".strip()
+
+        def verdict(outcome: str, message: str, tests: list[dict[str, Any]]) -> Verdict:
+            return Verdict(
+                outcome,
+                message,
+                tests=tests,
+                stdout=stdout[-self.output_limit :],
+                stderr=stderr[-self.output_limit :],
+                mode=MODE_JEST,
+            )
+
+        if "fatal" in answer:
+            return verdict(CRASHED, f"the Jest runner failed: {answer['fatal']}"[:2000], [])
+        exec_error = strip_ansi(str(answer.get("execError", "")))
+        circus = answer.get("circus") or []
+        guard = answer.get("guard")
+        tests = self._merge(guard, circus)
+        problems: list[str] = []
+        if forged:
+            problems.append(f"the sample wrote to the result channel ({forged[0]!r})")
+        if exec_error:
+            first = _headline(exec_error)
+            return verdict(ERROR, f"test suite failed to run: {first}", tests)
+        if self.hardened:
+            if not isinstance(guard, dict) or not guard.get("ready"):
+                return verdict(ERROR, "the grader's guard did not finish setting up", tests)
+            for note in guard.get("unverified") or []:
+                problems.append(f"unverified: {note}")
+        problems += [f"violation: {v}" for v in answer.get("violations") or []]
+        runnable = [t for t in tests if t["status"] not in ("skipped", "todo")]
+        if not runnable:
+            return verdict(ERROR, "no test ran", tests)
+        failing = [t for t in runnable if t["status"] != "passed"]
+        if failing:
+            first = failing[0]
+            outcome = ERROR if any(t.get("kind") == "error" for t in failing) else FAILED
+            message = f"{first['name']}: {_headline(first['message'])}"
+            if problems:
+                message += f" [{problems[0]}]"
+            return verdict(outcome, message, tests)
+        if problems:
+            return verdict(FAILED, f"integrity check failed: {problems[0]}", tests)
+        return verdict(PASSED, "", tests)
+
+    def _merge(self, guard: Any, circus: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Per-test results: Jest's report, each entry confirmed by the guard's own record.
+
+        A test passes only if Jest says so *and* the guard saw its body start and settle
+        without an exception. The lists are paired in declaration order; their lengths must
+        agree (a sample cannot add, drop or reorder tests unseen).
+        """
+        circus_tests = [
+            {
+                "name": str(c.get("name", "")),
+                "status": str(c.get("status", "")),
+                "message": strip_ansi(str(c.get("message", ""))).strip(),
+            }
+            for c in circus
+        ]
+        if not self.hardened:
+            for test in circus_tests:
+                test["status"] = _status(test["status"])
+            return circus_tests
+        recorded = (guard or {}).get("tests") or []
+        results: list[dict[str, Any]] = []
+        if len(recorded) != len(circus_tests) or (guard or {}).get("registered") != len(recorded):
+            results = [
+                {**c, "status": "failed" if c["status"] == "passed" else _status(c["status"])}
+                for c in circus_tests
+            ]
+            results.append(
+                {
+                    "name": "(integrity)",
+                    "status": "failed",
+                    "message": f"the test file declared {len(recorded)} tests, "
+                    f"Jest reported {len(circus_tests)}",
+                }
+            )
+            return results
+        for rec, reported in zip(recorded, circus_tests, strict=True):
+            mode = rec.get("mode")
+            name = reported["name"] or str(rec.get("name", ""))
+            entry: dict[str, Any] = {
+                "name": name,
+                "status": _status(reported["status"]),
+                "message": reported["message"],
+                "assertions": int(rec.get("pass", 0)),
+            }
+            if mode in ("skip", "todo"):
+                entry["status"] = "skipped" if mode == "skip" else "todo"
+            else:
+                confirmed = rec.get("started") and rec.get("end") == "ok"
+                if rec.get("name") and not name.endswith(str(rec.get("name")).split(" ")[-1]):
+                    confirmed = False
+                    entry["message"] = entry["message"] or "test names do not match Jest's report"
+                if entry["status"] == "passed" and not confirmed:
+                    entry["status"] = "failed"
+                    seen = f"settled: {rec.get('end')}" if rec.get("end") else "never ran"
+                    entry["message"] = f"Jest reported a pass the guard did not observe ({seen})"
+                if entry["status"] == "failed":
+                    if rec.get("end") == "exception" and rec.get("errorName") in PROGRAM_ERRORS:
+                        entry["kind"] = "error"
+                    if not entry["message"]:
+                        entry["message"] = f"{rec.get('errorName')}: {rec.get('errorMessage')}"
+            results.append(entry)
+        return results
+
+    # ---- convenience ------------------------------------------------------------------------
+    def run_problem(self, problem: Any, code: str, timeout_s: float = 30.0) -> Verdict:
+        """Grade ``code`` for a :data:`~pytest_codegen.problems.MODE_JEST` problem."""
+        return self.run(
+            problem.tests,
+            problem.extra["test_filename"],
+            problem.extra["solution_filename"],
+            code,
+            timeout_s,
+        )
+
+
+def _status(status: str) -> str:
+    if status == "pending":
+        return "skipped"
+    return status if status in ("passed", "failed", "todo", "skipped") else "failed"
+
+
+def _headline(message: str) -> str:
+    """The first meaningful lines of a Jest failure message (no stack frames)."""
+    lines = [
+        line.strip()
+        for line in strip_ansi(message).splitlines()
+        if line.strip() and not line.strip().startswith("at ")
+    ]
+    return " | ".join(lines[:MESSAGE_LINES])[:600]

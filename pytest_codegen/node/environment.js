@@ -1,0 +1,48 @@
+'use strict';
+// The jsdom test environment, plus one thing: it hands guard.js the runner's private channel.
+//
+// The runner `offer()`s a fresh channel right before each test file; the constructor takes it
+// (emptying the slot) and parks it on the new window under CHANNEL_KEY, where guard.js picks it
+// up and deletes it before the test file - and so the sample - is loaded. The sample therefore
+// never holds a function that can report results.
+
+const CHANNEL_KEY = '__pytestCodegenChannel';
+
+let JSDOMEnvironment = null;
+let pending = null;
+
+function configure(toolchain) {
+  const jsdomEnv = require(require.resolve('jest-environment-jsdom', {paths: [toolchain]}));
+  JSDOMEnvironment = jsdomEnv.TestEnvironment || jsdomEnv.default;
+}
+
+function offer(channel) {
+  pending = channel;
+}
+
+function makeEnvironment() {
+  return class GuardedEnvironment extends JSDOMEnvironment {
+    constructor(config, context) {
+      super(config, context);
+      const channel = pending;
+      pending = null;
+      Object.defineProperty(this.global, CHANNEL_KEY, {
+        value: channel,
+        configurable: true,
+        enumerable: false,
+        writable: false,
+      });
+    }
+  };
+}
+
+// Jest does `new <export>(...)`: a factory returning the instance works, and lets the class be
+// built after configure() has located jest-environment-jsdom in the toolchain.
+let Environment = null;
+module.exports = function GuardedEnvironmentFactory(config, context) {
+  if (Environment === null) Environment = makeEnvironment();
+  return new Environment(config, context);
+};
+module.exports.configure = configure;
+module.exports.offer = offer;
+module.exports.CHANNEL_KEY = CHANNEL_KEY;

@@ -1,0 +1,51 @@
+'use strict';
+// The Jest configuration every sample is graded with, built once per runner process.
+// Usable by the jest CLI as well (see `cliConfig`), so a warm-runner verdict can be compared
+// with a fresh `jest` run on the same file.
+
+const path = require('path');
+const babelOptions = require('./babel.config.js');
+
+function jestConfig({rootDir, toolchain, cacheDirectory, hardened, permissions = true}) {
+  const resolve = name => require.resolve(name, {paths: [toolchain]});
+  const config = {
+    rootDir,
+    roots: [rootDir],
+    testEnvironment: resolve('jest-environment-jsdom'),
+    testRunner: resolve('jest-circus/runner'),
+    // Packages the tests import live in the toolchain, not next to the sample.
+    modulePaths: [path.join(toolchain, 'node_modules')],
+    transform: {'\\.[cm]?[jt]sx?$': [resolve('babel-jest'), babelOptions(resolve)]},
+    // Transformed code is never read back from disk: a sample cannot plant a cached transform.
+    cache: false,
+    cacheDirectory,
+    watchman: false,
+    ci: true,
+    injectGlobals: true,
+  };
+  if (permissions) {
+    // resolution that needs no read access above the work root
+    config.resolver = path.join(__dirname, 'resolver.js');
+  }
+  if (hardened) {
+    const here = __dirname;
+    config.testEnvironment = path.join(here, 'environment.js');
+    config.runtime = path.join(here, 'runtime.js');
+    config.setupFilesAfterEnv = [path.join(here, 'guard.js')];
+  }
+  return config;
+}
+
+module.exports = jestConfig;
+
+// `jest --config <(node -e ...)` style use: PYTEST_CODEGEN_TOOLCHAIN names the toolchain dir.
+module.exports.cliConfig = function cliConfig(rootDir) {
+  const toolchain = process.env.PYTEST_CODEGEN_TOOLCHAIN;
+  return jestConfig({
+    rootDir,
+    toolchain,
+    cacheDirectory: path.join(rootDir, '.jest-cache'),
+    hardened: false,
+    permissions: false,
+  });
+};

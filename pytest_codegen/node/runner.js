@@ -1,0 +1,446 @@
+'use strict';
+// A long-lived grader: Jest's per-file runner with a config built once, fed one test file at a
+// time by pytest_codegen.jest.JestRunner.
+//
+//   node runner.js <toolchain dir> <work root> <result fd>
+//
+// stdin  one JSON line per message. The first is {"secret", "warmup"}; then requests
+//        {"id", "test"}: the absolute path of a test file whose sample sits next to it.
+// result fd  one JSON line per answer, each carrying the secret from the first line. The
+//        secret is read before any sample code exists and lives only in this module's
+//        closure, so a sample writing to this fd (or stdout) cannot forge an answer.
+// stdout/stderr  free text; the Python side keeps a capped tail.
+//
+// The sample runs in this process, in the test's jsdom realm, and can reach this realm too.
+// Before the first sample: process.exit/kill/getBuiltinModule, stdin and heap snapshots are
+// disabled (harden()); after a warm-up file, the built-ins are frozen (lockdown()). The OS-level
+// limits (permission model, uid, time, memory) are applied by the Python side.
+
+const fs = require('fs');
+const path = require('path');
+const v8 = require('v8');
+
+// ---- captured before any sample exists --------------------------------------------------------
+const readSync = fs.readSync;
+const writeSync = fs.writeSync;
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const now = Date.now;
+const BufferCtor = Buffer;
+const sleepArray = new Int32Array(new SharedArrayBuffer(4));
+const atomicsWait = Atomics.wait;
+const realExit = process.reallyExit.bind(process);
+const activeResources =
+  typeof process.getActiveResourcesInfo === 'function'
+    ? process.getActiveResourcesInfo.bind(process)
+    : () => [];
+
+const [toolchain, workRoot, resultFd] = process.argv.slice(2);
+const RESULT_FD = Number(resultFd);
+const MESSAGE_CAP = 4000;
+const CONSOLE_CAP = 16000;
+
+const cap = (text, limit) => {
+  const value = typeof text === 'string' ? text : '';
+  return value.length > limit ? `${value.slice(0, limit)}\n... [${value.length - limit} more characters]` : value;
+};
+
+// ---- stdin / result fd ---------------------------------------------------------------------------
+let pendingInput = '';
+const readLine = () => {
+  const chunk = BufferCtor.alloc(65536);
+  for (;;) {
+    const newline = pendingInput.indexOf('\n');
+    if (newline >= 0) {
+      const line = pendingInput.slice(0, newline);
+      pendingInput = pendingInput.slice(newline + 1);
+      return line;
+    }
+    let count;
+    try {
+      count = readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      if (error && error.code === 'EAGAIN') {
+        atomicsWait(sleepArray, 0, 0, 5);
+        continue;
+      }
+      if (error && error.code === 'EOF') return null;
+      throw error;
+    }
+    if (count === 0) return null;
+    pendingInput += chunk.toString('utf8', 0, count);
+  }
+};
+
+let secret = '';
+const answer = payload => {
+  payload.secret = secret;
+  const data = BufferCtor.from(`${stringify(payload)}\n`, 'utf8');
+  let offset = 0;
+  while (offset < data.length) offset += writeSync(RESULT_FD, data, offset, data.length - offset);
+};
+
+// ---- per-request record, filled by guard.js through the channel -------------------------------
+let record = null;
+const violations = [];
+const newRecord = () => ({
+  ready: false,
+  modules: [],
+  tests: [],
+  dynamic: 0,
+  unverified: [],
+  hookAssertions: {pass: 0, fail: 0},
+});
+
+const asIndex = value => (typeof value === 'number' && value >= 0 && value < 100000 ? value | 0 : -1);
+const asText = value => (typeof value === 'string' ? cap(value, MESSAGE_CAP) : '');
+
+const makeChannel = rec =>
+  function channel(op, a, b, c, d) {
+    if (rec !== record) return undefined; // a stale window from an earlier file
+    switch (op) {
+      case 'modules':
+        return rec.modules.slice();
+      case 'ready':
+        rec.ready = true;
+        return undefined;
+      case 'test': {
+        const index = asIndex(a);
+        if (index < 0 || rec.tests[index]) return undefined;
+        rec.tests[index] = {
+          name: asText(b),
+          mode: asText(c),
+          started: false,
+          end: '',
+          errorName: '',
+          errorMessage: '',
+          pass: 0,
+          fail: 0,
+        };
+        return undefined;
+      }
+      case 'start': {
+        const test = rec.tests[asIndex(a)];
+        if (test) test.started = true;
+        return undefined;
+      }
+      case 'end': {
+        const test = rec.tests[asIndex(a)];
+        if (test && !test.end) {
+          test.end = asText(b);
+          test.errorName = asText(c);
+          test.errorMessage = asText(d);
+        }
+        return undefined;
+      }
+      case 'assert': {
+        const test = rec.tests[asIndex(a)];
+        const bucket = test || rec.hookAssertions;
+        if (b === 'pass') bucket.pass += 1;
+        else bucket.fail += 1;
+        return undefined;
+      }
+      case 'unverified':
+        rec.unverified.push(asText(b));
+        return undefined;
+      default:
+        return undefined;
+    }
+  };
+
+// ---- process hardening (the sample sees this process object) --------------------------------
+const harden = () => {
+  const RECORDED = ['reallyExit', 'abort', 'kill', '_kill'];
+  const deny = (name, message) =>
+    function denied() {
+      if (RECORDED.includes(name)) violations.push(message);
+      const error = new Error(message);
+      error.name = 'SandboxViolation';
+      throw error;
+    };
+  const replace = (object, name, value) => {
+    try {
+      Object.defineProperty(object, name, {value, writable: false, configurable: false});
+    } catch {
+      // already locked
+    }
+  };
+  // Jest wraps the window's copy of process.exit on every file, so this one stays writable.
+  Object.defineProperty(process, 'exit', {writable: true, configurable: false, value: function exit(code) {
+    violations.push(`process.exit(${code === undefined ? '' : String(code)}) was called`);
+    const error = new Error(`process.exit(${code === undefined ? '' : String(code)}) called by the code under test`);
+    error.name = 'ProcessExitError';
+    throw error;
+  }});
+  for (const name of ['reallyExit', 'abort', 'kill', '_kill', 'dlopen', 'binding', '_linkedBinding',
+    'getBuiltinModule', 'setuid', 'setgid', 'seteuid', 'setegid', 'setgroups',
+    'initgroups', '_debugProcess', '_debugEnd', '_startProfilerIdleNotifier', 'openStdin',
+    'loadEnvFile', 'setSourceMapsEnabled']) {
+    if (name in process) replace(process, name, deny(name, `process.${name}() is not available`));
+  }
+  replace(process, 'mainModule', undefined);
+  // fd 0 carries requests: nobody else may open a stream on it.
+  try {
+    Object.defineProperty(process, 'stdin', {
+      get: deny('stdin', 'process.stdin is not available'),
+      configurable: false,
+    });
+  } catch {
+    // ignore
+  }
+  // Heap snapshots and V8 flags would expose or change this process's internals.
+  for (const name of Object.keys(v8)) {
+    if (/snapshot|Flags|queryObjects|startupSnapshot|setHeapSnapshotNearHeapLimit|takeCoverage|stopCoverage|promiseHooks/i.test(name)) {
+      replace(v8, name, deny(name, `v8.${name}() is not available`));
+    }
+  }
+  Object.freeze(v8);
+  process.on('uncaughtException', error => {
+    violations.push(`uncaught exception outside a test: ${String(error && error.message)}`);
+  });
+  process.on('unhandledRejection', () => {
+    // late rejections of a finished file are not the next file's business
+  });
+};
+
+// ---- the outer realm's lockdown, once everything is loaded -----------------------------------
+const lockdown = () => {
+  const seen = new WeakSet();
+  // The "override mistake": on a frozen prototype, `instance.method = f` throws. Jest and jsdom
+  // do that (`testConsole._log = ...`), so a prototype's data properties become accessors
+  // whose setter gives the instance its own property, as SES does.
+  // Built-in prototypes are hot: only the names libraries really assign are converted there.
+  const COMMON = ['constructor', 'toString', 'toLocaleString', 'valueOf', 'name', 'message', 'toJSON'];
+  let tameAll = false;
+  // Returns false for a prototype that cannot be tamed (a non-configurable writable method,
+  // as on Node's Console): freezing it would break `instance.method = ...` in Jest.
+  const tame = proto => {
+    for (const key of Reflect.ownKeys(proto)) {
+      const d = Reflect.getOwnPropertyDescriptor(proto, key);
+      if (d && 'value' in d && !d.configurable && d.writable) return false;
+    }
+    for (const key of Reflect.ownKeys(proto)) {
+      if (!tameAll && !COMMON.includes(key)) continue;
+      const desc = Reflect.getOwnPropertyDescriptor(proto, key);
+      if (!desc || !('value' in desc) || !desc.configurable) continue;
+      const value = desc.value;
+      Object.defineProperty(proto, key, {
+        get() {
+          return value;
+        },
+        set(next) {
+          if (this === proto) throw new TypeError(`Cannot assign to read only property '${String(key)}'`);
+          Object.defineProperty(this, key, {value: next, writable: true, enumerable: true, configurable: true});
+        },
+        enumerable: desc.enumerable,
+        configurable: false,
+      });
+    }
+    return true;
+  };
+  const freezeTree = (root, depth, isPrototype) => {
+    if (root === null || (typeof root !== 'object' && typeof root !== 'function')) return;
+    if (seen.has(root) || depth > 6) return;
+    seen.add(root);
+    if (ArrayBuffer.isView(root) || root === process || root === globalThis) return;
+    if (isPrototype && !tame(root)) return;
+    try {
+      Object.freeze(root);
+    } catch {
+      return;
+    }
+    for (const key of Reflect.ownKeys(root)) {
+      if (key === 'prototype' && typeof root === 'function') continue; // tamed below
+      const desc = Reflect.getOwnPropertyDescriptor(root, key);
+      if (!desc) continue;
+      if ('value' in desc) freezeTree(desc.value, depth + 1, key === 'prototype');
+      else {
+        freezeTree(desc.get, depth + 1, false);
+        freezeTree(desc.set, depth + 1, false);
+      }
+    }
+    if (typeof root === 'function' && root.prototype) freezeTree(root.prototype, depth + 1, true);
+  };
+  const intrinsics = ['Object', 'Function', 'Array', 'String', 'Number', 'Boolean', 'Symbol',
+    'BigInt', 'Math', 'JSON', 'Reflect', 'Promise', 'Map', 'Set', 'WeakMap', 'WeakSet', 'WeakRef',
+    'FinalizationRegistry', 'RegExp', 'Date', 'Error', 'TypeError', 'RangeError', 'SyntaxError',
+    'ReferenceError', 'EvalError', 'URIError', 'AggregateError', 'ArrayBuffer', 'DataView',
+    'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array',
+    'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array', 'Uint8ClampedArray',
+    'Proxy', 'Atomics', 'Iterator'];
+  for (const name of intrinsics) {
+    if (name === 'Error') {
+      // Jest assigns Error.stackTraceLimit on every file and V8 reads it only as a data
+      // property: the constructor stays open, its prototype is frozen.
+      freezeTree(Error.prototype, 0, true);
+      continue;
+    }
+    if (globalThis[name] !== undefined) freezeTree(globalThis[name], 0);
+  }
+  for (const value of [Object.getPrototypeOf(Int8Array), Object.getPrototypeOf([][Symbol.iterator]()),
+    Object.getPrototypeOf(async function () {}), Object.getPrototypeOf(function* () {})]) {
+    freezeTree(value, 0);
+  }
+  // Jest's and jsdom's own modules are left as they are: jsdom copies descriptors from its
+  // prototypes onto every new window and breaks once they are frozen (see the module docs).
+  tameAll = true;
+  // Core modules stay open too: graceful-fs re-patches `fs` inside every window.
+  for (const name of [...intrinsics.filter(n => n !== 'Error'), 'setTimeout', 'setImmediate', 'setInterval',
+    'clearTimeout', 'clearImmediate', 'clearInterval', 'queueMicrotask', 'structuredClone',
+    'Buffer', 'process', 'globalThis']) {
+    const desc = Reflect.getOwnPropertyDescriptor(globalThis, name);
+    if (desc && desc.configurable && 'value' in desc) {
+      Object.defineProperty(globalThis, name, {writable: false, configurable: false});
+    }
+  }
+};
+
+// ---- Jest ----------------------------------------------------------------------------------
+const fromToolchain = name => require(require.resolve(name, {paths: [toolchain]}));
+
+const main = async () => {
+  const hello = parse(readLine() || '{}');
+  secret = typeof hello.secret === 'string' ? hello.secret : '';
+  const hardened = hello.hardened !== false;
+
+  const environment = require('./environment.js');
+  const runtime = require('./runtime.js');
+  environment.configure(toolchain);
+  runtime.configure(toolchain);
+  const jestConfig = require('./jest.config.js');
+  const {readConfig} = fromToolchain('jest-config');
+  const runTest = require(path.join(path.dirname(require.resolve('jest-runner', {paths: [toolchain]})), 'runTest.js')).default;
+  const Runtime = runtime.default;
+  const {ModuleMap} = fromToolchain('jest-haste-map');
+  const babelParser = fromToolchain('@babel/parser');
+
+  const config = jestConfig({
+    rootDir: workRoot,
+    toolchain,
+    cacheDirectory: path.join(workRoot, '.jest-cache'),
+    hardened,
+  });
+  const {globalConfig, projectConfig} = await readConfig(
+    {config: stringify(config), _: [], $0: 'pytest-codegen'},
+    workRoot,
+  );
+  const resolver = Runtime.createResolver(projectConfig, ModuleMap.create(workRoot));
+
+  // The packages a test imports, resolved from the test file, in import order.
+  const importedPackages = (testPath, source) => {
+    const specifiers = [];
+    try {
+      const ast = babelParser.parse(source, {sourceType: 'unambiguous', plugins: ['jsx']});
+      for (const node of ast.program.body) {
+        if (node.type === 'ImportDeclaration') specifiers.push(node.source.value);
+        const text = node.type === 'VariableDeclaration' ? node.declarations : [];
+        for (const decl of text) {
+          const init = decl.init;
+          if (init && init.type === 'CallExpression' && init.callee.name === 'require' &&
+              init.arguments[0] && init.arguments[0].type === 'StringLiteral') {
+            specifiers.push(init.arguments[0].value);
+          }
+        }
+      }
+    } catch {
+      return [];
+    }
+    const paths = [];
+    for (const spec of specifiers) {
+      if (spec.startsWith('.') || spec.startsWith('/')) continue;
+      try {
+        const resolved = resolver.resolveModule(testPath, spec);
+        if (!paths.includes(resolved)) paths.push(resolved);
+      } catch {
+        // the test's own import reports it
+      }
+    }
+    return paths;
+  };
+
+  const grade = async testPath => {
+    const started = now();
+    record = newRecord();
+    violations.length = 0;
+    let source = '';
+    try {
+      source = fs.readFileSync(testPath, 'utf8');
+    } catch (error) {
+      return {fatal: `cannot read the test file: ${error.message}`};
+    }
+    record.modules = hardened ? importedPackages(testPath, source) : [];
+    const rec = record;
+    if (hardened) environment.offer(makeChannel(rec));
+    let result;
+    try {
+      result = await runTest(
+        testPath,
+        globalConfig,
+        projectConfig,
+        resolver,
+        {changedFiles: undefined, sourcesRelatedToTestsInChangedFiles: undefined},
+        () => {},
+      );
+    } catch (error) {
+      result = {testExecError: {message: String(error && error.stack ? error.stack : error)}, testResults: []};
+    }
+    record = null;
+    const circus = [];
+    for (const test of result.testResults || []) {
+      circus.push({
+        name: asText(test.fullName || test.title || ''),
+        status: asText(test.status),
+        message: cap((test.failureMessages || []).map(String).join('\n'), MESSAGE_CAP),
+      });
+    }
+    const consoleText = (result.console || [])
+      .map(entry => `console.${entry.type}: ${entry.message}`)
+      .join('\n');
+    const execError = result.testExecError
+      ? cap(String(result.testExecError.message || result.testExecError.stack || 'test suite failed to run'), MESSAGE_CAP)
+      : '';
+    return {
+      guard: hardened ? {ready: rec.ready, tests: rec.tests.filter(Boolean), registered: rec.tests.length,
+        unverified: rec.unverified, hookAssertions: rec.hookAssertions} : null,
+      circus,
+      execError,
+      failureMessage: cap(String(result.failureMessage || ''), MESSAGE_CAP),
+      console: cap(consoleText, CONSOLE_CAP),
+      violations: violations.slice(0, 20),
+      resources: activeResources().length,
+      durationMs: now() - started,
+    };
+  };
+
+  if (hardened) harden();
+  if (typeof hello.warmup === 'string' && hello.warmup) {
+    // Loads every module a React test needs, so lockdown() can freeze them all.
+    const warm = await grade(hello.warmup);
+    answer({warmup: warm});
+  }
+  if (hardened) lockdown();
+  answer({ready: true, pid: process.pid, node: process.version, resources: activeResources().length});
+
+  for (;;) {
+    const line = readLine();
+    if (line === null) break;
+    let request;
+    try {
+      request = parse(line);
+    } catch {
+      continue;
+    }
+    const result = await grade(String(request.test));
+    result.id = request.id;
+    answer(result);
+  }
+  realExit(0);
+};
+
+main().catch(error => {
+  try {
+    answer({fatal: String(error && error.stack ? error.stack : error)});
+  } finally {
+    realExit(70);
+  }
+});

@@ -1,0 +1,240 @@
+"""The warm Jest runner, against real Jest in a real Node (no mocks).
+
+Fixtures: ``fixtures/react/comments/commentBox.test.js`` (two tests: POST a comment, show the
+confirmation / the server error) with its correct ``CommentBox.js``, and
+``fixtures/react/samples/``: complete components, and ``*.prelude.js`` attacks put in front of
+a component. ``fake_base.js`` is wrong (never calls fetch, shows both messages at once): every
+tampering prelude makes it pass under *plain* Jest - that is checked too, so each tampering
+test shows an attack that works without the guard and is stopped with it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from pytest_codegen.jest import JestRunner
+from pytest_codegen.node_env import find_node
+from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT
+from pytest_codegen.problems import MODE_JEST
+from pytest_codegen.suites.webapp1k import check_problem, load_webapp1k
+
+ROOT = Path(__file__).resolve().parents[1]
+REACT = ROOT / "fixtures" / "react"
+SAMPLES = REACT / "samples"
+TEST_FILE = "commentBox.test.js"
+SOLUTION_FILE = "CommentBox.js"
+TEST_SOURCE = (REACT / "comments" / TEST_FILE).read_text()
+CORRECT = (REACT / "comments" / SOLUTION_FILE).read_text()
+FAKE = (SAMPLES / "fake_base.js").read_text()
+TIMEOUT_S = 30.0
+
+
+def shared_cache() -> Path:
+    """One toolchain build for all test runs, readable by the sandbox uid."""
+    path = Path(tempfile.gettempdir()) / "pytest-codegen-test-cache"
+    path.mkdir(mode=0o755, exist_ok=True)
+    os.chmod(path, 0o755)
+    return path
+
+
+def sample(name: str, base: str | None = None, marker: Path | None = None) -> str:
+    code = (SAMPLES / name).read_text()
+    if marker is not None:
+        code = code.replace("MARKER", str(marker))
+    return code if base is None else f"{code}\n{base}"
+
+
+@pytest.fixture(scope="module")
+def runner():
+    os.environ["PCG_TEST_SECRET"] = "sk-test-do-not-leak"  # must not reach the sample
+    with JestRunner(find_node(), cache_root=shared_cache()) as jest_runner:
+        jest_runner.start()
+        yield jest_runner
+    os.environ.pop("PCG_TEST_SECRET", None)
+
+
+@pytest.fixture(scope="module")
+def plain_runner():
+    """Jest without the guard: shows what each attack achieves when nothing stops it."""
+    with JestRunner(find_node(), cache_root=shared_cache(), hardened=False) as jest_runner:
+        yield jest_runner
+
+
+def grade(jest_runner: JestRunner, code: str, timeout_s: float = TIMEOUT_S):
+    return jest_runner.run(TEST_SOURCE, TEST_FILE, SOLUTION_FILE, code, timeout_s)
+
+
+# ---- honest outcomes ------------------------------------------------------------------------
+def test_correct_solution_passes(runner):
+    verdict = grade(runner, CORRECT)
+    assert verdict.outcome == PASSED, verdict.message
+    assert verdict.mode == MODE_JEST
+    assert [(t["name"], t["status"]) for t in verdict.tests] == [
+        ("posts a comment and confirms it", "passed"),
+        ("reports a server error", "passed"),
+    ]
+    assert all(t["assertions"] == 2 for t in verdict.tests)
+
+
+def test_isolation_is_in_force(runner):
+    facts = runner.isolation
+    assert facts["permission_model"] in ("--permission", "--experimental-permission")
+    assert facts["hardened"] is True
+    if os.geteuid() == 0:
+        assert facts["uid"] is not None and facts["uid"] != 0
+
+
+def test_wrong_solution_fails_naming_the_test_and_the_assertion(runner):
+    verdict = grade(runner, (SAMPLES / "wrong_message.js").read_text())
+    assert verdict.outcome == FAILED
+    assert verdict.message.startswith("posts a comment and confirms it: ")
+    assert "Unable to find an element with the text: /comment posted/i" in verdict.message
+    statuses = {t["name"]: t["status"] for t in verdict.tests}
+    assert statuses == {
+        "posts a comment and confirms it": "failed",
+        "reports a server error": "passed",
+    }
+    assert "\x1b[" not in verdict.tests[0]["message"]  # ANSI stripped
+
+
+def test_syntax_error_is_an_error(runner):
+    verdict = grade(runner, (SAMPLES / "syntax_error.js").read_text())
+    assert verdict.outcome == ERROR
+    assert "test suite failed to run" in verdict.message
+
+
+def test_exception_at_render_is_an_error(runner):
+    verdict = grade(runner, (SAMPLES / "render_exception.js").read_text())
+    assert verdict.outcome == ERROR
+    assert "TypeError" in verdict.message or "Cannot read properties" in verdict.message
+
+
+def test_infinite_render_loop_times_out_and_the_runner_is_replaced(runner):
+    starts = runner.starts
+    verdict = grade(runner, (SAMPLES / "infinite_render.js").read_text(), timeout_s=5)
+    assert verdict.outcome == TIMEOUT
+    assert "runner replaced" in verdict.message
+    assert verdict.duration_s < 15
+    again = grade(runner, CORRECT)  # the next sample gets a fresh runner and passes
+    assert again.outcome == PASSED, again.message
+    assert runner.starts == starts + 1
+
+
+def test_process_exit_is_not_a_pass(runner):
+    verdict = grade(runner, sample("process_exit.prelude.js", CORRECT))
+    assert verdict.outcome in (FAILED, ERROR)
+    assert "process.exit" in verdict.message
+    assert runner.alive or grade(runner, CORRECT).outcome == PASSED
+
+
+def test_two_gigabyte_allocation_is_an_error_or_a_crash(runner):
+    verdict = grade(runner, (SAMPLES / "alloc_2gb.js").read_text())
+    assert verdict.outcome in (ERROR, CRASHED)
+    assert grade(runner, CORRECT).outcome == PASSED
+
+
+# ---- what a sample cannot do ------------------------------------------------------------------
+def test_child_processes_are_blocked(runner):
+    marker = Path(tempfile.gettempdir()) / f"pcg-exec-{uuid.uuid4().hex}"
+    verdict = grade(runner, sample("exec.prelude.js", CORRECT, marker))
+    assert verdict.outcome == ERROR
+    assert "ERR_ACCESS_DENIED" in verdict.message or "restricted" in verdict.message
+    assert not marker.exists()
+
+
+def test_file_writes_outside_the_sample_directory_are_blocked(runner):
+    marker = Path(tempfile.gettempdir()) / f"pcg-write-{uuid.uuid4().hex}"
+    verdict = grade(runner, sample("fs_write.prelude.js", CORRECT, marker))
+    assert verdict.outcome == PASSED, verdict.message  # the sample caught the denial
+    assert not marker.exists()
+
+
+def test_environment_secrets_are_not_visible(runner):
+    assert os.environ["PCG_TEST_SECRET"]
+    verdict = grade(runner, sample("env_secret.prelude.js", CORRECT))
+    assert verdict.outcome == PASSED, verdict.message
+    assert "sk-test-do-not-leak" not in verdict.stdout + verdict.stderr
+
+
+def test_other_processes_cannot_be_signalled(runner):
+    # kill(ppid, 0) is refused (the sample catches that) and the attempt voids the verdict
+    verdict = grade(runner, sample("signal_parent.prelude.js", CORRECT))
+    assert verdict.outcome == FAILED
+    assert "violation: process.kill() is not available" in verdict.message
+
+
+# ---- tampering ----------------------------------------------------------------------------
+TAMPERING = [
+    "tamper_expect.prelude.js",  # replace the global expect
+    "tamper_test.prelude.js",  # replace global test/it with empty bodies
+    "tamper_fetchmock.prelude.js",  # stub fetchMock.calls
+    "tamper_objectis.prelude.js",  # patch a built-in toBe relies on
+    "tamper_circus.prelude.js",  # swap the registered bodies in Jest's own state
+]
+
+
+@pytest.mark.parametrize("attack", TAMPERING, ids=lambda name: name.split(".")[0])
+def test_tampering_that_fools_plain_jest_never_passes(runner, plain_runner, attack):
+    code = sample(attack, FAKE)
+    assert grade(plain_runner, code).outcome == PASSED  # the attack is real
+    verdict = grade(runner, code)
+    assert verdict.outcome != PASSED
+    assert verdict.outcome in (FAILED, ERROR)
+
+
+def test_overwriting_screen_queries_fools_plain_jest_but_not_the_guard(runner, plain_runner):
+    code = (SAMPLES / "tamper_screen.js").read_text()
+    assert grade(plain_runner, code).outcome == PASSED
+    verdict = grade(runner, code)
+    assert verdict.outcome == ERROR
+    assert "read only" in verdict.message or "Cannot assign" in verdict.message
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "tamper_array.prelude.js",  # monkeypatch Array.prototype
+        "tamper_promise.prelude.js",  # monkeypatch Promise.prototype.then
+    ],
+    ids=lambda name: name.split(".")[0],
+)
+def test_patching_builtins_is_refused(runner, attack):
+    for base in (FAKE, CORRECT):
+        verdict = grade(runner, sample(attack, base))
+        assert verdict.outcome == ERROR
+        assert "read only" in verdict.message or "Cannot assign" in verdict.message
+
+
+def test_fake_timers_do_not_turn_a_wrong_sample_into_a_pass(runner):
+    verdict = grade(runner, sample("fake_timers.prelude.js", FAKE))
+    assert verdict.outcome != PASSED
+
+
+def test_module_mocking_from_the_sample_is_refused(runner):
+    verdict = grade(runner, sample("jest_mock.prelude.js", CORRECT))
+    assert verdict.outcome == ERROR
+    assert "jest.mock() is not available to the code under test" in verdict.message
+
+
+def test_a_forged_result_record_is_detected(runner):
+    wrong = grade(runner, sample("forged_record.prelude.js", FAKE))
+    assert wrong.outcome != PASSED
+    correct = grade(runner, sample("forged_record.prelude.js", CORRECT))
+    assert correct.outcome == FAILED
+    assert "wrote to the result channel" in correct.message
+    assert grade(runner, CORRECT).outcome == PASSED  # a clean runner afterwards
+
+
+# ---- the suite loader on our fixtures --------------------------------------------------------
+def test_fixture_suite_loads_and_its_reference_passes(runner):
+    problems = load_webapp1k(REACT, "fixtures")
+    assert [p.id for p in problems] == ["comments/commentBox"]
+    problem = problems[0]
+    assert problem.extra == {"test_filename": TEST_FILE, "solution_filename": SOLUTION_FILE}
+    assert check_problem(problem) == []
+    assert runner.run_problem(problem, problem.reference).outcome == PASSED
