@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .problems import Problem, SuiteError
+from .problems import MODE_JEST, Problem, SuiteError
 
 if TYPE_CHECKING:
     from .outcomes import Verdict
@@ -43,6 +43,12 @@ class SuiteFile(pytest.File):
                     f"node name {name!r}"
                 )
             seen[name] = problem.id
+            if problem.mode == MODE_JEST:
+                from .suites.webapp1k import check_problem
+
+                issues = check_problem(problem)
+                if issues:  # graded as an error, with the reason, whatever the model writes
+                    problem.extra["unsolvable"] = "; ".join(issues)
             state.problems[(problem.suite, problem.id)] = problem
             for index in range(state.settings.samples):
                 yield SampleItem.from_parent(self, problem=problem, sample_index=index)
@@ -92,7 +98,8 @@ class SampleItem(pytest.Function):
         state_of(self.config).grade(self)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.problem.suite}: {self.problem.id} sample {self.sample_index}"
+        problem = self.problem
+        return self.path, None, f"{problem.suite}: {problem.id} sample {self.sample_index}"
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:  # type: ignore[override]
         from .plugin import SampleFailed, SampleNotGenerated
@@ -100,6 +107,14 @@ class SampleItem(pytest.Function):
         if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)
+
+    def _repr_failure_py(self, excinfo: Any, style: Any = None) -> Any:
+        # pytest renders setup errors (generation, suite checks) through this one.
+        from .plugin import SampleFailed, SampleNotGenerated
+
+        if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
+            return str(excinfo.value)
+        return super()._repr_failure_py(excinfo, style=style)
 
 
 def make_builtin_file(session: pytest.Session, name: str, path: Path) -> SuiteFile:

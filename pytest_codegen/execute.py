@@ -25,9 +25,9 @@ from .sandbox import (
     CandidateException,
     Limits,
     Remote,
-    Sandbox,
     SampleCrashed,
     SampleTimeout,
+    Sandbox,
     call_remote,
 )
 

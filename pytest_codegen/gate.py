@@ -299,9 +299,11 @@ def compare_to_baseline(current: Iterable[Mapping[str, Any]],
                        key=lambda c: (c.delta, c.suite, c.task_id))
     improved = sorted((c for c in changes if c.delta > 0),
                       key=lambda c: (-c.delta, c.suite, c.task_id))
-    common = {"k": k, "alpha": alpha, "paired": len(pairs), "regressed": regressed,
-              "improved": improved, "unchanged": len(pairs) - len(changes),
-              "unpaired": unpaired, "undefined": undefined}
+    common: dict[str, Any] = {
+        "k": k, "alpha": alpha, "paired": len(pairs), "regressed": regressed,
+        "improved": improved, "unchanged": len(pairs) - len(changes),
+        "unpaired": unpaired, "undefined": undefined,
+    }
 
     if not pairs:
         return Comparison(NO_TEST, "no paired problems", 1.0, None, 0.0, 0.0, 0.0, False,

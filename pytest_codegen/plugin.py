@@ -243,12 +243,24 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    state = state_of(item.config)
+    gated = state.settings.fail_under or state.settings.baseline is not None
+    if gated and report.when == "call" and report.failed \
+            and isinstance(call.excinfo and call.excinfo.value, SampleFailed):
+        # Under a score gate a failing sample is an expected part of the score, not a
+        # failure of the run: shown as xfailed, with the gate deciding the exit status.
+        report.outcome = "skipped"
+        report.wasxfail = str(call.excinfo.value)  # type: ignore[union-attr]
     record = getattr(item, "record", None)
     if record is not None and not getattr(item, "record_sent", False):
+        state.observe_for_tripwire(record)
         report.codegen = record  # type: ignore[attr-defined]  # JSON-safe: survives xdist
         item.record_sent = True  # type: ignore[attr-defined]
-        report.user_properties.extend(
-            (k, record[k]) for k in ("task_id", "outcome", "model") if record.get(k) is not None)
+        # On the item: junitxml reads them from the teardown report.
+        item.user_properties.extend(
+            (f"codegen_{k}", record[k]) for k in ("task_id", "outcome", "model",
+                                                  "prompt_tokens", "completion_tokens")
+            if record.get(k) is not None)
     elif (report.when == "call" or report.failed) and hasattr(item, "problem") \
             and not getattr(item, "record_sent", False):
         # A plugin bug or an interrupted item: still account for the sample.
@@ -258,6 +270,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     return report
 
 
+@pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
 def pytest_sessionfinish(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state.settings.active:
@@ -280,6 +293,17 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     for line in format_table(state.rows, state.settings.k):
         tr.write_line(line)
+    for gate in state.gate_results:
+        tr.write_line(("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
+                      red=not gate.passed, green=gate.passed)
+    if state.comparison is not None:
+        tr.write_sep("-", f"compared with baseline {state.settings.baseline}")
+        for line in state.comparison.lines():
+            tr.write_line(line)
+    for _suite, reason in sorted(state.tripwire_reason.items()):
+        tr.write_line(f"stopped early: {reason}", yellow=True)
+    if state.settings.html is not None:
+        tr.write_line(f"html report: {state.settings.html}")
     stats = state.generation_stats
     if stats:
         tr.write_line(
@@ -330,6 +354,10 @@ class CodegenState:
         self._jest: Any = None
         self._engine: Any = None
         self._jest_error: str | None = None
+        self.tripwire: Any = None
+        self.tripwire_reason: dict[str, str] = {}
+        self.gate_results: list[Any] = []
+        self.comparison: Any = None
         self.generation_stats: dict[str, float] = {}
         workerinput = getattr(config, "workerinput", {})
         self.started_at = float(workerinput.get("codegen_started_at", time.time()))
@@ -411,6 +439,14 @@ class CodegenState:
     def generate(self, item: Any) -> None:
         model = item.funcargs["codegen_model"]
         problem: Problem = item.problem
+        tripped = self.tripwire_reason.get(problem.suite)
+        if tripped:
+            item.record = self._record(item, outcomes.MISSING, error=f"not graded: {tripped}")
+            pytest.skip(f"suite stopped early: {tripped}")
+        if problem.extra.get("unsolvable"):  # the suite check: flagged whatever the model
+            reason = f"cannot be solved as shipped: {problem.extra['unsolvable']}"
+            item.record = self._record(item, outcomes.ERROR, error=reason)
+            raise SampleFailed(f"error: {reason}")
         started = time.monotonic()
         engine = self.engine_for(model)
         if engine is not None:
@@ -506,6 +542,8 @@ class CodegenState:
                 return
         if record["nodeid"] in self.records:
             return
+        if str(record.get("error", "")).startswith("not graded: "):  # a worker's tripwire
+            self.tripwire_reason.setdefault(record["suite"], record["error"][len("not graded: "):])
         self.records[record["nodeid"]] = record
         if self.results is not None:
             self.results.write(record)
@@ -517,15 +555,82 @@ class CodegenState:
 
         if not hasattr(self.config, "workerinput") and not self.expected:
             self.expected = {item.nodeid for item in session.items}
+        # Samples that never reported take suite, task and category from a sibling sample.
+        known = {r["nodeid"].rsplit("[", 1)[0]: r for r in self.records.values()
+                 if r.get("category")}
         for nodeid in sorted(self.expected - set(self.records)):
-            self.on_report_record(missing_record(nodeid, self.model_spec,
-                                                 "the run ended before this sample was graded"))
+            record = missing_record(nodeid, self.model_spec,
+                                    "the run ended before this sample was graded")
+            sibling = known.get(nodeid.rsplit("[", 1)[0])
+            if sibling is not None:
+                record.update({k: sibling[k] for k in ("suite", "task_id", "category")})
+            self.on_report_record(record)
         self.rows = summarize(self.records.values(), self.settings.k)
+        self.apply_gates(session)
+        self.write_reports()
+
+    def apply_gates(self, session: pytest.Session) -> None:
+        from .gate import check_thresholds, compare_to_baseline
+
+        failed = False
+        if self.settings.fail_under:
+            self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
+            failed = any(not g.passed for g in self.gate_results)
+        if self.settings.baseline is not None:
+            from .html import load_results
+
+            try:
+                baseline = load_results(self.settings.baseline)
+            except (OSError, ValueError) as e:
+                raise pytest.UsageError(f"--codegen-baseline: {e}") from None
+            self.comparison = compare_to_baseline(list(self.records.values()), baseline,
+                                                  k=min(self.settings.k))
+            failed = failed or self.comparison.significant_drop
+        if self.settings.fail_under or self.settings.baseline is not None:
+            # The scores decide; an interrupted or errored run keeps its own status.
+            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                session.exitstatus = (pytest.ExitCode.TESTS_FAILED if failed
+                                      else pytest.ExitCode.OK)
+
+    def write_reports(self) -> None:
+        rows = [r.to_json() for r in self.rows or []]
+        try:
+            from _pytest.junitxml import xml_key
+
+            xml = self.config.stash.get(xml_key, None)
+        except ImportError:  # pragma: no cover
+            xml = None
+        if xml is not None:
+            for row in rows:
+                if row["category"] is None:
+                    for k, value in row["pass_at_k"].items():
+                        xml.add_global_property(f"codegen:{row['suite']}:pass@{k}",
+                                                "n/a" if value is None else f"{value:.4f}")
+        if self.settings.html is not None:
+            from . import __version__
+            from .html import write_html
+
+            write_html(self.settings.html, list(self.records.values()), rows, {
+                "model": self.model_spec, "k": list(self.settings.k),
+                "duration_s": round(time.time() - self.started_at, 2),
+                "pytest_version": pytest.__version__, "plugin_version": __version__,
+            })
 
     def on_report_record(self, record: dict[str, Any]) -> None:
         self.records[record["nodeid"]] = record
         if self.results is not None:
             self.results.write(record)
+
+    def observe_for_tripwire(self, record: dict[str, Any]) -> None:
+        if not self.settings.tripwire:
+            return
+        if self.tripwire is None:
+            from .gate import Tripwire
+
+            self.tripwire = Tripwire(self.settings.tripwire)
+        reason = self.tripwire.observe(record)
+        if reason:
+            self.tripwire_reason[record["suite"]] = reason
 
     def add_generation_stats(self, stats: dict[str, Any]) -> None:
         for key, value in stats.items():

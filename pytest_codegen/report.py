@@ -136,8 +136,8 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def fmt(cells: list[str]) -> str:
-        left = [c.ljust(w) for c, w in zip(cells[:2], widths[:2])]
-        right = [c.rjust(w) for c, w in zip(cells[2:], widths[2:])]
+        left = [c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True)]
+        right = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
         return "  ".join(left + right).rstrip()
 
     return [fmt(header)] + [fmt(r) for r in body]

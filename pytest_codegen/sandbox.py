@@ -34,8 +34,9 @@ CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 # the user's PATH additions, proxies) stays behind.
 ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
 OUTPUT_TAIL_BYTES = 4096
+# As root, samples run as uid UID_BASE + the grading process's pid: unprivileged and unique.
 UID_BASE = 200_000
-MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # unprivileged uids for samples when we run as root: UID_BASE + our pid
+MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
 class SampleTimeout(BaseException):

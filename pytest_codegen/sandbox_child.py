@@ -168,7 +168,8 @@ class Server:
         try:
             exec(compile(req["program"], "program.py", "exec"), namespace)
         except SystemExit as exc:
-            raise RuntimeError(f"the program called exit({exc.code!r}) before its tests finished")
+            raise RuntimeError(
+                f"the program called exit({exc.code!r}) before its tests finished") from None
         return None
 
 

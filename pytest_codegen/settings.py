@@ -109,6 +109,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("node", "Path of the node executable for React suites.", str, None, "PATH"),
     Option("models", "Model aliases, one per line: 'alias = provider:model key=value ...'.",
            str, None, multiple=True),
+    Option("fail_under", "Gate on a score, e.g. pass@1=0.80 or humaneval:pass@1=0.9 "
+           "(repeatable): the exit status then follows the scores, and failing samples are "
+           "reported as xfailed.", str, None, "METRIC=VALUE", multiple=True),
+    Option("baseline", "An earlier --codegen-results file: compare per problem and fail on a "
+           "statistically significant drop.", str, None, "PATH"),
+    Option("html", "Write a self-contained HTML report to this file.", str, None, "PATH"),
+    Option("tripwire", "Stop grading a suite whose first N graded samples all fail the same "
+           "way (0 disables).", _non_negative_int, 20, "N"),
 )
 
 
@@ -131,6 +139,10 @@ class Settings:
     regenerate: bool
     node: str | None
     models: tuple[str, ...]
+    fail_under: tuple[Any, ...]
+    baseline: Path | None
+    html: Path | None
+    tripwire: int
 
     @property
     def active(self) -> bool:
@@ -190,7 +202,15 @@ def resolve(config: pytest.Config) -> Settings:
     params = SamplingParams(**{
         f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)
     })
-    for path_opt in ("results", "cache"):
+    for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
+    from .gate import parse_threshold, required_ks
+
+    try:
+        values["fail_under"] = tuple(parse_threshold(t) for t in values["fail_under"])
+    except ValueError as e:
+        raise pytest.UsageError(f"--codegen-fail-under: {e}") from None
+    # Every gated k must be scored, even one not in --codegen-k.
+    values["k"] = tuple(sorted(set(values["k"]) | set(required_ks(values["fail_under"]))))
     return Settings(params=params, **values)

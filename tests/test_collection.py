@@ -59,7 +59,8 @@ def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
         {"task_id": "tiny/add", "completion": "    return a + b\n"},
         {"task_id": "tiny/add", "completion": "    return a - b\n"},
         {"task_id": "tiny/reverse_words", "completion": "    return s\n"},
-        {"task_id": "tiny/reverse_words", "completion": "    return ' '.join(reversed(s.split()))\n"},
+        {"task_id": "tiny/reverse_words",
+         "completion": "    return ' '.join(reversed(s.split()))\n"},
         {"task_id": "tiny/Counter", "completion": "    pass\n"},
     ])
     base = [f"--codegen-model=replay:{replay}", "--codegen-samples=2", str(tiny), *xdist]
@@ -113,7 +114,7 @@ def test_bad_ini_value_names_the_ini_key(pytester):
 
 
 def test_ini_keys_configure_the_run(pytester, tiny):
-    pytester.makeini(f"[pytest]\ncodegen_samples = 2\ncodegen_k = 1,2\n")
+    pytester.makeini("[pytest]\ncodegen_samples = 2\ncodegen_k = 1,2\n")
     result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny))
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["*pass@1*pass@2*"])

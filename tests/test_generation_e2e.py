@@ -6,7 +6,7 @@ import json
 
 import pytest
 from conftest import TINY, XDIST_MODES, read_results
-from fake_providers import Fault, FakeProviders
+from fake_providers import FakeProviders, Fault
 
 PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]
 

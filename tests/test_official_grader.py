@@ -27,7 +27,7 @@ def official_verdicts(tmp_path, rows: list[dict]) -> dict[tuple[str, int], bool]
                                     problem_file=str(problem_file))
     graded = [json.loads(line) for line in
               (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()]
-    return {(r["task_id"], row["sample_index"]): r["passed"] for r, row in zip(graded, rows)}
+    return {(r["task_id"], row["sample_index"]): r["passed"] for r, row in zip(graded, rows, strict=True)}
 
 
 def test_same_verdicts_as_the_official_grader(pytester, tmp_path):

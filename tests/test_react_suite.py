@@ -1,0 +1,58 @@
+"""Our React suite through the whole plugin: real Jest in the managed Node environment."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
+
+REACT = ROOT / "benchmarks" / "react"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_references_all_pass(pytester, xdist):
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(REACT),
+                                           "--codegen-results=r.jsonl", *xdist, timeout=900)
+    records = read_results(pytester.path / "r.jsonl")
+    assert len(records) == 48
+    assert {r["outcome"] for r in records} == {"passed"}, [
+        (r["task_id"], r["error"]) for r in records if not r["passed"]]
+    assert all(r["mode"] == "jest" and len(r["tests"]) == 2 for r in records)
+    result.stdout.fnmatch_lines(["react *(all) *48 *48 *48 *1.000*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_empty_app_fails_every_problem(pytester, xdist):
+    replay = FIXTURES / "replays" / "react-empty.jsonl"
+    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}", str(REACT),
+                                           "--codegen-results=r.jsonl", *xdist, timeout=900)
+    result.assert_outcomes(failed=48)
+    records = read_results(pytester.path / "r.jsonl")
+    assert all(r["outcome"] == "failed" for r in records)
+    # every problem's success and failure test both fail
+    assert all([t["status"] for t in r["tests"]] == ["failed", "failed"] for r in records)
+    result.stdout.fnmatch_lines(["react *(all) *48 *48 *0 *48 *0.000*"])
+
+
+def test_wrong_answers_name_the_failing_test(pytester):
+    replay = FIXTURES / "replays" / "react-wrong.jsonl"
+    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",
+                                           f"{REACT}/blogging/publishPost.test.js",
+                                           timeout=600)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["failed: publishes a new post*"])
+    assert "Captured generated code" in result.stdout.str()
+
+
+def test_suite_check_flags_unsolvable_problems(pytester):
+    shop = pytester.mkdir("suite") / "shop"
+    shop.mkdir()
+    (shop / "approve.test.js").write_text(
+        "import React from 'react';\n"
+        "import { render, screen } from '@testing-library/react';\n"
+        "import Approve from '../approve';\n"
+        "test('renders', () => { render(<Approve />); });\n")
+    (shop / "approve.js").write_text("export default function A() { return null; }\n")
+    result = pytester.runpytest_subprocess("--codegen-model=reference", "suite")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*cannot be solved as shipped: imports '../approve' from outside the sample's dir*"])
