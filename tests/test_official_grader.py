@@ -27,7 +27,8 @@ def official_verdicts(tmp_path, rows: list[dict]) -> dict[tuple[str, int], bool]
                                     problem_file=str(problem_file))
     graded = [json.loads(line) for line in
               (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()]
-    return {(r["task_id"], row["sample_index"]): r["passed"] for r, row in zip(graded, rows, strict=True)}
+    pairs = zip(graded, rows, strict=True)
+    return {(r["task_id"], row["sample_index"]): r["passed"] for r, row in pairs}
 
 
 def test_same_verdicts_as_the_official_grader(pytester, tmp_path):
