@@ -180,7 +180,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     state = state_of(session.config)
-    if state.settings.active and not session.config.option.collectonly:
+    if not state.settings.active:
+        return
+    if session.config.option.collectonly:
+        state.plan(session.items)
+    else:
         state.prefetch(session.items)
 
 
@@ -282,6 +286,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     state = state_of(config)
+    if state.plan_counts is not None and not hasattr(config, "workerinput"):
+        total, cached, generates = state.plan_counts
+        todo = total - cached if generates else 0
+        terminalreporter.write_sep("=", f"codegen plan for {state.model_spec}")
+        terminalreporter.write_line(f"{total} samples: {cached} already generated (cached), "
+                                    f"{todo} to request from the model")
+        return
     if not state.settings.active or hasattr(config, "workerinput") or state.rows is None:
         return
     from .report import format_table
@@ -358,6 +369,7 @@ class CodegenState:
         self.tripwire_reason: dict[str, str] = {}
         self.gate_results: list[Any] = []
         self.comparison: Any = None
+        self.plan_counts: tuple[int, int, bool] | None = None
         self.generation_stats: dict[str, float] = {}
         workerinput = getattr(config, "workerinput", {})
         self.started_at = float(workerinput.get("codegen_started_at", time.time()))
@@ -435,6 +447,15 @@ class CodegenState:
         engine = self.engine_for(self.model)
         if engine is not None:
             engine.prefetch(self.job(i) for i in samples)
+
+    def plan(self, items: list[Any]) -> None:
+        """For ``--collect-only``: how many samples are cached and how many requests remain."""
+        samples = [i for i in items if hasattr(i, "problem")]
+        engine = None if self._conftest_overrides_model() else self.engine_for(self.model)
+        cached = 0
+        if engine is not None and engine.cache is not None and not self.settings.regenerate:
+            cached = sum(engine.cache.exists(engine.key(self.job(i))) for i in samples)
+        self.plan_counts = (len(samples), cached, engine is not None)
 
     def generate(self, item: Any) -> None:
         model = item.funcargs["codegen_model"]

@@ -97,3 +97,74 @@ def test_alias_from_ini(pytester, tiny, server):
     result = pytester.runpytest_subprocess("--codegen-model=coder", str(tiny))
     result.assert_outcomes(passed=3)
     assert server.requests[0].body["temperature"] == 0.3
+
+
+def test_collect_only_shows_the_plan(pytester, tiny, server):
+    plan = run(pytester, server, str(tiny), "--codegen-samples=2", "--collect-only")
+    plan.stdout.fnmatch_lines(["6 samples: 0 already generated (cached), 6 to request*"])
+    assert server.requests == []  # planning makes no request
+    run(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=2")
+    plan = run(pytester, server, str(tiny), "--codegen-samples=2", "--collect-only")
+    plan.stdout.fnmatch_lines(["6 samples: 2 already generated (cached), 4 to request*"])
+
+
+EVERYDAY = [json.loads(x) for x in (TINY.parents[2] / "benchmarks" / "python" / "everyday.jsonl")
+            .read_text().splitlines()]
+
+
+def solve_everyday(request, index: int) -> str:
+    text = json.dumps(request.body)
+    for p in EVERYDAY:
+        if json.dumps(p["prompt"])[1:-1] in text:
+            return f"```python\n{p['prompt']}{p['canonical_solution']}```\n"
+    return "no"
+
+
+def cached_entries(cache) -> int:
+    return sum(1 for p in cache.rglob("*.json")
+               if "claims" not in p.parts and "ratelimit" not in p.parts)
+
+
+@pytest.mark.parametrize("how", ["sigint", "kill_worker"])
+def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    suite = pytester.path / "everyday.jsonl"
+    suite.write_text((TINY.parents[2] / "benchmarks" / "python" / "everyday.jsonl").read_text())
+    cache = pytester.path / "gen-cache"
+    with FakeProviders(reply=solve_everyday, openai_key=None, latency_s=0.25) as server:
+        args = [sys.executable, "-m", "pytest", str(suite), "--codegen-model=vllm:m",
+                f"--codegen-base-url={server.openai_url}", f"--codegen-cache={cache}",
+                "--codegen-concurrency=2", "-n", "2", "-q", "-p", "no:cacheprovider"]
+        proc = subprocess.Popen(args + ["--codegen-results=first.jsonl"], cwd=pytester.path,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        deadline = time.monotonic() + 60
+        while server.count() < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if how == "sigint":
+            proc.send_signal(signal.SIGINT)
+        else:  # kill one xdist worker; xdist replaces it and the run goes on
+            workers = subprocess.run(["pgrep", "-f", "-P", str(proc.pid), "execnet"],
+                                     capture_output=True, text=True).stdout.split()
+            workers = workers or subprocess.run(["pgrep", "-P", str(proc.pid)],
+                                                capture_output=True, text=True).stdout.split()
+            assert workers, "no xdist worker found"
+            subprocess.run(["kill", "-9", workers[0]])
+        proc.wait(timeout=120)
+        generated = cached_entries(cache)
+        requested_first = server.count()
+        first = read_results(pytester.path / "first.jsonl")
+        assert len(first) == len({r["nodeid"] for r in first})  # never a sample twice
+        if how == "kill_worker":  # the run went on: every sample is listed
+            assert len(first) == len(EVERYDAY)
+        assert 0 < generated < len(EVERYDAY) or how == "kill_worker"
+        second = subprocess.run(args + ["--codegen-results=second.jsonl"], cwd=pytester.path,
+                                capture_output=True, text=True, timeout=300)
+        assert server.count() - requested_first == len(EVERYDAY) - generated, second.stdout[-2000:]
+    records = read_results(pytester.path / "second.jsonl")
+    assert len(records) == len({r["nodeid"] for r in records}) == len(EVERYDAY)
+    assert {r["outcome"] for r in records} == {"passed"}
