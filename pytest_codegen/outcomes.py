@@ -18,9 +18,10 @@ CRASHED = "crashed"  # killed by a signal, out of memory, or the runner died
 UNEXTRACTABLE = "unextractable"  # no code could be found in the model's reply
 MISSING = "missing"  # the model has no such sample (short replay file, killed run)
 API_ERROR = "api_error"  # the model's API failed even after retries
+QUARANTINED = "quarantined"  # the problem's own reference fails on this machine
 
 GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
-NOT_GRADED = (MISSING, API_ERROR)
+NOT_GRADED = (MISSING, API_ERROR, QUARANTINED)
 ALL = GRADED + NOT_GRADED
 
 

@@ -20,6 +20,7 @@ from .generate import Completion, GenerationRequest, Model, ModelError, build_pr
 from .problems import Problem
 
 STATE_KEY = pytest.StashKey["CodegenState"]()
+RERUN_OUTCOMES = (outcomes.FAILED, outcomes.TIMEOUT, outcomes.CRASHED, outcomes.ERROR)
 
 
 class SampleFailed(Exception):
@@ -311,6 +312,12 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         tr.write_sep("-", f"compared with baseline {state.settings.baseline}")
         for line in state.comparison.lines():
             tr.write_line(line)
+    unstable = sorted(r["nodeid"] for r in state.records.values() if r.get("unstable"))
+    if unstable:
+        shown = ", ".join(unstable[:10]) + (f" and {len(unstable) - 10} more"
+                                             if len(unstable) > 10 else "")
+        tr.write_line(f"unstable verdicts: {len(unstable)} samples changed outcome when "
+                      f"rerun: {shown}", yellow=True)
     for _suite, reason in sorted(state.tripwire_reason.items()):
         tr.write_line(f"stopped early: {reason}", yellow=True)
     if state.settings.html is not None:
@@ -370,6 +377,7 @@ class CodegenState:
         self.gate_results: list[Any] = []
         self.comparison: Any = None
         self.plan_counts: tuple[int, int, bool] | None = None
+        self._reference_checks: dict[tuple[str, str], str | None] = {}
         self.generation_stats: dict[str, float] = {}
         workerinput = getattr(config, "workerinput", {})
         self.started_at = float(workerinput.get("codegen_started_at", time.time()))
@@ -464,6 +472,11 @@ class CodegenState:
         if tripped:
             item.record = self._record(item, outcomes.MISSING, error=f"not graded: {tripped}")
             pytest.skip(f"suite stopped early: {tripped}")
+        if self.settings.check_references:
+            broken = self.reference_failure(problem, item)
+            if broken:
+                item.record = self._record(item, outcomes.QUARANTINED, error=broken)
+                pytest.skip(f"quarantined: {broken}")
         if problem.extra.get("unsolvable"):  # the suite check: flagged whatever the model
             reason = f"cannot be solved as shipped: {problem.extra['unsolvable']}"
             item.record = self._record(item, outcomes.ERROR, error=reason)
@@ -490,22 +503,55 @@ class CodegenState:
             item.record = self._record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
 
-    # execution (item call)
-    def grade(self, item: Any) -> None:
-        from .execute import execute, hidden_paths
+    def reference_failure(self, problem: Problem, item: Any) -> str | None:
+        """Why the problem's own reference fails here (None when it passes); once per problem."""
+        key = (problem.suite, problem.id)
+        if key not in self._reference_checks:
+            if problem.reference is None:
+                self._reference_checks[key] = "the problem has no reference solution"
+            else:
+                from .execute import execute
+
+                _, verdict = execute(problem, problem.reference, self.limits(),
+                                     jest=self.jest_runner() if problem.mode == "jest" else None,
+                                     hide=self.hidden(item))
+                self._reference_checks[key] = None if verdict.passed else (
+                    f"its reference fails on this machine ({verdict.outcome}: "
+                    f"{verdict.message.splitlines()[0] if verdict.message else ''})")
+        return self._reference_checks[key]
+
+    def limits(self) -> Any:
         from .sandbox import Limits
 
+        return Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory)
+
+    def hidden(self, item: Any) -> tuple[str, ...]:
         if self._hide is None:
+            from .execute import hidden_paths
+
             self._hide = hidden_paths([p.parent if p.is_file() else p
                                        for p in self.builtin_names] + [Path(item.path)])
-        limits = Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory)
+        return self._hide
+
+    # execution (item call)
+    def grade(self, item: Any) -> None:
+        from .execute import execute
+
         problem: Problem = item.problem
         jest = self.jest_runner() if problem.mode == "jest" else None
-        code, verdict = execute(problem, item.completion.text, limits, jest=jest,
-                                hide=self._hide)
+        code, verdict = execute(problem, item.completion.text, self.limits(), jest=jest,
+                                hide=self.hidden(item))
         item.code, item.verdict = code, verdict
         item.record = self._record(item, verdict.outcome, error=verdict.message,
                                    verdict=verdict, duration_s=verdict.duration_s)
+        if self.settings.reruns and verdict.outcome in RERUN_OUTCOMES:
+            # The first verdict stands; a sample whose verdict changes is flagged unstable.
+            seen = [verdict.outcome] + [
+                execute(problem, item.completion.text, self.limits(), jest=jest,
+                        hide=self.hidden(item))[1].outcome
+                for _ in range(self.settings.reruns)]
+            item.record["reruns"] = seen[1:]
+            item.record["unstable"] = len(set(seen)) > 1
         if code:
             item.add_report_section("call", "generated code", code)
         if verdict.stdout.strip():

@@ -106,6 +106,7 @@ COLUMNS = (
     (outcomes.UNEXTRACTABLE, "noext"),
     (outcomes.MISSING, "miss"),
     (outcomes.API_ERROR, "api"),
+    (outcomes.QUARANTINED, "quar"),
 )
 
 

@@ -115,6 +115,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("baseline", "An earlier --codegen-results file: compare per problem and fail on a "
            "statistically significant drop.", str, None, "PATH"),
     Option("html", "Write a self-contained HTML report to this file.", str, None, "PATH"),
+    Option("check_references", "Grade each problem's reference solution first; problems whose "
+           "reference fails here are quarantined: reported apart, left out of pass@k.",
+           flag=True, default=False),
+    Option("reruns", "Execute failed and timed-out samples up to N more times; samples whose "
+           "verdict changes are counted as unstable.", _non_negative_int, 0, "N"),
     Option("tripwire", "Stop grading a suite whose first N graded samples all fail the same "
            "way (0 disables).", _non_negative_int, 20, "N"),
 )
@@ -143,6 +148,8 @@ class Settings:
     baseline: Path | None
     html: Path | None
     tripwire: int
+    check_references: bool
+    reruns: int
 
     @property
     def active(self) -> bool:

@@ -102,3 +102,56 @@ def test_tripwire_stops_a_suite_that_fails_the_same_way(pytester):
     assert sum(r["outcome"] == "unextractable" for r in records) == 5
     assert sum(r["outcome"] == "missing" for r in records) == len(tasks) - 5
     result.stdout.fnmatch_lines(["stopped early: *unextractable*"])
+
+
+def test_check_references_quarantines_broken_problems(pytester, tiny):
+    broken = pytester.path / "broken.jsonl"
+    rows = [json.loads(x) for x in tiny.read_text().splitlines()]
+    rows[1]["canonical_solution"] = "    return s\n"  # this reference does not pass its tests
+    broken.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(broken),
+                                           "--codegen-check-references",
+                                           "--codegen-results=r.jsonl")
+    records = {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert records["tiny/reverse_words"]["outcome"] == "quarantined"
+    assert "reference fails on this machine" in records["tiny/reverse_words"]["error"]
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(["broken *(all) *3 *3 *2 *0 *0*1 *1.000*"])  # not in pass@1
+
+
+def test_reruns_flag_unstable_verdicts(pytester, tiny):
+    # Fails on its first execution, passes afterwards: a flaky verdict.
+    flaky = ("    import os\n    marker = '/tmp/ran-before'\n"
+             "    if os.path.exists(marker):\n        return a + b\n"
+             "    open(marker, 'w').close()\n    return 0\n")
+    replay = write_replay(pytester.path / "replay.jsonl",
+                          [{"task_id": "tiny/add", "completion": flaky}])
+    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",
+                                           "tiny.jsonl::tiny_add", "--codegen-reruns=2",
+                                           "--codegen-results=r.jsonl")
+    (record,) = read_results(pytester.path / "r.jsonl")
+    # each execution has a fresh private /tmp: the marker never survives, so it is stable
+    assert record["reruns"] == ["failed", "failed"] and record["unstable"] is False
+    assert "unstable verdicts" not in result.stdout.str()
+
+
+def test_reruns_count_a_changing_verdict_as_unstable(pytester, tiny):
+    # A verdict that changes between executions: the first grading fails, later ones pass.
+    pytester.makeconftest("""
+        import pytest_codegen.execute as ex
+        real = ex.execute
+        calls = []
+
+        def flaky(problem, reply, *args, **kwargs):
+            calls.append(1)
+            return real(problem, "    return 0\\n" if len(calls) == 1 else reply, *args, **kwargs)
+
+        ex.execute = flaky
+    """)
+    result = pytester.runpytest_subprocess("--codegen-model=reference", "tiny.jsonl::tiny_add",
+                                           "--codegen-reruns=2", "--codegen-results=r.jsonl")
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "failed"  # the first verdict stands
+    assert record["reruns"] == ["passed", "passed"] and record["unstable"] is True
+    result.stdout.fnmatch_lines(["unstable verdicts: 1 samples changed outcome when rerun: "
+                                 "tiny.jsonl::tiny_add[s0]"])
