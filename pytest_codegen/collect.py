@@ -67,6 +67,12 @@ def _grade(request: pytest.FixtureRequest, codegen_model: Any) -> None:
     request.node.grade(codegen_model)
 
 
+def state_of(config: pytest.Config) -> Any:
+    from .plugin import state_of as get
+
+    return get(config)
+
+
 class SampleItem(pytest.Function):
     """One sample of one problem: generate (setup), execute and check (call)."""
 
@@ -81,6 +87,11 @@ class SampleItem(pytest.Function):
         parent_id = getattr(self.parent, "id", None)
         if parent_id is not None and hasattr(parent_id, "with_params"):
             self._id = parent_id.child(problem.node_name).with_params(f"s{sample_index}")
+        # pytest-timeout stays the outer guard of the execution, above the sample limit (and
+        # its reruns); generation, in setup, has its own retry budget.
+        opts = state_of(self.config).settings
+        self.add_marker(pytest.mark.timeout(opts.timeout * (1 + opts.reruns) + 60,
+                                            func_only=True))
         self.completion: Any = None
         self.code = ""
         self.verdict: Verdict | None = None
