@@ -114,17 +114,30 @@ def _test_line(exc: BaseException, test_file: str) -> str:
     return ""
 
 
+_COMPILED: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
 def _load_tests(problem: Problem, test_file: str) -> dict[str, Any]:
-    """Compile the problem's tests (with pytest's assertion rewriting, for readable
-    "expected vs got" messages) in a namespace that has the prompt's helpers."""
+    """The problem's tests (with pytest's assertion rewriting, for readable "expected vs got"
+    messages) run in a fresh namespace that has the prompt's helpers. Compiled once per
+    problem: every sample gets a new namespace, not a new compilation."""
+    key = (problem.suite, problem.id)
+    if key not in _COMPILED:
+        try:
+            prompt_code = compile(problem.prompt, f"<prompt of {problem.id}>", "exec")
+        except (SyntaxError, ValueError):
+            prompt_code = None
+        source = problem.tests
+        linecache.cache[test_file] = (len(source), None, source.splitlines(True), test_file)
+        _COMPILED[key] = (prompt_code, _compile_tests(source, test_file))
+    prompt_code, test_code = _COMPILED[key]
     namespace: dict[str, Any] = {"__name__": "codegen_tests"}
-    try:
-        exec(compile(problem.prompt, f"<prompt of {problem.id}>", "exec"), namespace)
-    except Exception:  # noqa: BLE001 - a prompt that does not run alone only loses helpers
-        pass
-    source = problem.tests
-    linecache.cache[test_file] = (len(source), None, source.splitlines(True), test_file)
-    exec(_compile_tests(source, test_file), namespace)
+    if prompt_code is not None:
+        try:
+            exec(prompt_code, namespace)
+        except Exception:  # noqa: BLE001 - a prompt that does not run alone only loses helpers
+            pass
+    exec(test_code, namespace)
     if not callable(namespace.get("check")):
         raise problems.SuiteError(f"{problem.suite}: {problem.id}: its test defines no check()")
     return namespace
