@@ -1,0 +1,268 @@
+"""Throughput of grading the React suite: pytest-codegen (-n 2) vs the Jest CLI.
+
+Compares, on the same 48 x N samples of ``benchmarks/react`` (by default N = 5 per problem:
+reference, wrong, empty, reference, wrong; the wrong and empty ones from
+``fixtures/replays/react-wrong.jsonl`` and ``react-empty.jsonl``), in one run:
+
+1. one ``jest`` process per sample, each in its own directory next to a copy of its test file,
+   two processes at a time (a subset of the samples unless ``--single-all``: Jest's start-up
+   makes the full set slow);
+2. one ``jest --maxWorkers=2`` run over all samples laid out in one directory tree (how
+   WebApp1K grades);
+3. ``python -m pytest --codegen-model=replay:... benchmarks/react -n 2``.
+
+All three use the toolchain the plugin builds (``node_env.ensure_toolchain``) and its Jest and
+Babel configuration (``pytest_codegen/node/jest.config.js``, unhardened for the CLI runs).
+Prints per-sample wall times, the ratios (1)/(3) and (2)/(3), whether the pass/fail verdict of
+every sample agrees between (2) and (3) (and (1) on its subset), and the test-body floor: the
+sum of Jest's own per-test durations from run (2).
+
+    python benchmarks/perf/react_throughput.py [--samples 5] [--repeat 1] [--single 20]
+                                               [--single-all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from pytest_codegen.extract import extract_code
+from pytest_codegen.node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.problems import Problem
+from pytest_codegen.suites.webapp1k import load_webapp1k
+
+REPO = Path(__file__).resolve().parents[2]
+SUITE = REPO / "benchmarks" / "react"
+REPLAYS = REPO / "fixtures" / "replays"
+KINDS = ("reference", "wrong", "empty")
+JEST_CONFIG = (
+    f"module.exports = require({json.dumps(str(PACKAGE_DIR / 'jest.config.js'))})"
+    ".cliConfig(__dirname);\n"
+)
+
+Sample = tuple[str, int]  # (task_id, sample_index)
+
+
+def read_replay(path: Path) -> dict[str, str]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {r["task_id"]: r["completion"] for r in rows}
+
+
+def build_samples(problems: list[Problem], n: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """``n`` samples per problem cycling reference, wrong, empty; returns rows and kind counts."""
+    wrong = read_replay(REPLAYS / "react-wrong.jsonl")
+    empty = read_replay(REPLAYS / "react-empty.jsonl")
+    rows: list[dict[str, Any]] = []
+    counts = dict.fromkeys(KINDS, 0)
+    for problem in problems:
+        by_kind = {"reference": problem.reference, "wrong": wrong[problem.id],
+                   "empty": empty[problem.id]}
+        for i in range(n):
+            kind = KINDS[i % len(KINDS)] if i < 3 else KINDS[(i - 3) % 2]
+            counts[kind] += 1
+            rows.append({"task_id": problem.id, "sample_index": i, "kind": kind,
+                         "completion": by_kind[kind]})
+    return rows, counts
+
+
+def lay_out(root: Path, problems: dict[str, Problem], rows: list[dict[str, Any]],
+            with_config: bool) -> dict[Sample, Path]:
+    """Write every sample into ``root/<category>/<name>/s<i>/`` next to a copy of its test."""
+    dirs: dict[Sample, Path] = {}
+    for row in rows:
+        problem = problems[row["task_id"]]
+        sample_dir = root / row["task_id"] / f"s{row['sample_index']}"
+        sample_dir.mkdir(parents=True)
+        (sample_dir / problem.extra["test_filename"]).write_text(problem.tests)
+        code = extract_code(row["completion"], problem.language)
+        (sample_dir / problem.extra["solution_filename"]).write_text(code)
+        if with_config:
+            (sample_dir / "jest.config.js").write_text(JEST_CONFIG)
+        dirs[(row["task_id"], row["sample_index"])] = sample_dir
+    return dirs
+
+
+def jest_command(node: NodeInfo, toolchain: Path, cwd: Path, out: Path,
+                 extra: list[str]) -> tuple[list[str], dict[str, str]]:
+    jest = toolchain / "node_modules" / "jest" / "bin" / "jest.js"
+    env = dict(os.environ, PYTEST_CODEGEN_TOOLCHAIN=str(toolchain), NODE_ENV="test")
+    env["PATH"] = os.pathsep.join([str(Path(node.path).parent), env.get("PATH", "")])
+    cmd = [node.path, str(jest), "--config", str(cwd / "jest.config.js"), "--ci", "--json",
+           f"--outputFile={out}", *extra]
+    return cmd, env
+
+
+def jest_verdicts(report: Path, dirs: dict[Sample, Path]) -> tuple[dict[Sample, bool], float]:
+    """Pass/fail per sample from a ``jest --json`` report, and the summed test durations (s)."""
+    by_dir = {str(d.resolve()): key for key, d in dirs.items()}
+    data = json.loads(report.read_text())
+    verdicts: dict[Sample, bool] = {}
+    body_ms = 0.0
+    for result in data["testResults"]:
+        key = by_dir.get(str(Path(result["name"]).resolve().parent))
+        if key is None:
+            continue
+        tests = result.get("assertionResults") or []
+        body_ms += sum(t.get("duration") or 0 for t in tests)
+        verdicts[key] = (result["status"] == "passed" and bool(tests)
+                         and all(t["status"] == "passed" for t in tests))
+    return verdicts, body_ms / 1000
+
+
+def run_single(node: NodeInfo, toolchain: Path, dirs: dict[Sample, Path],
+               subset: list[Sample]) -> tuple[float, dict[Sample, bool]]:
+    """One jest process per sample, two at a time."""
+
+    def one(key: Sample) -> tuple[Sample, bool]:
+        cwd = dirs[key]
+        out = cwd.parent / f"{cwd.name}.json"
+        cmd, env = jest_command(node, toolchain, cwd, out, ["--maxWorkers=1"])
+        subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False, timeout=300)
+        verdicts, _ = jest_verdicts(out, {key: cwd})
+        return key, verdicts.get(key, False)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        verdicts = dict(pool.map(one, subset))
+    return time.perf_counter() - start, verdicts
+
+
+def run_batched(node: NodeInfo, toolchain: Path, root: Path,
+                dirs: dict[Sample, Path]) -> tuple[float, dict[Sample, bool], float]:
+    """One jest run over the whole tree with two workers."""
+    out = root.parent / "batched.json"
+    cmd, env = jest_command(node, toolchain, root, out, ["--maxWorkers=2"])
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False, timeout=3600)
+    elapsed = time.perf_counter() - start
+    verdicts, body_s = jest_verdicts(out, dirs)
+    return elapsed, verdicts, body_s
+
+
+def run_plugin(samples: Path, n: int,
+               workdir: Path) -> tuple[float, dict[Sample, bool], int, float]:
+    """Wall time, verdicts, tests passed and the summed per-sample grading time (s)."""
+    out = workdir / "plugin-results.jsonl"
+    out.unlink(missing_ok=True)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
+                    str(SUITE), f"--codegen-samples={n}", "-n", "2", "-q",
+                    "-p", "no:cacheprovider", f"--codegen-results={out}"],
+                   cwd=workdir, stdout=subprocess.DEVNULL, check=False)
+    elapsed = time.perf_counter() - start
+    verdicts: dict[Sample, bool] = {}
+    tests_passed = 0
+    graded_s = 0.0
+    for line in out.read_text().splitlines():
+        r = json.loads(line)
+        verdicts[(r["task_id"], r["sample_index"])] = bool(r["passed"])
+        tests_passed += sum(1 for t in r.get("tests") or [] if t.get("status") == "passed")
+        graded_s += r.get("duration_s") or 0.0
+    return elapsed, verdicts, tests_passed, graded_s
+
+
+def spread(times: list[float]) -> str:
+    """``min-max ms/sample`` of the repeats (empty for one run)."""
+    return f", {min(times) * 1000:.0f}-{max(times) * 1000:.0f} ms" if len(times) > 1 else ""
+
+
+def disagreements(a: dict[Sample, bool], b: dict[Sample, bool]) -> list[Sample]:
+    return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", type=int, default=5, help="samples per problem")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--single", type=int, default=20,
+                        help="how many samples to time with one jest process each")
+    parser.add_argument("--single-all", action="store_true",
+                        help="time every sample with its own jest process")
+    args = parser.parse_args()
+
+    node = find_node()
+    toolchain = ensure_toolchain(node)
+    problems = load_webapp1k(SUITE, "react")
+    by_id = {p.id: p for p in problems}
+    rows, counts = build_samples(problems, args.samples)
+    total = len(rows)
+    keys: list[Sample] = [(r["task_id"], r["sample_index"]) for r in rows]
+    if args.single_all or args.single >= total:
+        subset = keys
+    else:
+        stride = max(1, total // args.single)
+        while stride > 1 and stride % args.samples == 0:
+            stride -= 1  # step across sample kinds, not along one of them
+        subset = keys[::stride][: args.single]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        samples = workdir / "samples.jsonl"
+        samples.write_text("".join(
+            json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
+            for r in rows))
+        batched_root = workdir / "batched"
+        batched_root.mkdir()
+        (batched_root / "jest.config.js").write_text(JEST_CONFIG)
+        batched_dirs = lay_out(batched_root, by_id, rows, with_config=False)
+        single_dirs = lay_out(workdir / "single", by_id, rows, with_config=True)
+
+        single_times, batched_times, plugin_times, body_times, graded_times = [], [], [], [], []
+        for _ in range(args.repeat):
+            t_single, v_single = run_single(node, toolchain, single_dirs, subset)
+            t_batched, v_batched, body_s = run_batched(node, toolchain, batched_root,
+                                                       batched_dirs)
+            t_plugin, v_plugin, tests_passed, graded_s = run_plugin(samples, args.samples,
+                                                                    workdir)
+            single_times.append(t_single / len(subset))
+            batched_times.append(t_batched / total)
+            plugin_times.append(t_plugin / total)
+            body_times.append(body_s)
+            graded_times.append(graded_s)
+
+    s1, s2, s3 = (statistics.median(x) for x in (single_times, batched_times, plugin_times))
+    body = statistics.median(body_times)
+    graded = statistics.median(graded_times)
+    diff_batched = disagreements(v_batched, v_plugin)
+    diff_single = disagreements(v_single, {k: v_plugin.get(k) for k in subset})
+    kinds = ", ".join(f"{counts[k]} {k}" for k in KINDS)
+    subset_note = "all" if len(subset) == total else f"subset of {len(subset)}"
+    ms = 1000
+    print(f"samples:                        {total} (48 problems x {args.samples}: {kinds})")
+    print(f"node / toolchain:               {node.version} ({node.source}) / {toolchain}")
+    print(f"(1) jest per sample, 2 at once: {s1 * ms:7.0f} ms/sample  "
+          f"({subset_note}; {len(subset) * s1:.1f} s, {1 / s1:5.1f} samples/s"
+          f"{spread(single_times)})")
+    print(f"(2) jest --maxWorkers=2, batch: {s2 * ms:7.0f} ms/sample  "
+          f"({total * s2:.1f} s, {1 / s2:5.1f} samples/s{spread(batched_times)})")
+    print(f"(3) pytest-codegen -n 2:        {s3 * ms:7.0f} ms/sample  "
+          f"({total * s3:.1f} s, {1 / s3:5.1f} samples/s{spread(plugin_times)})")
+    print(f"    of which grading (duration_s): {graded * ms / total:4.0f} ms/sample summed, "
+          f"{graded * ms / total / 2:.0f} ms/sample over 2 workers ({graded:.1f} s in all)")
+    print(f"ratio (1)/(3):                  {s1 / s3:7.2f}x (median of {args.repeat})")
+    print(f"ratio (2)/(3):                  {s2 / s3:7.2f}x (median of {args.repeat})")
+    print(f"test-body floor (run 2):        {body * ms / total:7.0f} ms/sample summed over "
+          f"tests, {body * ms / total / 2:.0f} ms/sample over 2 workers "
+          f"({body:.1f} s in all)")
+    print(f"samples passed (2) / (3):       {sum(v_batched.values())} / "
+          f"{sum(bool(v) for v in v_plugin.values())}; tests passed (3): {tests_passed}")
+    print(f"same verdicts (2) vs (3):       {not diff_batched}"
+          + (f" ({len(diff_batched)} differ, e.g. {diff_batched[:3]})" if diff_batched else ""))
+    print(f"same verdicts (1) vs (3):       {not diff_single} (on the {len(subset)} samples of (1))"
+          + (f" ({len(diff_single)} differ, e.g. {diff_single[:3]})" if diff_single else ""))
+
+
+if __name__ == "__main__":
+    main()
