@@ -715,6 +715,10 @@ class CodegenState:
             self.add_generation_stats(stats)
 
     def close(self) -> None:
+        import sys
+
+        if "pytest_codegen.sandbox" in sys.modules:  # stop the sample launcher, if started
+            sys.modules["pytest_codegen.sandbox"].Zygote.shutdown()
         if self._engine is not None:
             self._engine.close()
         if self.results is not None:

@@ -65,12 +65,12 @@ class Sandbox:
     def __init__(self, limits: Limits, hide: tuple[str, ...] = ()) -> None:
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
-        self.workdir = Path(tempfile.mkdtemp(prefix="codegen-sample-"))
+        zygote = Zygote.get(hide)
+        self.workdir = Path(tempfile.mkdtemp(prefix="sample-", dir=zygote.workroot))
         self.output = tempfile.TemporaryFile()
         self.uid = UID_BASE + os.getpid() if os.getuid() == 0 else os.getuid()
         if os.getuid() == 0:
             os.chown(self.workdir, self.uid, self.uid)
-        keep = _paths_to_keep()
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         config = {
@@ -80,12 +80,9 @@ class Sandbox:
             "memory_mb": limits.memory_mb,
             "max_procs": limits.max_procs,
             "file_size": limits.file_size,
-            "hide": list(hide),
-            "mask": _dirs_to_mask(keep),
-            "keep": keep,
         }
         try:
-            self.pid = Zygote.get().spawn(config, [req_r, resp_w, self.output.fileno()])
+            self.pid = zygote.spawn(config, [req_r, resp_w, self.output.fileno()])
         finally:
             os.close(req_r)
             os.close(resp_w)
@@ -181,6 +178,7 @@ class Sandbox:
 def _paths_to_keep() -> list[str]:
     """Where the child's Python finds its code: stdlib, site-packages, this package."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(CHILD_SCRIPT.parent)}
+    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
     paths.update(p for p in sys.path if p and os.path.isdir(p))
     return sorted(os.path.realpath(p) for p in paths)
 
@@ -227,12 +225,20 @@ class Zygote:
     _instance: Zygote | None = None
     _lock = threading.Lock()
 
-    def __init__(self) -> None:
+    def __init__(self, hide: tuple[str, ...]) -> None:
+        self.hide = hide
+        # The samples' working directories live here; other uids may pass, not list.
+        self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
+        os.chmod(self.workroot, 0o711)
+        keep = _paths_to_keep()
+        view = {"mask": _dirs_to_mask(keep), "keep": keep, "hide": list(hide),
+                "workroot": self.workroot}
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
         env.update(PATH="/usr/bin:/bin", HOME="/tmp", PYTHONHASHSEED="0")
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD_SCRIPT), "--zygote", str(child_sock.fileno())],
+            [sys.executable, "-I", str(CHILD_SCRIPT), "--zygote", str(child_sock.fileno()),
+             json.dumps(view)],
             pass_fds=(child_sock.fileno(),), env=env, cwd="/", stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
@@ -241,12 +247,23 @@ class Zygote:
         self.owner = os.getpid()
 
     @classmethod
-    def get(cls) -> Zygote:
+    def get(cls, hide: tuple[str, ...] = ()) -> Zygote:
         with cls._lock:
             z = cls._instance
-            if z is None or z.owner != os.getpid() or z.proc.poll() is not None:
-                cls._instance = z = cls()
+            if z is None or z.owner != os.getpid() or z.proc.poll() is not None \
+                    or z.hide != hide:
+                if z is not None and z.owner == os.getpid():
+                    z.stop()
+                cls._instance = z = cls(hide)
             return z
+
+    def stop(self) -> None:
+        self.sock.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.workroot, ignore_errors=True)
 
     def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
         with self._lock:
@@ -260,8 +277,7 @@ class Zygote:
     def shutdown(cls) -> None:
         with cls._lock:
             if cls._instance is not None and cls._instance.owner == os.getpid():
-                cls._instance.sock.close()
-                cls._instance.proc.wait(timeout=5)
+                cls._instance.stop()
             cls._instance = None
 
 

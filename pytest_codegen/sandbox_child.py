@@ -1,12 +1,15 @@
-"""The sandboxed side of Python execution: runs as ``python -I sandbox_child.py CONFIG``.
+"""The sandboxed side of Python execution: ``python -I sandbox_child.py --zygote FD VIEW``.
 
 It is started once per grading process as a *zygote* by :mod:`pytest_codegen.sandbox` and
-forks one fresh child per sample; it must not import the plugin. As root it
-first shuts itself in: new mount, network and PID namespaces (no network; empty private
-``/tmp``; suite files hidden; every process it starts dies with it), then drops to an
-unprivileged uid of its own and applies resource limits. Then it serves requests, one JSON line
-each, on two inherited pipes: ``load`` a candidate module, ``call`` a function or method in it,
-``getattr`` of an object, or ``program`` (run a whole program with its tests).
+forks one fresh child per sample; it must not import the plugin. As root the zygote first
+builds, once, the world samples see: an empty network namespace and a mount namespace where
+``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and read-only, the suite
+files are hidden, and only the Python installation and the samples' own working directories
+are bound back. Each sample's process then gets a PID namespace of its own (every process it
+starts dies with it), drops to an unprivileged uid and applies resource limits. Then it serves
+requests, one JSON line each, on two inherited pipes: ``load`` a candidate module, ``call`` a
+function or method in it, ``getattr`` of an object, or ``program`` (a whole program with its
+tests).
 """
 
 import ctypes
@@ -25,20 +28,29 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
 MS_REC, MS_PRIVATE = 16384, 1 << 18
 
 
+PRELOAD = ("typing", "re", "math", "collections", "itertools", "functools", "string", "heapq",
+           "bisect", "random", "hashlib", "statistics", "fractions", "operator", "copy", "enum",
+           "dataclasses", "calendar")
+_LIBC = []
+
+
 def _libc():
-    return ctypes.CDLL(None, use_errno=True)
+    # Loaded once, in the zygote: every CDLL instance builds new ctypes classes.
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
 
 
-def enter_namespaces(cfg):
-    """Private mounts and an own PID namespace (the zygote already left the network).
-    Returns False where not permitted.
+def build_view(cfg):
+    """In the zygote, once: no network, and the mount view every sample will see.
+    Returns False where namespaces are not permitted (then samples only get a uid and limits).
 
-    ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the user's home become empty private tmpfs; the
-    ``keep`` paths (the Python installation, site-packages, this package), which may live
-    under them, are bound back read-only at the same place so imports still work.
+    Masked directories become empty tmpfs that an unprivileged uid cannot write; ``keep``
+    paths under them (the Python installation, site-packages, this package, the samples'
+    working directories) are bound back at the same place, read-only except the last.
     """
     libc = _libc()
-    if libc.unshare(CLONE_NEWNS | CLONE_NEWPID) != 0:
+    if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) != 0:
         return _failed("unshare")
     if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         return _failed("making mounts private")
@@ -46,22 +58,27 @@ def enter_namespaces(cfg):
     for m in sorted(set(cfg["mask"]), key=len):  # a mask inside another one is redundant
         if os.path.isdir(m) and not any(_under(m, outer) for outer in masks):
             masks.append(m)
+    writable = cfg["workroot"]
     keep = {}
-    for path in cfg["keep"]:
-        if any(_under(path, m) for m in masks) and os.path.isdir(path):
+    for path in cfg["keep"] + [writable]:
+        # Only what lies strictly inside a masked directory needs binding back (a keep path
+        # like /tmp itself, from sys.path, would undo the mask).
+        inside = any(_under(path, m) and path != m for m in masks)
+        if inside and os.path.isdir(path) and not (path != writable and _under(writable, path)):
             keep[path] = os.open(path, os.O_PATH)
     # A hidden directory under a masked one is already out of sight.
     hides = [h for h in cfg["hide"] if os.path.isdir(h) and not any(_under(h, m) for m in masks)]
     for target in masks + hides:
         if libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                      b"size=16m,mode=1777") != 0:
+                      b"size=1m,mode=0755") != 0:
             return _failed(f"mounting a tmpfs on {target}")
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
         source = f"/proc/self/fd/{fd}".encode()
         if libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
             return _failed(f"binding {path}")
-        libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+        if path != writable:
+            libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
         os.close(fd)
     return True
 
@@ -173,11 +190,13 @@ class Server:
         return None
 
 
-def run_sample(cfg, wire):
+def run_sample(cfg, wire, isolated):
     """Confine this process (and what it forks) and serve the sample's requests."""
     rfd, wfd = cfg["fds"]
     as_root = os.getuid() == 0
-    if as_root and enter_namespaces(cfg):
+    # Scratch files go to the sample's own directory: /tmp is not writable.
+    os.environ["HOME"] = os.environ["TMPDIR"] = cfg["workdir"]
+    if as_root and isolated and _libc().unshare(CLONE_NEWPID) == 0:
         pid = os.fork()  # the child is PID 1 of the new namespace: when it ends, all it forked dies
         if pid:
             os.write(wfd, json.dumps({"pid": pid, "isolation": "namespaces+uid"}).encode() + b"\n")
@@ -208,28 +227,45 @@ def run_sample(cfg, wire):
     os._exit(0)
 
 
-def zygote(sock_fd):
+def zygote(sock_fd, view):
     """Fork a fresh, confined child per request, from a process that has already paid for
-    the interpreter start-up and imports (a few ms per sample instead of tens)."""
+    the interpreter start-up, the imports and the mount view (a few ms per sample instead of
+    tens)."""
     import socket
 
     wire = _import_wire()
-    # One empty network namespace (no interfaces, loopback down) for all the samples this
-    # zygote forks: a fresh one per sample would cost ~6 ms each.
-    if os.getuid() == 0:
-        _libc().unshare(CLONE_NEWNET)
+    # Modules generated code imports all the time: imported once here, they are already
+    # loaded in every forked child instead of costing milliseconds each time.
+    for name in PRELOAD:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    isolated = os.getuid() == 0 and build_view(view)
     # Samples whose supervisor was killed first are re-parented here, not to init (which may
     # never reap them), and SIGCHLD ignored lets the kernel reap them at once.
     _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     sock = socket.socket(fileno=sock_fd)
+    # Objects that exist now are never collected here: forked children then do not write to
+    # (and so copy) every page of them when their garbage collector runs.
+    import gc
+
+    gc.freeze()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         except OSError:
             break
         if not message:
-            break  # the grader is gone
+            # The grader is gone. Stay until every child has ended: a sample re-parented
+            # here is reaped here, not left a zombie to an init that may never reap it.
+            try:
+                while True:
+                    os.waitpid(-1, 0)
+            except ChildProcessError:
+                pass
+            break
         cfg = json.loads(message)
         pid = os.fork()
         if pid == 0:
@@ -243,7 +279,7 @@ def zygote(sock_fd):
                 os.close(out)
                 os.chdir(cfg["workdir"])
                 cfg["fds"] = [req_r, resp_w]
-                run_sample(cfg, wire)
+                run_sample(cfg, wire, isolated)
             finally:
                 os._exit(1)
         for fd in fds:
@@ -260,10 +296,7 @@ def _import_wire():
 
 
 def main():
-    if sys.argv[1] == "--zygote":
-        zygote(int(sys.argv[2]))
-    else:
-        run_sample(json.loads(sys.argv[1]), _import_wire())
+    zygote(int(sys.argv[2]), json.loads(sys.argv[3]))
 
 
 if __name__ == "__main__":
