@@ -455,6 +455,7 @@ _CSS = """
   --accent: #2f6fde; --head: #1b2330; --code-bg: #f7f8fa;
   --passed: #2da44e; --failed: #cf222e; --error: #e16f24; --timeout: #d4a72c;
   --crashed: #8250df; --unextractable: #8c959f; --missing: #c9ced4; --api_error: #3d4a5c;
+  --quarantined: #a475f9;
   --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace;
 }
 * { box-sizing: border-box; }
@@ -637,11 +638,12 @@ _JS = r"""
   var LABELS = {
     passed: 'passed', failed: 'failed', error: 'error', timeout: 'timeout',
     crashed: 'crashed', unextractable: 'unextractable', missing: 'missing',
-    api_error: 'API error'
+    api_error: 'API error', quarantined: 'quarantined'
   };
   var COLORS = {
     passed: '#2da44e', failed: '#cf222e', error: '#e16f24', timeout: '#d4a72c',
-    crashed: '#8250df', unextractable: '#8c959f', missing: '#c9ced4', api_error: '#3d4a5c'
+    crashed: '#8250df', unextractable: '#8c959f', missing: '#c9ced4', api_error: '#3d4a5c',
+    quarantined: '#a475f9'
   };
   var SERIES = ['#2f6fde', '#e16f24', '#2da44e', '#8250df', '#cf222e', '#1b7c83',
     '#bf3989', '#6e7781'];
