@@ -121,7 +121,7 @@ def test_check_references_quarantines_broken_problems(pytester, tiny):
 
 def test_reruns_flag_unstable_verdicts(pytester, tiny):
     # Fails on its first execution, passes afterwards: a flaky verdict.
-    flaky = ("    import os\n    marker = '/tmp/ran-before'\n"
+    flaky = ("    import os\n    marker = 'ran-before'\n"
              "    if os.path.exists(marker):\n        return a + b\n"
              "    open(marker, 'w').close()\n    return 0\n")
     replay = write_replay(pytester.path / "replay.jsonl",
@@ -130,7 +130,7 @@ def test_reruns_flag_unstable_verdicts(pytester, tiny):
                                            "tiny.jsonl::tiny_add", "--codegen-reruns=2",
                                            "--codegen-results=r.jsonl")
     (record,) = read_results(pytester.path / "r.jsonl")
-    # each execution has a fresh private /tmp: the marker never survives, so it is stable
+    # each execution has a fresh working directory: the marker never survives, so it is stable
     assert record["reruns"] == ["failed", "failed"] and record["unstable"] is False
     assert "unstable verdicts" not in result.stdout.str()
 
