@@ -611,9 +611,7 @@ class CodegenState:
             return
         if str(record.get("error", "")).startswith("not graded: "):  # a worker's tripwire
             self.tripwire_reason.setdefault(record["suite"], record["error"][len("not graded: "):])
-        self.records[record["nodeid"]] = record
-        if self.results is not None:
-            self.results.write(record)
+        self.on_report_record(record)
         self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
 
     def finish(self, session: pytest.Session) -> None:
@@ -684,6 +682,7 @@ class CodegenState:
             })
 
     def on_report_record(self, record: dict[str, Any]) -> None:
+        """Keep a sample's record and append it to the results file at once."""
         self.records[record["nodeid"]] = record
         if self.results is not None:
             self.results.write(record)
