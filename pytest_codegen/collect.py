@@ -20,14 +20,19 @@ if TYPE_CHECKING:
     from .outcomes import Verdict
 
 
+def state_of(config: pytest.Config) -> Any:
+    # plugin imports this module lazily; importing it back at call time avoids a cycle.
+    from .plugin import state_of as get
+
+    return get(config)
+
+
 class SuiteFile(pytest.File):
     """A suite file (or a built-in suite); its children are the samples of its problems."""
 
     suite_name: str = ""
 
     def collect(self) -> Iterator[SampleItem]:
-        from .plugin import state_of
-
         state = state_of(self.config)
         try:
             problems = self.config.hook.pytest_codegen_load_suite(path=self.path,
@@ -67,12 +72,6 @@ def _grade(request: pytest.FixtureRequest, codegen_model: Any) -> None:
     request.node.grade(codegen_model)
 
 
-def state_of(config: pytest.Config) -> Any:
-    from .plugin import state_of as get
-
-    return get(config)
-
-
 class SampleItem(pytest.Function):
     """One sample of one problem: generate (setup), execute and check (call)."""
 
@@ -99,13 +98,9 @@ class SampleItem(pytest.Function):
 
     def setup(self) -> None:
         super().setup()
-        from .plugin import state_of
-
         state_of(self.config).generate(self)
 
     def grade(self, model: Any) -> None:
-        from .plugin import state_of
-
         state_of(self.config).grade(self)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -113,19 +108,20 @@ class SampleItem(pytest.Function):
         return self.path, None, f"{problem.suite}: {problem.id} sample {self.sample_index}"
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:  # type: ignore[override]
-        from .plugin import SampleFailed, SampleNotGenerated
-
-        if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
+        return _grading_message(excinfo) or super().repr_failure(excinfo, style=style)
 
     def _repr_failure_py(self, excinfo: Any, style: Any = None) -> Any:
         # pytest renders setup errors (generation, suite checks) through this one.
-        from .plugin import SampleFailed, SampleNotGenerated
+        return _grading_message(excinfo) or super()._repr_failure_py(excinfo, style=style)
 
-        if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
-            return str(excinfo.value)
-        return super()._repr_failure_py(excinfo, style=style)
+
+def _grading_message(excinfo: Any) -> str | None:
+    """The short headline of a grading outcome; None for a real error (full traceback)."""
+    from .plugin import SampleFailed, SampleNotGenerated
+
+    if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
+        return str(excinfo.value)
+    return None
 
 
 def make_builtin_file(session: pytest.Session, name: str, path: Path) -> SuiteFile:

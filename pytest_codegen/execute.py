@@ -14,6 +14,7 @@ import ast
 import linecache
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,22 +70,35 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
     source = python_candidate(problem.prompt, code, entry)
     test_file = f"<tests of {problem.id}>"
     namespace = _load_tests(problem, test_file)
+
+    def grade(box: Sandbox) -> None:
+        candidate = call_remote(box, {"op": "load", "source": source, "entry": entry})
+        if isinstance(candidate, Remote):
+            object.__setattr__(candidate, "_name", entry)
+        # Tests may also call the entry point by name (HumanEval/33 does).
+        namespace[entry] = candidate
+        namespace["check"](candidate)
+
+    return _grade_in_sandbox(limits, hide, problems.MODE_PYTHON_CALL, grade,
+                             lambda e: _classify(e, test_file))
+
+
+def _grade_in_sandbox(limits: Limits, hide: tuple[str, ...], mode: str,
+                      grade: Callable[[Sandbox], None],
+                      classify: Callable[[Exception], Verdict]) -> Verdict:
+    """Run ``grade`` against a fresh sandbox; it passes unless it raises. A timeout or a
+    crash is the sandbox's verdict; any other exception is ``classify``'s to judge."""
     with Sandbox(limits, hide) as box:
-        verdict = Verdict(outcomes.PASSED, mode=problems.MODE_PYTHON_CALL)
         try:
-            candidate = call_remote(box, {"op": "load", "source": source, "entry": entry})
-            if isinstance(candidate, Remote):
-                object.__setattr__(candidate, "_name", entry)
-            # Tests may also call the entry point by name (HumanEval/33 does).
-            namespace[entry] = candidate
-            namespace["check"](candidate)
+            grade(box)
+            verdict = Verdict(outcomes.PASSED)
         except SampleTimeout as e:
             verdict = Verdict(outcomes.TIMEOUT, str(e))
         except SampleCrashed as e:
             verdict = Verdict(outcomes.CRASHED, str(e))
         except Exception as e:  # noqa: BLE001 - every way a sample can fail is a verdict
-            verdict = _classify(e, test_file)
-        verdict.mode = problems.MODE_PYTHON_CALL
+            verdict = classify(e)
+        verdict.mode = mode
         verdict.isolation = box.isolation
         verdict.stdout = box.output_tail()
     return verdict
@@ -162,23 +176,18 @@ def run_python_program(problem: Problem, code: str, limits: Limits,
 
     func = extract_function(code, problem.extra["func_name"]) or code
     program = splice(problem, func)
-    with Sandbox(limits, hide) as box:
-        try:
-            call_remote(box, {"op": "program", "sample": func, "program": program})
-            verdict = Verdict(outcomes.PASSED)
-        except SampleTimeout as e:
-            verdict = Verdict(outcomes.TIMEOUT, str(e))
-        except SampleCrashed as e:
-            verdict = Verdict(outcomes.CRASHED, str(e))
-        except Exception as e:  # noqa: BLE001
-            kind = getattr(e, "candidate_type", type(e).__name__)
-            outcome = outcomes.FAILED if kind == "AssertionError" else outcomes.ERROR
-            verdict = Verdict(outcome, f"{kind}: {e}" if str(e) else kind)
-            verdict.stderr = getattr(e, "candidate_traceback", "")
-        verdict.mode = problems.MODE_PYTHON_PROGRAM
-        verdict.isolation = box.isolation
-        verdict.stdout = box.output_tail()
-    return verdict
+
+    def classify(e: Exception) -> Verdict:
+        kind = getattr(e, "candidate_type", type(e).__name__)
+        outcome = outcomes.FAILED if kind == "AssertionError" else outcomes.ERROR
+        verdict = Verdict(outcome, f"{kind}: {e}" if str(e) else kind)
+        verdict.stderr = getattr(e, "candidate_traceback", "")
+        return verdict
+
+    return _grade_in_sandbox(
+        limits, hide, problems.MODE_PYTHON_PROGRAM,
+        lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
+        classify)
 
 
 def hidden_paths(paths: list[Path]) -> tuple[str, ...]:
