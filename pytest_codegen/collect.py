@@ -27,6 +27,10 @@ def state_of(config: pytest.Config) -> Any:
     return get(config)
 
 
+# Outer time allowed for one repair round's model request (with its retries).
+REPAIR_REQUEST_BUDGET_S = 900
+
+
 class SuiteFile(pytest.File):
     """A suite file (or a built-in suite); its children are the samples of its problems."""
 
@@ -87,10 +91,13 @@ class SampleItem(pytest.Function):
         if parent_id is not None and hasattr(parent_id, "with_params"):
             self._id = parent_id.child(problem.node_name).with_params(f"s{sample_index}")
         # pytest-timeout stays the outer guard of the execution, above the sample limit (and
-        # its reruns); generation, in setup, has its own retry budget.
+        # its reruns); generation, in setup, has its own retry budget, and so does each
+        # repair round's request.
         opts = state_of(self.config).settings
-        self.add_marker(pytest.mark.timeout(opts.timeout * (1 + opts.reruns) + 60,
-                                            func_only=True))
+        executions = 1 + opts.reruns + opts.repair_rounds
+        self.add_marker(pytest.mark.timeout(
+            opts.timeout * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
+            func_only=True))
         self.completion: Any = None
         self.code = ""
         self.verdict: Verdict | None = None

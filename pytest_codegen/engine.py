@@ -371,6 +371,9 @@ class GenerationEngine:
                 state = Path(cache_dir) / "ratelimit" / f"{name}.json"
                 state.parent.mkdir(parents=True, exist_ok=True)
             self._bucket = _TokenBucket(rate_limit, state)
+        # Bounds requests in flight: the worker threads, plus a caller that runs a queued
+        # sample itself rather than wait behind the queue, share these slots.
+        self._in_flight = threading.BoundedSemaphore(self.concurrency)
         self._lock = threading.Lock()
         self._wakeup = threading.Condition(self._lock)
         self._slots: dict[str, _Slot] = {}
@@ -675,9 +678,11 @@ class GenerationEngine:
         estimate = len(first.prompt.text + (first.prompt.system or "")) // 4
         if self._bucket is not None:
             self._count(rate_limit_wait_s=self._bucket.acquire(estimate, self._stop))
-        start = time.monotonic()
         try:
-            completions = list(self.model.generate(request))
+            with self._in_flight:
+                start = time.monotonic()
+                completions = list(self.model.generate(request))
+                elapsed = time.monotonic() - start
             if len(completions) != len(mine):
                 raise ModelError(
                     f"model {self.model.spec!r} returned {len(completions)} completions "
@@ -692,7 +697,6 @@ class GenerationEngine:
             if not isinstance(e, Exception):
                 raise
             return
-        elapsed = time.monotonic() - start
         used = 0
         for (slot, claim), completion in zip(mine, completions, strict=True):
             used += (completion.prompt_tokens or 0) + (completion.completion_tokens or 0)

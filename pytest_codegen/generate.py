@@ -55,6 +55,9 @@ class GenerationRequest:
     prompt: Prompt
     sample_indices: tuple[int, ...]
     params: SamplingParams = SamplingParams()
+    #: 0 for the first answer; r for the r-th error-debugging round (the prompt then holds
+    #: the failed code and its test log).
+    repair_round: int = 0
 
     @property
     def n(self) -> int:
@@ -130,25 +133,36 @@ class ReplayModel(Model):
 
     One JSON object per line with ``task_id`` and ``completion``; an optional
     ``sample_index`` places a line, otherwise the i-th line of a task is its sample i.
+    Lines with ``repair_round`` r (and a ``sample_index``) answer that sample's r-th
+    error-debugging round.
     """
 
     def __init__(self, path: str | Path, spec: str | None = None) -> None:
         self.path = Path(path)
         self.spec = spec or f"replay:{path}"
-        self.samples = load_replay(self.path)
+        self.samples, self.repairs = load_replay(self.path)
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
-        recorded = self.samples.get(request.problem.id, {})
+        task = request.problem.id
+        if request.repair_round:
+            recorded = {i: self.repairs[(task, i, request.repair_round)]
+                        for i in request.sample_indices
+                        if (task, i, request.repair_round) in self.repairs}
+        else:
+            recorded = self.samples.get(task, {})
         return [
             Completion(text=recorded[i]) if i in recorded else Completion(missing=True)
             for i in request.sample_indices
         ]
 
 
-def load_replay(path: Path) -> dict[str, dict[int, str]]:
-    """Read a samples file into ``{task_id: {sample_index: completion}}``."""
+def load_replay(path: Path) -> tuple[dict[str, dict[int, str]],
+                                     dict[tuple[str, int, int], str]]:
+    """Read a samples file into ``{task_id: {sample_index: completion}}`` and the repair
+    answers ``{(task_id, sample_index, round): completion}``."""
     opener = gzip.open if path.suffix == ".gz" else open
     samples: dict[str, dict[int, str]] = {}
+    repairs: dict[tuple[str, int, int], str] = {}
     try:
         with opener(path, "rt", encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
@@ -163,6 +177,20 @@ def load_replay(path: Path) -> dict[str, dict[int, str]]:
                     raise ModelError(f"{where}: a sample needs 'task_id' and 'completion'")
                 if not isinstance(row["completion"], str):
                     raise ModelError(f"{where}: 'completion' must be a string")
+                repair_round = row.get("repair_round", 0)
+                if not isinstance(repair_round, int) or isinstance(repair_round, bool) \
+                        or repair_round < 0:
+                    raise ModelError(f"{where}: 'repair_round' must be a non-negative integer")
+                if repair_round:
+                    index = row.get("sample_index")
+                    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+                        raise ModelError(f"{where}: a repair answer needs its 'sample_index'")
+                    key = (str(row["task_id"]), index, repair_round)
+                    if key in repairs:
+                        raise ModelError(f"{where}: duplicate repair round {repair_round} of "
+                                         f"sample {index} of {row['task_id']!r}")
+                    repairs[key] = row["completion"]
+                    continue
                 task = samples.setdefault(str(row["task_id"]), {})
                 index = row.get("sample_index", len(task))
                 if not isinstance(index, int) or isinstance(index, bool) or index < 0:
@@ -172,9 +200,5 @@ def load_replay(path: Path) -> dict[str, dict[int, str]]:
                 task[index] = row["completion"]
     except OSError as e:
         raise ModelError(f"cannot read replay file {path}: {e.strerror}") from None
-    return samples
+    return samples, repairs
 
-
-def build_prompt(problem: Problem, system: str | None = None) -> Prompt:
-    """The prompt a model sees for ``problem``: the suite's own text, verbatim."""
-    return Prompt(text=problem.prompt, system=system)

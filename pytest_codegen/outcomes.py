@@ -22,6 +22,8 @@ QUARANTINED = "quarantined"  # the problem's own reference fails on this machine
 
 GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
 NOT_GRADED = (MISSING, API_ERROR, QUARANTINED)
+# Verdicts an error-debugging round may try to fix.
+REPAIRABLE = (FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
 ALL = GRADED + NOT_GRADED
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from . import outcomes, settings
-from .generate import Completion, GenerationRequest, Model, ModelError, build_prompt
+from .generate import Completion, GenerationRequest, Model, ModelError
 from .problems import Problem
 
 STATE_KEY = pytest.StashKey["CodegenState"]()
@@ -322,15 +322,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         tr.write_line(f"stopped early: {reason}", yellow=True)
     if state.settings.html is not None:
         tr.write_line(f"html report: {state.settings.html}")
-    stats = state.generation_stats
-    if stats:
-        tr.write_line(
-            f"generation: {int(stats.get('requests', 0))} requests, "
-            f"{int(stats.get('samples_generated', 0))} samples generated, "
-            f"{int(stats.get('cache_hits', 0))} from cache, "
-            f"{int(stats.get('errors', 0))} API errors, "
-            f"tokens {int(stats.get('prompt_tokens', 0))} in / "
-            f"{int(stats.get('completion_tokens', 0))} out")
+    if state.settings.repair_rounds:
+        from .report import repair_lines
+        from .score import repair_curve
+
+        for line in repair_lines(repair_curve(state.records.values(),
+                                              state.settings.repair_rounds)):
+            tr.write_line(line)
+    if state.generation_stats:
+        from .report import generation_lines
+
+        for line in generation_lines(state.generation_stats, state.records.values(),
+                                     state.price()):
+            tr.write_line(line)
     if state.results is not None:
         tr.write_line(f"results: {state.results.path}")
 
@@ -435,15 +439,22 @@ class CodegenState:
             cache_dir = self.settings.cache
             if cache_dir is None and getattr(self.config, "cache", None) is not None:
                 cache_dir = self.config.cache.mkdir("codegen-generations")
+            from .engine import RateLimit
+
             self._engine = GenerationEngine(
                 model, cache_dir=cache_dir, concurrency=self.settings.concurrency,
-                regenerate=self.settings.regenerate, since=self.started_at)
+                regenerate=self.settings.regenerate, since=self.started_at,
+                rate_limit=RateLimit(self.settings.requests_per_minute,
+                                     self.settings.tokens_per_minute))
         return self._engine
 
-    def job(self, item: Any) -> Any:
+    def job(self, item: Any, prompt: Any = None) -> Any:
         from .engine import Job
+        from .prompts import build_prompt
 
-        prompt = build_prompt(item.problem, self.settings.system_prompt)
+        if prompt is None:
+            prompt = build_prompt(item.problem, self.settings.system_prompt,
+                                  self.settings.prompt_template)
         return Job(item.problem, prompt, item.sample_index, self.settings.params)
 
     def prefetch(self, items: list[Any]) -> None:
@@ -481,19 +492,7 @@ class CodegenState:
             reason = f"cannot be solved as shipped: {problem.extra['unsolvable']}"
             item.record = self._record(item, outcomes.ERROR, error=reason)
             raise SampleFailed(f"error: {reason}")
-        started = time.monotonic()
-        engine = self.engine_for(model)
-        if engine is not None:
-            completion = engine.get(self.job(item))
-        else:
-            job = self.job(item)
-            request = GenerationRequest(problem, job.prompt, (item.sample_index,), job.params)
-            completions = list(model.generate(request))
-            completion = completions[0] if completions else Completion(
-                error="the model returned no completion")
-        if completion.latency_s is None:
-            completion = Completion(**{**completion.__dict__,
-                                       "latency_s": round(time.monotonic() - started, 4)})
+        completion = self.request(model, self.job(item))
         item.completion = completion
         if completion.missing:
             item.record = self._record(item, outcomes.MISSING, error="no such sample")
@@ -502,6 +501,63 @@ class CodegenState:
         if completion.error:
             item.record = self._record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
+
+    def request(self, model: Model, job: Any, repair_round: int = 0) -> Completion:
+        """One completion for ``job``: through the engine for our own HTTP models (cached,
+        concurrent), straight from the model otherwise."""
+        started = time.monotonic()
+        engine = self.engine_for(model)
+        if engine is not None:
+            completion = engine.get(job)
+        else:
+            request = GenerationRequest(job.problem, job.prompt, (job.sample_index,),
+                                        job.params, repair_round=repair_round)
+            completions = list(model.generate(request))
+            completion = completions[0] if completions else Completion(
+                error="the model returned no completion")
+        if completion.latency_s is None:
+            completion = Completion(**{**completion.__dict__,
+                                       "latency_s": round(time.monotonic() - started, 4)})
+        return completion
+
+    def repair(self, item: Any, verdict: Any) -> None:
+        """Error-debugging rounds: ask again with the failed code and its test log until a
+        round passes. The sample's own verdict (and pass@k) stays that of its first answer;
+        the rounds are kept in its record for the per-round pass@1."""
+        from .execute import execute
+        from .prompts import repair_prompt
+        from .report import short_error
+
+        problem: Problem = item.problem
+        model = item.funcargs["codegen_model"]
+        first = self.job(item).prompt
+        code, rounds = item.code or item.completion.text, []
+        log = "\n".join(p for p in (verdict.message, verdict.stderr) if p)
+        for repair_round in range(1, self.settings.repair_rounds + 1):
+            prompt = repair_prompt(problem, first, code, log)
+            completion = self.request(model, self.job(item, prompt), repair_round)
+            entry: dict[str, Any] = {"round": repair_round, **{
+                k: getattr(completion, k) for k in ("prompt_tokens", "completion_tokens",
+                                                    "latency_s", "cached")
+                if getattr(completion, k) not in (None, False)}}
+            if completion.missing or completion.error:
+                entry.update(outcome=outcomes.MISSING if completion.missing
+                             else outcomes.API_ERROR, error=completion.error or "no such sample")
+                rounds.append(entry)
+                break  # nothing to grade: the sample stays as it was
+            code, round_verdict = execute(problem, completion.text, self.limits(),
+                                          jest=self.jest_runner() if problem.mode == "jest"
+                                          else None, hide=self.hidden(item))
+            entry.update(outcome=round_verdict.outcome, completion=completion.text, code=code,
+                         error=short_error(round_verdict.message))
+            rounds.append(entry)
+            item.add_report_section("call", f"repair round {repair_round}: "
+                                    f"{round_verdict.outcome}", code)
+            if round_verdict.passed:
+                break
+            log = "\n".join(p for p in (round_verdict.message, round_verdict.stderr) if p)
+        item.record["repairs"] = rounds
+        self._price(item.record, rounds)
 
     def reference_failure(self, problem: Problem, item: Any) -> str | None:
         """Why the problem's own reference fails here (None when it passes); once per problem."""
@@ -552,6 +608,8 @@ class CodegenState:
                 for _ in range(self.settings.reruns)]
             item.record["reruns"] = seen[1:]
             item.record["unstable"] = len(set(seen)) > 1
+        if self.settings.repair_rounds and verdict.outcome in outcomes.REPAIRABLE:
+            self.repair(item, verdict)
         if code:
             item.add_report_section("call", "generated code", code)
         if verdict.stdout.strip():
@@ -581,10 +639,30 @@ class CodegenState:
                 duration_s: float = 0.0) -> dict[str, Any]:
         from .report import make_record
 
-        return make_record(
+        record = make_record(
             nodeid=item.nodeid, problem=item.problem, sample_index=item.sample_index,
             outcome=outcome, model=self.model_spec, duration_s=duration_s,
             completion=item.completion, code=item.code, error=error, verdict=verdict)
+        self._price(record, [record])
+        return record
+
+    def price(self) -> tuple[float, float] | None:
+        """The configured price of this run's model (USD per million tokens in, out)."""
+        from .prompts import price_of
+
+        return price_of(self.settings.prices, self.model_spec,
+                        getattr(self._model, "spec", None))
+
+    def _price(self, record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+        """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""
+        from .prompts import cost_usd
+
+        price = self.price()
+        if price is None:
+            return
+        cost = sum(cost_usd(price, p.get("prompt_tokens"), p.get("completion_tokens"))
+                   for p in parts)
+        record["cost_usd"] = round(record.get("cost_usd", 0.0) + cost, 8)
 
     def record_for_unexpected(self, item: Any, report: pytest.TestReport) -> dict[str, Any]:
         message = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []

@@ -38,7 +38,7 @@ def make_record(*, nodeid: str, problem: Any, sample_index: int, outcome: str, m
         "mode": verdict.mode if verdict is not None else problem.mode,
         "completion": completion.text if completion is not None else None,
         "code": code,
-        "error": _truncate(error, ERROR_CHARS),
+        "error": short_error(error),
     }
     if completion is not None:
         for field in ("prompt_tokens", "completion_tokens", "latency_s", "cached"):
@@ -67,6 +67,11 @@ def missing_record(nodeid: str, model: str, reason: str) -> dict[str, Any]:
         "duration_s": 0.0, "model": model, "mode": "", "completion": None, "code": "",
         "error": reason,
     }
+
+
+def short_error(text: str | None) -> str:
+    """An error message as records keep it."""
+    return _truncate(text, ERROR_CHARS)
 
 
 def _truncate(text: str | None, limit: int, keep: str = "start") -> str:
@@ -142,3 +147,42 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
         return "  ".join(left + right).rstrip()
 
     return [fmt(header)] + [fmt(r) for r in body]
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def generation_lines(stats: dict[str, float], records: Iterable[dict[str, Any]],
+                     price: tuple[float, float] | None) -> list[str]:
+    """Summary lines on generation: requests, tokens, latency and (when priced) cost."""
+    from .prompts import cost_usd
+
+    records = list(records)
+    lines = [
+        f"generation: {int(stats.get('requests', 0))} requests, "
+        f"{int(stats.get('samples_generated', 0))} samples generated, "
+        f"{int(stats.get('cache_hits', 0))} from cache, {int(stats.get('errors', 0))} API "
+        f"errors, tokens {int(stats.get('prompt_tokens', 0))} in / "
+        f"{int(stats.get('completion_tokens', 0))} out"]
+    fresh = [r["latency_s"] for r in records if r.get("latency_s") is not None
+             and not r.get("cached")]
+    if fresh:
+        lines.append(f"latency per sample: median {_quantile(fresh, 0.5):.2f} s, "
+                     f"p95 {_quantile(fresh, 0.95):.2f} s ({len(fresh)} samples generated "
+                     "in this run)")
+    if price is not None:
+        total = sum(r.get("cost_usd", 0.0) for r in records)
+        spent = cost_usd(price, int(stats.get("prompt_tokens", 0)),
+                         int(stats.get("completion_tokens", 0)))
+        lines.append(f"cost: ${total:.4f} for these {len(records)} samples, ${spent:.4f} "
+                     f"spent in this run (at ${price[0]:g} / ${price[1]:g} per million tokens "
+                     "in / out)")
+    return lines
+
+
+def repair_lines(curve: dict[str, list[float]]) -> list[str]:
+    """One line per suite: pass@1 after each error-debugging round."""
+    return [f"repair rounds, pass@1 of {suite}: " + " -> ".join(
+        f"{value:.3f}" for value in values) for suite, values in curve.items()]

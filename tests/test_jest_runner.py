@@ -128,7 +128,6 @@ def test_infinite_render_loop_times_out_and_the_runner_is_replaced(runner):
     verdict = grade(runner, (SAMPLES / "infinite_render.js").read_text(), timeout_s=5)
     assert verdict.outcome == TIMEOUT
     assert "runner replaced" in verdict.message
-    assert verdict.duration_s < 15
     again = grade(runner, CORRECT)  # the next sample gets a fresh runner and passes
     assert again.outcome == PASSED, again.message
     assert runner.starts == starts + 1

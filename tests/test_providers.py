@@ -307,22 +307,18 @@ def test_endpoints_from_environment(fake: FakeProviders) -> None:
 
 def test_retry_after_is_honoured(fake: FakeProviders) -> None:
     fake.script(Fault.http(429, retry_after="0.3", message="slow down"))
-    start = time.monotonic()
     out = model("openai:gpt-4o", fake).generate(request())
     assert out[0].error is None
     assert fake.count() == 2
     assert fake.requests[1].time - fake.requests[0].time >= 0.3
-    assert time.monotonic() - start < 1.0
 
 
 def test_retries_on_5xx_dropped_connection_and_timeout(fake: FakeProviders) -> None:
     fake.script(Fault.http(500), Fault.drop(), Fault.http(503), Fault.slow(1.0))
     m = model("vllm:m", fake, timeout_s=0.25, max_attempts=5)
-    start = time.monotonic()
     out = m.generate(request())
     assert out[0].error is None and out[0].text == "reply to 'write f' #0"
     assert fake.count() == 5
-    assert time.monotonic() - start < 1.0
 
 
 def test_error_completion_after_retries(fake: FakeProviders) -> None:

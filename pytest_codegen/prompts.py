@@ -1,0 +1,134 @@
+"""What a model is asked: the first prompt, user templates, repair prompts, and prices.
+
+Each suite format's own prompt is built by its loader and kept as ``problem.prompt``:
+WebApp1K's ``Generate {file} to pass the tests below: ... RETURN CODE ONLY.``, CodeBenchGen's
+Exec-CSN instruction around the file context, HumanEval's signature and docstring. A user
+template (``--codegen-prompt-template``) rewrites it with named fields; a failed sample's
+repair round (``--codegen-repair-rounds``) asks again with the failed code and its test log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from .generate import Prompt
+from .problems import MODE_JEST, Problem
+
+# Fields a template may use. Only these braces are filled: code in a template (JavaScript,
+# dict literals) keeps its own braces untouched.
+FIELDS = ("prompt", "task_id", "category", "suite", "language", "file", "tests", "entry_point")
+_FIELD = re.compile(r"\{(" + "|".join(FIELDS) + r")\}")
+
+# The test log a repair prompt quotes: its end, where the failing check is.
+REPAIR_LOG_CHARS = 3000
+
+
+def fields_of(problem: Problem) -> dict[str, str]:
+    extra = problem.extra
+    return {
+        "prompt": problem.prompt,
+        "task_id": problem.id,
+        "category": problem.category,
+        "suite": problem.suite,
+        "language": problem.language,
+        "file": str(extra.get("solution_filename") or ""),  # the file a React test imports
+        "tests": problem.tests,
+        "entry_point": str(extra.get("entry_point") or extra.get("func_name") or ""),
+    }
+
+
+def fill(template: str, fields: Mapping[str, str]) -> str:
+    return _FIELD.sub(lambda m: fields[m.group(1)], template)
+
+
+def read_templates(specs: Iterable[str], *, base: Path) -> dict[str | None, str]:
+    """``[SUITE=]PATH`` entries as ``{suite or None: template text}``; ``ValueError`` says
+    which entry is wrong."""
+    templates: dict[str | None, str] = {}
+    for spec in specs:
+        suite, eq, path_text = spec.partition("=")
+        if not eq:
+            suite, path_text = "", spec
+        suite = suite.strip() or None
+        path = Path(path_text.strip()).expanduser()
+        path = path if path.is_absolute() else base / path
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValueError(f"cannot read prompt template {path}: "
+                             f"{getattr(e, 'strerror', None) or e}") from None
+        if not _FIELD.search(text):
+            raise ValueError(f"prompt template {path} uses none of the fields "
+                             f"{', '.join('{' + f + '}' for f in FIELDS)}")
+        if suite in templates:
+            raise ValueError(f"two prompt templates for {suite or 'every suite'}")
+        templates[suite] = text
+    return templates
+
+
+def build_prompt(problem: Problem, system: str | None = None,
+                 templates: Mapping[str | None, str] | None = None) -> Prompt:
+    """The prompt for ``problem``: the suite's own text, or a user template filled in."""
+    template = (templates or {}).get(problem.suite, (templates or {}).get(None))
+    text = problem.prompt if template is None else fill(template, fields_of(problem))
+    return Prompt(text=text, system=system)
+
+
+def repair_prompt(problem: Problem, first: Prompt, failed_code: str, log: str) -> Prompt:
+    """The prompt of an error-debugging round.
+
+    React problems use WebApp1K's retry prompt word for word (failed code, the test file, the
+    Jest log). Python problems keep their first prompt and add the failed code and log, so a
+    completion-style task still reads as one.
+    """
+    log = log.strip()
+    if len(log) > REPAIR_LOG_CHARS:
+        log = "[...]\n" + log[-REPAIR_LOG_CHARS:]
+    if problem.mode == MODE_JEST:
+        file = fields_of(problem)["file"]
+        text = (f"{failed_code}\nThe above code is the implementation of {file}. "
+                f"It failed the tests below\n{problem.tests}\nBelow is the test log\n{log}\n"
+                f"Try to generate {file} again to pass the tests. RETURN CODE ONLY.")
+    else:
+        text = (f"{first.text}\n\nThis earlier answer failed the tests:\n"
+                f"```{problem.language}\n{failed_code.rstrip()}\n```\n"
+                f"Below is the test log\n{log}\n"
+                "Write the code again to pass the tests. RETURN CODE ONLY.")
+    return Prompt(text=text, system=first.system)
+
+
+def parse_prices(lines: Iterable[str], *, base: Path | None = None
+                 ) -> dict[str, tuple[float, float]]:
+    """``MODEL = INPUT OUTPUT`` lines (USD per million tokens) as ``{model: (in, out)}``."""
+    del base  # prices name no files
+    table: dict[str, tuple[float, float]] = {}
+    for line in lines:
+        name, eq, rest = line.partition("=")
+        words = rest.split()
+        try:
+            if not eq or not name.strip() or len(words) != 2:
+                raise ValueError
+            price_in, price_out = float(words[0]), float(words[1])
+            if price_in < 0 or price_out < 0:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"bad price {line!r}: expected 'MODEL = INPUT OUTPUT' in USD per "
+                             "million tokens, e.g. 'openai:gpt-4o = 2.5 10'") from None
+        table[name.strip()] = (price_in, price_out)
+    return table
+
+
+def price_of(prices: Mapping[str, tuple[float, float]], *specs: str | None
+             ) -> tuple[float, float] | None:
+    """The price of the first of ``specs`` (alias, PROVIDER:MODEL, ...) the table names."""
+    for spec in specs:
+        if spec and spec in prices:
+            return prices[spec]
+    return None
+
+
+def cost_usd(price: tuple[float, float], prompt_tokens: int | None,
+             completion_tokens: int | None) -> float:
+    return ((prompt_tokens or 0) * price[0] + (completion_tokens or 0) * price[1]) / 1e6
