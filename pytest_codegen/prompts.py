@@ -88,7 +88,7 @@ def repair_prompt(problem: Problem, first: Prompt, failed_code: str, log: str) -
         log = "[...]\n" + log[-REPAIR_LOG_CHARS:]
     if problem.mode == MODE_JEST:
         file = fields_of(problem)["file"]
-        text = (f"{failed_code}\nThe above code is the implementation of {file}. "
+        text = (f"{failed_code.rstrip()}\nThe above code is the implementation of {file}. "
                 f"It failed the tests below\n{problem.tests}\nBelow is the test log\n{log}\n"
                 f"Try to generate {file} again to pass the tests. RETURN CODE ONLY.")
     else:

@@ -30,11 +30,11 @@ def wrong_then_fixed(request, index: int) -> str:
     return answer(request, right=REPAIR_MARK in request.user_text)
 
 
-def run(pytester, server, *args):
+def run(pytester, server, *args, timeout=300):
     return pytester.runpytest_subprocess(
         "--codegen-model=vllm:tiny-coder", f"--codegen-base-url={server.openai_url}",
         f"--codegen-cache={pytester.path / 'gen-cache'}", "--codegen-results=r.jsonl",
-        *args)
+        *args, timeout=timeout)
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -195,3 +195,29 @@ def test_requests_per_minute_is_shared_by_workers(pytester, tiny, xdist):
     assert len(arrivals) == 3
     # One request a second, whichever process sends it: the third waits about two seconds.
     assert arrivals[-1] - arrivals[0] >= 1.8
+
+
+def test_react_repair_round_uses_webapp1k_retry_prompt(pytester):
+    from conftest import ROOT
+
+    test_file = ROOT / "benchmarks" / "react" / "blogging" / "publishPost.test.js"
+    reference = (test_file.parent / "publishPost.js").read_text()
+    empty = "import React from 'react';\nexport default function App() { return null; }\n"
+
+    def reply(request, index):
+        text = request.user_text
+        return reference if text.endswith("Try to generate publishPost.js again to pass the "
+                                          "tests. RETURN CODE ONLY.") else empty
+
+    with FakeProviders(reply=reply, openai_key=None) as server:
+        result = run(pytester, server, str(test_file), "--codegen-repair-rounds=1",
+                     timeout=600)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["repair rounds, pass@1 of react: 0.000 -> 1.000"])
+    retry = server.requests[-1].user_text
+    assert retry.startswith(empty.rstrip() + "\nThe above code is the implementation of publishPost.js. "
+                            "It failed the tests below\n" + test_file.read_text())
+    log = retry.split("Below is the test log\n", 1)[1]
+    assert "publish" in log.lower()  # the failing Jest test's name and message
+    [record] = read_results(pytester.path / "r.jsonl")
+    assert record["repairs"][0]["outcome"] == "passed" and record["repairs"][0]["code"]
