@@ -215,8 +215,9 @@ def test_react_repair_round_uses_webapp1k_retry_prompt(pytester):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["repair rounds, pass@1 of react: 0.000 -> 1.000"])
     retry = server.requests[-1].user_text
-    assert retry.startswith(empty.rstrip() + "\nThe above code is the implementation of publishPost.js. "
-                            "It failed the tests below\n" + test_file.read_text())
+    assert retry.startswith(empty.rstrip() + "\nThe above code is the implementation of "
+                            "publishPost.js. It failed the tests below\n"
+                            + test_file.read_text())
     log = retry.split("Below is the test log\n", 1)[1]
     assert "publish" in log.lower()  # the failing Jest test's name and message
     [record] = read_results(pytester.path / "r.jsonl")
