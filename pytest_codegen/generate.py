@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .problems import Problem
+from .problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +126,33 @@ class ReferenceModel(Model):
         if ref is None:
             return [Completion(missing=True)] * request.n
         return [Completion(text=ref)] * request.n
+
+
+# What an empty answer looks like in each grading mode (see problems.MODE_*).
+_EMPTY_JEST = ("import React from 'react';\n"
+               "export default function App() { return null; }\n")
+
+
+def empty_solution(problem: Problem) -> str:
+    """A syntactically valid answer that does nothing: the tests must reject it."""
+    if problem.mode == MODE_JEST:
+        return _EMPTY_JEST
+    if problem.mode == MODE_PYTHON_PROGRAM:
+        name = str(problem.extra.get("func_name", "solution")).rsplit(".", 1)[-1]
+        return f"def {name}(*args, **kwargs):\n    return None\n"
+    return "    pass\n"  # a body after the prompt's signature
+
+
+class ValidateModel(Model):
+    """Validates a suite: each problem's reference where it has one (it must pass), else an
+    empty solution (the tests must reject it; see :func:`outcomes.judge_empty_solution`)."""
+
+    spec = "validate"
+
+    def generate(self, request: GenerationRequest) -> list[Completion]:
+        ref = request.problem.reference
+        return [Completion(text=ref if ref is not None else empty_solution(request.problem))
+                ] * request.n
 
 
 class ReplayModel(Model):

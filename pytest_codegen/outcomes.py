@@ -51,3 +51,22 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def judge_empty_solution(verdict: Verdict, mode: str) -> Verdict:
+    """Validation of a problem without a reference: its tests ran against an empty solution.
+
+    The problem is sound (``passed``) when every test rejects it: a failed assertion, or for
+    Python an exception the tests raise on a ``None`` result. A test the empty solution passes
+    is vacuous (``failed``); a Jest file that cannot run at all is broken (``error``).
+    """
+    passing = [t.get("name", "") for t in verdict.tests if t.get("status") == PASSED]
+    rejected = verdict.outcome == FAILED or (verdict.outcome == ERROR and mode != "jest")
+    if rejected and not passing:
+        return dataclasses.replace(verdict, outcome=PASSED, message="")
+    if verdict.outcome == PASSED or passing:
+        which = f"test {passing[0]!r}" if passing else "every test"
+        return dataclasses.replace(
+            verdict, outcome=FAILED, message=f"vacuous: {which} passes with an empty solution")
+    return dataclasses.replace(
+        verdict, message=f"the tests cannot run against an empty solution: {verdict.message}")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from . import outcomes, settings
-from .generate import Completion, GenerationRequest, Model, ModelError
+from .generate import Completion, GenerationRequest, Model, ModelError, ValidateModel
 from .problems import Problem
 
 STATE_KEY = pytest.StashKey["CodegenState"]()
@@ -219,6 +219,8 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
 
     if spec == "reference":
         return ReferenceModel()
+    if spec == "validate":
+        return ValidateModel()
     if spec.startswith("replay:"):
         path = Path(spec.removeprefix("replay:")).expanduser()
         if not path.is_absolute():
@@ -418,7 +420,7 @@ class CodegenState:
                 raise pytest.UsageError(f"--codegen-model {spec}: {e}") from None
             if model is None:
                 raise pytest.UsageError(
-                    f"--codegen-model: unknown model {spec!r}; use reference, replay:PATH, "
+                    f"--codegen-model: unknown model {spec!r}; use reference, validate, replay:PATH, "
                     "PROVIDER:MODEL, an alias from the codegen_models ini key, or override "
                     "the codegen_model fixture")
             self._model = model
@@ -597,6 +599,9 @@ class CodegenState:
         jest = self.jest_runner() if problem.mode == "jest" else None
         code, verdict = execute(problem, item.completion.text, self.limits(), jest=jest,
                                 hide=self.hidden(item))
+        if problem.reference is None and isinstance(item.funcargs["codegen_model"],
+                                                    ValidateModel):
+            verdict = outcomes.judge_empty_solution(verdict, problem.mode)
         item.code, item.verdict = code, verdict
         item.record = self._record(item, verdict.outcome, error=verdict.message,
                                    verdict=verdict, duration_s=verdict.duration_s)

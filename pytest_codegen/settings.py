@@ -77,8 +77,9 @@ def _unit_float(text: str) -> float:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("model", "Model that writes the code: reference, replay:PATH, PROVIDER:MODEL or an "
-           "alias from codegen_models. Benchmark items are collected only when this is set.",
+    Option("model", "Model that writes the code: reference, validate, replay:PATH, "
+           "PROVIDER:MODEL or an alias from codegen_models. Benchmark items are collected only "
+           "when this is set.",
            metavar="SPEC"),
     Option("suite", "Built-in suite to grade, by name (humaneval, everyday, react); repeatable. "
            "Suite files and directories can also be given as paths.", metavar="NAME",
