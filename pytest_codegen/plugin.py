@@ -420,9 +420,9 @@ class CodegenState:
                 raise pytest.UsageError(f"--codegen-model {spec}: {e}") from None
             if model is None:
                 raise pytest.UsageError(
-                    f"--codegen-model: unknown model {spec!r}; use reference, validate, replay:PATH, "
-                    "PROVIDER:MODEL, an alias from the codegen_models ini key, or override "
-                    "the codegen_model fixture")
+                    f"--codegen-model: unknown model {spec!r}; use reference, validate, "
+                    "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, or "
+                    "override the codegen_model fixture")
             self._model = model
         return self._model
 
