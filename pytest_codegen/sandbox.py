@@ -219,6 +219,10 @@ def _kill(pid: int) -> None:
         pass
 
 
+# What a spare sample process is confined with; a sample with other limits needs another.
+SPARE_KEY = ("uid", "timeout_s", "memory_mb", "max_procs", "file_size")
+
+
 class Zygote:
     """The per-process parent of all sample processes (see ``sandbox_child.zygote``)."""
 
@@ -245,6 +249,10 @@ class Zygote:
         child_sock.close()
         self.sock = parent_sock
         self.owner = os.getpid()
+        # A spare sample process ready for the next sample (limits key, (pid, handle)), and
+        # the key of one requested but not yet read back.
+        self._spare: tuple[tuple[Any, ...], tuple[int, socket.socket]] | None = None
+        self._pending: tuple[Any, ...] | None = None
 
     @classmethod
     def get(cls, hide: tuple[str, ...] = ()) -> Zygote:
@@ -258,6 +266,9 @@ class Zygote:
             return z
 
     def stop(self) -> None:
+        if self._spare is not None:
+            self._spare[1][1].close()
+            self._spare = None
         self.sock.close()
         try:
             self.proc.wait(timeout=5)
@@ -266,12 +277,55 @@ class Zygote:
         shutil.rmtree(self.workroot, ignore_errors=True)
 
     def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        """Start a sample: hand ``fds`` (requests in, replies out, output) to a ready spare.
+
+        The spare was confined while the previous sample ran; the next one is requested
+        now, so the zygote forks it off this sample's critical path.
+        """
+        key = tuple(config[k] for k in SPARE_KEY)
         with self._lock:
-            socket.send_fds(self.sock, [json.dumps(config).encode()], fds)
-            reply = self.sock.recv(4096)
-        if not reply:
+            for _attempt in range(2):
+                pid, handle = self._take(config, key)
+                try:
+                    socket.send_fds(handle, [json.dumps({"workdir": config["workdir"]}
+                                                        ).encode()], fds)
+                except OSError:
+                    continue  # that spare died while waiting: take a fresh one
+                finally:
+                    handle.close()
+                self._request(config, key)
+                return pid
+        raise SampleCrashed("the sandbox launcher died")
+
+    def _take(self, config: dict[str, Any], key: tuple[Any, ...]) -> tuple[int, socket.socket]:
+        if self._pending is not None:
+            self._spare, self._pending = (self._pending, self._read_spare()), None
+        if self._spare is not None and self._spare[0] != key:
+            self._spare[1][1].close()  # prepared for other limits: it exits
+            self._spare = None
+        if self._spare is None:
+            self._request(config, key)
+            self._spare, self._pending = (key, self._read_spare()), None
+        _, spare = self._spare
+        self._spare = None
+        return spare
+
+    def _request(self, config: dict[str, Any], key: tuple[Any, ...]) -> None:
+        prepare = {k: config[k] for k in SPARE_KEY}
+        try:
+            self.sock.send(json.dumps(prepare).encode())
+        except OSError:
+            raise SampleCrashed("the sandbox launcher died") from None
+        self._pending = key
+
+    def _read_spare(self) -> tuple[int, socket.socket]:
+        try:
+            message, fds, _, _ = socket.recv_fds(self.sock, 4096, 1)
+        except OSError:
+            message, fds = b"", []
+        if not message or len(fds) != 1:
             raise SampleCrashed("the sandbox launcher died")
-        return int(json.loads(reply)["pid"])
+        return int(json.loads(message)["pid"]), socket.socket(fileno=fds[0])
 
     @classmethod
     def shutdown(cls) -> None:

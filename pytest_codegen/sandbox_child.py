@@ -190,47 +190,90 @@ class Server:
         return None
 
 
-def run_sample(cfg, wire, isolated):
-    """Confine this process (and what it forks) and serve the sample's requests."""
-    rfd, wfd = cfg["fds"]
+def _receive_handover(sock):
+    """Block until the grader hands this sample its work: the config (working directory)
+    and its three fds (requests in, replies out, output)."""
+    import socket
+
+    message, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+    if not message or len(fds) != 3:
+        os._exit(0)  # the zygote is gone, or retired this spare
+    return json.loads(message), fds
+
+
+def spare(sock, cfg, wire, isolated):
+    """A sample process made ready before it is needed: confined first (process group, PID
+    namespace, unprivileged uid, limits), then it waits for the sample to serve.
+
+    Nothing of the sample exists until the handover, so preparing it ahead is safe; it takes
+    the fork and confinement off the time a sample waits to start.
+    """
+    import socket
+
+    os.setsid()  # a process group of its own, killed as a whole
     as_root = os.getuid() == 0
-    # Scratch files go to the sample's own directory: /tmp is not writable.
-    os.environ["HOME"] = os.environ["TMPDIR"] = cfg["workdir"]
     if as_root and isolated and _libc().unshare(CLONE_NEWPID) == 0:
-        pid = os.fork()  # the child is PID 1 of the new namespace: when it ends, all it forked dies
-        if pid:
-            os.write(wfd, json.dumps({"pid": pid, "isolation": "namespaces+uid"}).encode() + b"\n")
-            _, status = os.waitpid(pid, 0)
-            # Tell the grader how the sample ended: it is not the grader's child.
-            if os.WIFSIGNALED(status):
-                name = signal.Signals(os.WTERMSIG(status)).name
-                hint = " (CPU time limit)" if os.WTERMSIG(status) == signal.SIGXCPU else ""
-                died = f"killed by {name}{hint}"
-            else:
-                died = f"exited with status {os.WEXITSTATUS(status)} before returning a result"
-            try:
-                os.write(wfd, json.dumps({"died": died}).encode() + b"\n")
-            except OSError:
-                pass
-            os._exit(0)
-        # The working directory stays reachable through our cwd although /tmp is now private.
-        drop_privileges(cfg["uid"])
-    else:
-        # Without namespaces, still never run a sample as root.
-        isolation = "uid" if as_root else "rlimits"
-        os.write(wfd, json.dumps({"pid": os.getpid(), "isolation": isolation}).encode() + b"\n")
-        if as_root:
+        inner, outer = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()  # PID 1 of the new namespace: when it ends, all it forked dies
+        if pid == 0:
+            sock.close()
+            outer.close()
             drop_privileges(cfg["uid"])
+            apply_limits(cfg)
+            work, fds = _receive_handover(inner)
+            inner.close()
+            _serve_sample(work, fds, wire)
+        inner.close()
+        work, fds = _receive_handover(sock)
+        sock.close()
+        wfd = fds[1]
+        os.write(wfd, json.dumps({"pid": pid, "isolation": "namespaces+uid"}).encode() + b"\n")
+        socket.send_fds(outer, [json.dumps(work).encode()], fds)
+        outer.close()
+        for fd in (fds[0], fds[2]):
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        # Tell the grader how the sample ended: it is not the grader's child.
+        if os.WIFSIGNALED(status):
+            name = signal.Signals(os.WTERMSIG(status)).name
+            hint = " (CPU time limit)" if os.WTERMSIG(status) == signal.SIGXCPU else ""
+            died = f"killed by {name}{hint}"
+        else:
+            died = f"exited with status {os.WEXITSTATUS(status)} before returning a result"
+        try:
+            os.write(wfd, json.dumps({"died": died}).encode() + b"\n")
+        except OSError:
+            pass
+        os._exit(0)
+    # Without namespaces, still never run a sample as root.
+    isolation = "uid" if as_root else "rlimits"
+    if as_root:
+        drop_privileges(cfg["uid"])
     apply_limits(cfg)
+    work, fds = _receive_handover(sock)
+    sock.close()
+    os.write(fds[1], json.dumps({"pid": os.getpid(), "isolation": isolation}).encode() + b"\n")
+    _serve_sample(work, fds, wire)
+
+
+def _serve_sample(work, fds, wire):
+    req_r, resp_w, out = fds
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    os.chdir(work["workdir"])
+    # Scratch files go to the sample's own directory: /tmp is not writable.
+    os.environ["HOME"] = os.environ["TMPDIR"] = work["workdir"]
     sys.argv = ["candidate.py"]
-    Server(rfd, wfd, wire).serve()
+    Server(req_r, resp_w, wire).serve()
     os._exit(0)
 
 
 def zygote(sock_fd, view):
-    """Fork a fresh, confined child per request, from a process that has already paid for
+    """Fork confined sample processes on request, from a process that has already paid for
     the interpreter start-up, the imports and the mount view (a few ms per sample instead of
-    tens)."""
+    tens). Each request gets back a spare: its pid and a socket on which the grader hands it
+    a sample; the grader asks for the next one while the current sample runs."""
     import socket
 
     wire = _import_wire()
@@ -254,37 +297,36 @@ def zygote(sock_fd, view):
     gc.freeze()
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
+            message = sock.recv(1 << 16)
         except OSError:
             break
         if not message:
-            # The grader is gone. Stay until every child has ended: a sample re-parented
-            # here is reaped here, not left a zombie to an init that may never reap it.
-            try:
-                while True:
-                    os.waitpid(-1, 0)
-            except ChildProcessError:
-                pass
             break
         cfg = json.loads(message)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
                 sock.close()
+                mine.close()
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                os.setsid()  # a process group of its own, killed as a whole
-                req_r, resp_w, out = fds
-                os.dup2(out, 1)
-                os.dup2(out, 2)
-                os.close(out)
-                os.chdir(cfg["workdir"])
-                cfg["fds"] = [req_r, resp_w]
-                run_sample(cfg, wire, isolated)
+                spare(theirs, cfg, wire, isolated)
             finally:
                 os._exit(1)
-        for fd in fds:
-            os.close(fd)
-        sock.send(json.dumps({"pid": pid}).encode())
+        theirs.close()
+        try:
+            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [mine.fileno()])
+        except OSError:
+            break
+        finally:
+            mine.close()
+    # The grader is gone. Stay until every child has ended: a sample re-parented here is
+    # reaped here, not left a zombie to an init that may never reap it.
+    try:
+        while True:
+            os.waitpid(-1, 0)
+    except ChildProcessError:
+        pass
 
 
 def _import_wire():
