@@ -1,7 +1,8 @@
 """The sandboxed side of Python execution: ``python -I sandbox_child.py --zygote FD VIEW``.
 
 It is started once per grading process as a *zygote* by :mod:`pytest_codegen.sandbox` and
-forks one fresh child per sample; it must not import the plugin. As root the zygote first
+forks one fresh child per sample, one sample ahead: the child is confined before its sample
+exists and waits for the grader to hand it over. It must not import the plugin. As root the zygote first
 builds, once, the world samples see: an empty network namespace and a mount namespace where
 ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and read-only, the suite
 files are hidden, and only the Python installation and the samples' own working directories
