@@ -9,12 +9,11 @@ The :class:`Model` interface is what every source of code implements: the built-
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .jsonl import JSONLinesError, read_objects
 from .problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
 
 
@@ -167,65 +166,47 @@ class ReplayModel(Model):
     def __init__(self, path: str | Path, spec: str | None = None) -> None:
         self.path = Path(path)
         self.spec = spec or f"replay:{path}"
-        self.samples, self.repairs = load_replay(self.path)
+        self.answers = load_replay(self.path)
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
-        task = request.problem.id
-        if request.repair_round:
-            recorded = {i: self.repairs[(task, i, request.repair_round)]
-                        for i in request.sample_indices
-                        if (task, i, request.repair_round) in self.repairs}
-        else:
-            recorded = self.samples.get(task, {})
-        return [
-            Completion(text=recorded[i]) if i in recorded else Completion(missing=True)
-            for i in request.sample_indices
-        ]
+        keys = [(request.problem.id, i, request.repair_round) for i in request.sample_indices]
+        return [Completion(text=self.answers[key]) if key in self.answers
+                else Completion(missing=True) for key in keys]
 
 
-def load_replay(path: Path) -> tuple[dict[str, dict[int, str]],
-                                     dict[tuple[str, int, int], str]]:
-    """Read a samples file into ``{task_id: {sample_index: completion}}`` and the repair
-    answers ``{(task_id, sample_index, round): completion}``."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    samples: dict[str, dict[int, str]] = {}
-    repairs: dict[tuple[str, int, int], str] = {}
+def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
+    """Read a samples file into ``{(task_id, sample_index, repair_round): completion}``
+    (``repair_round`` 0 for first answers)."""
+    answers: dict[tuple[str, int, int], str] = {}
+    firsts: dict[str, int] = {}  # first answers seen per task: the default sample_index
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{lineno}"
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ModelError(f"{where}: not valid JSON ({e.msg})") from None
-                if not isinstance(row, dict) or "task_id" not in row or "completion" not in row:
-                    raise ModelError(f"{where}: a sample needs 'task_id' and 'completion'")
-                if not isinstance(row["completion"], str):
-                    raise ModelError(f"{where}: 'completion' must be a string")
-                repair_round = row.get("repair_round", 0)
-                if not isinstance(repair_round, int) or isinstance(repair_round, bool) \
-                        or repair_round < 0:
-                    raise ModelError(f"{where}: 'repair_round' must be a non-negative integer")
-                if repair_round:
-                    index = row.get("sample_index")
-                    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-                        raise ModelError(f"{where}: a repair answer needs its 'sample_index'")
-                    key = (str(row["task_id"]), index, repair_round)
-                    if key in repairs:
-                        raise ModelError(f"{where}: duplicate repair round {repair_round} of "
-                                         f"sample {index} of {row['task_id']!r}")
-                    repairs[key] = row["completion"]
-                    continue
-                task = samples.setdefault(str(row["task_id"]), {})
-                index = row.get("sample_index", len(task))
-                if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-                    raise ModelError(f"{where}: 'sample_index' must be a non-negative integer")
-                if index in task:
-                    raise ModelError(f"{where}: duplicate sample {index} of {row['task_id']!r}")
-                task[index] = row["completion"]
-    except OSError as e:
-        raise ModelError(f"cannot read replay file {path}: {e.strerror}") from None
-    return samples, repairs
+        for where, row in read_objects(path):
+            if "task_id" not in row or "completion" not in row:
+                raise ModelError(f"{where}: a sample needs 'task_id' and 'completion'")
+            if not isinstance(row["completion"], str):
+                raise ModelError(f"{where}: 'completion' must be a string")
+            task = str(row["task_id"])
+            repair_round = row.get("repair_round", 0)
+            if not _non_negative_int(repair_round):
+                raise ModelError(f"{where}: 'repair_round' must be a non-negative integer")
+            if repair_round and "sample_index" not in row:
+                raise ModelError(f"{where}: a repair answer needs its 'sample_index'")
+            index = row.get("sample_index", firsts.get(task, 0))
+            if not _non_negative_int(index):
+                raise ModelError(f"{where}: 'sample_index' must be a non-negative integer")
+            if (task, index, repair_round) in answers:
+                what = f"repair round {repair_round} of sample" if repair_round else "sample"
+                raise ModelError(f"{where}: duplicate {what} {index} of {row['task_id']!r}")
+            answers[(task, index, repair_round)] = row["completion"]
+            if not repair_round:
+                firsts[task] = firsts.get(task, 0) + 1
+    except JSONLinesError as e:
+        raise ModelError(str(e)) from None
+    except (OSError, EOFError) as e:
+        raise ModelError(f"cannot read replay file {path}: "
+                         f"{getattr(e, 'strerror', None) or e}") from None
+    return answers
 
+
+def _non_negative_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

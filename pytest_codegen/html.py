@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import gzip
 import html as _html
 import json
 import math
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from . import outcomes
+from .jsonl import read_objects
 from .score import pass_at_k, summarize
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
@@ -59,22 +59,7 @@ def load_results(path: str | Path) -> list[dict[str, Any]]:
     Blank lines are skipped; a line that is not a JSON object raises :class:`ValueError`
     naming the file and line.
     """
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    records: list[dict[str, Any]] = []
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-        for lineno, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
-            records.append(record)
-    return records
+    return [record for _, record in read_objects(Path(path))]
 
 
 def _text(value: Any, limit: int | None = None) -> str:

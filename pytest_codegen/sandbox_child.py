@@ -1,16 +1,16 @@
 """The sandboxed side of Python execution: ``python -I sandbox_child.py --zygote FD VIEW``.
 
-It is started once per grading process as a *zygote* by :mod:`pytest_codegen.sandbox` and
-forks one fresh child per sample, one sample ahead: the child is confined before its sample
-exists and waits for the grader to hand it over. It must not import the plugin. As root the zygote first
-builds, once, the world samples see: an empty network namespace and a mount namespace where
-``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and read-only, the suite
-files are hidden, and only the Python installation and the samples' own working directories
-are bound back. Each sample's process then gets a PID namespace of its own (every process it
-starts dies with it), drops to an unprivileged uid and applies resource limits. Then it serves
-requests, one JSON line each, on two inherited pipes: ``load`` a candidate module, ``call`` a
-function or method in it, ``getattr`` of an object, or ``program`` (a whole program with its
-tests).
+It is started once per grading process as a *zygote* by :mod:`pytest_codegen.sandbox` and forks
+one fresh child per sample, one sample ahead: the child is confined before its sample exists
+and waits for the grader to hand it over. It must not import the plugin. As root the zygote
+first builds, once, the world samples see: an empty network namespace and a mount namespace
+where ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and read-only, the
+suite files are hidden, and only the Python installation and the samples' own working
+directories are bound back. Each sample's process then gets a PID namespace of its own (every
+process it starts dies with it), drops to an unprivileged uid and applies resource limits. Then
+it serves requests, one JSON line each, on two pipes it is handed: ``load`` a candidate module,
+``call`` a function or method in it, ``getattr`` of an object, or ``program`` (a whole program
+with its tests).
 """
 
 import ctypes

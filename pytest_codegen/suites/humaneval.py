@@ -5,10 +5,10 @@ model continues; ``test`` defines ``check(candidate)``.
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
+from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_PYTHON_CALL, Problem, SuiteError
 
 REQUIRED = ("task_id", "prompt", "test", "entry_point")
@@ -17,8 +17,7 @@ REQUIRED = ("task_id", "prompt", "test", "entry_point")
 def looks_like_humaneval(path: Path) -> bool:
     """Cheap sniff for files met while recursing a directory: does line 1 look like a problem?"""
     try:
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
+        with open_text(path) as fh:
             first = fh.readline()
         row = json.loads(first)
     except (OSError, ValueError, EOFError):
@@ -27,24 +26,15 @@ def looks_like_humaneval(path: Path) -> bool:
 
 
 def load_humaneval(path: Path, suite: str) -> list[Problem]:
-    opener = gzip.open if path.name.endswith(".gz") else open
     problems: list[Problem] = []
     seen: set[str] = set()
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            lines = list(fh)
+        rows = list(read_objects(path))
     except (OSError, EOFError) as e:
         raise SuiteError(f"{path}: cannot read ({e})") from None
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SuiteError(f"{where}: not valid JSON ({e.msg})") from None
-        if not isinstance(row, dict):
-            raise SuiteError(f"{where}: expected a JSON object per line")
+    except JSONLinesError as e:
+        raise SuiteError(str(e)) from None
+    for where, row in rows:
         missing = [k for k in REQUIRED if not isinstance(row.get(k), str)]
         if missing:
             raise SuiteError(f"{where}: missing or non-string field(s) {', '.join(missing)}")

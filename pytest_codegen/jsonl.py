@@ -1,0 +1,38 @@
+"""JSON-lines files (suites, recorded samples, results): one JSON object per line.
+
+Blank lines are skipped, ``.gz`` files are decompressed, and a bad line raises
+:class:`JSONLinesError` naming the file and line; each reader turns it into its own error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+class JSONLinesError(ValueError):
+    """A line that is not a JSON object; the message starts with ``path:line``."""
+
+
+def open_text(path: Path) -> IO[str]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    return opener(path, "rt", encoding="utf-8")  # type: ignore[operator, no-any-return]
+
+
+def read_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, object)`` for each non-blank line; ``where`` is ``path:line``."""
+    with open_text(path) as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise JSONLinesError(f"{where}: not valid JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise JSONLinesError(f"{where}: expected a JSON object per line")
+            yield where, row
