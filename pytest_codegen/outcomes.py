@@ -22,8 +22,8 @@ QUARANTINED = "quarantined"  # the problem's own reference fails on this machine
 
 GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
 NOT_GRADED = (MISSING, API_ERROR, QUARANTINED)
-# Verdicts an error-debugging round may try to fix.
-REPAIRABLE = (FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
+# Verdicts an error-debugging round may try to fix: every graded one but a pass.
+REPAIRABLE = tuple(o for o in GRADED if o != PASSED)
 ALL = GRADED + NOT_GRADED
 
 

@@ -526,38 +526,30 @@ class CodegenState:
         """Error-debugging rounds: ask again with the failed code and its test log until a
         round passes. The sample's own verdict (and pass@k) stays that of its first answer;
         the rounds are kept in its record for the per-round pass@1."""
-        from .execute import execute
         from .prompts import repair_prompt
-        from .report import short_error
+        from .report import generation_fields, short_error
 
         problem: Problem = item.problem
         model = item.funcargs["codegen_model"]
         first = self.job(item).prompt
         code, rounds = item.code or item.completion.text, []
-        log = "\n".join(p for p in (verdict.message, verdict.stderr) if p)
         for repair_round in range(1, self.settings.repair_rounds + 1):
-            prompt = repair_prompt(problem, first, code, log)
+            prompt = repair_prompt(problem, first, code, _test_log(verdict))
             completion = self.request(model, self.job(item, prompt), repair_round)
-            entry: dict[str, Any] = {"round": repair_round, **{
-                k: getattr(completion, k) for k in ("prompt_tokens", "completion_tokens",
-                                                    "latency_s", "cached")
-                if getattr(completion, k) not in (None, False)}}
+            entry: dict[str, Any] = {"round": repair_round, **generation_fields(completion)}
             if completion.missing or completion.error:
                 entry.update(outcome=outcomes.MISSING if completion.missing
                              else outcomes.API_ERROR, error=completion.error or "no such sample")
                 rounds.append(entry)
                 break  # nothing to grade: the sample stays as it was
-            code, round_verdict = execute(problem, completion.text, self.limits(),
-                                          jest=self.jest_runner() if problem.mode == "jest"
-                                          else None, hide=self.hidden(item))
-            entry.update(outcome=round_verdict.outcome, completion=completion.text, code=code,
-                         error=short_error(round_verdict.message))
+            code, verdict = self.execute(item, completion.text)
+            entry.update(outcome=verdict.outcome, completion=completion.text, code=code,
+                         error=short_error(verdict.message))
             rounds.append(entry)
-            item.add_report_section("call", f"repair round {repair_round}: "
-                                    f"{round_verdict.outcome}", code)
-            if round_verdict.passed:
+            item.add_report_section("call", f"repair round {repair_round}: {verdict.outcome}",
+                                    code)
+            if verdict.passed:
                 break
-            log = "\n".join(p for p in (round_verdict.message, round_verdict.stderr) if p)
         item.record["repairs"] = rounds
         self._price(item.record, rounds)
 
@@ -568,11 +560,7 @@ class CodegenState:
             if problem.reference is None:
                 self._reference_checks[key] = "the problem has no reference solution"
             else:
-                from .execute import execute
-
-                _, verdict = execute(problem, problem.reference, self.limits(),
-                                     jest=self.jest_runner() if problem.mode == "jest" else None,
-                                     hide=self.hidden(item))
+                _, verdict = self.execute(item, problem.reference)
                 self._reference_checks[key] = None if verdict.passed else (
                     f"its reference fails on this machine ({verdict.outcome}: "
                     f"{verdict.message.splitlines()[0] if verdict.message else ''})")
@@ -592,13 +580,18 @@ class CodegenState:
         return self._hide
 
     # execution (item call)
-    def grade(self, item: Any) -> None:
+    def execute(self, item: Any, text: str) -> tuple[str, Any]:
+        """Grade ``text`` as an answer to the item's problem: ``(code run, verdict)``."""
         from .execute import execute
 
         problem: Problem = item.problem
-        jest = self.jest_runner() if problem.mode == "jest" else None
-        code, verdict = execute(problem, item.completion.text, self.limits(), jest=jest,
-                                hide=self.hidden(item))
+        return execute(problem, text, self.limits(),
+                       jest=self.jest_runner() if problem.mode == "jest" else None,
+                       hide=self.hidden(item))
+
+    def grade(self, item: Any) -> None:
+        problem: Problem = item.problem
+        code, verdict = self.execute(item, item.completion.text)
         if problem.reference is None and isinstance(item.funcargs["codegen_model"],
                                                     ValidateModel):
             verdict = outcomes.judge_empty_solution(verdict, problem.mode)
@@ -607,10 +600,8 @@ class CodegenState:
                                    verdict=verdict, duration_s=verdict.duration_s)
         if self.settings.reruns and verdict.outcome in RERUN_OUTCOMES:
             # The first verdict stands; a sample whose verdict changes is flagged unstable.
-            seen = [verdict.outcome] + [
-                execute(problem, item.completion.text, self.limits(), jest=jest,
-                        hide=self.hidden(item))[1].outcome
-                for _ in range(self.settings.reruns)]
+            seen = [verdict.outcome] + [self.execute(item, item.completion.text)[1].outcome
+                                        for _ in range(self.settings.reruns)]
             item.record["reruns"] = seen[1:]
             item.record["unstable"] = len(set(seen)) > 1
         if self.settings.repair_rounds and verdict.outcome in outcomes.REPAIRABLE:
@@ -809,6 +800,11 @@ class CodegenState:
             self._jest.close()
         if self._model is not None:
             self._model.close()
+
+
+def _test_log(verdict: Any) -> str:
+    """What a repair prompt shows of a failed verdict: its headline and the sample's stderr."""
+    return "\n".join(part for part in (verdict.message, verdict.stderr) if part)
 
 
 class _ReportListener:

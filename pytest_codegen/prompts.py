@@ -99,10 +99,8 @@ def repair_prompt(problem: Problem, first: Prompt, failed_code: str, log: str) -
     return Prompt(text=text, system=first.system)
 
 
-def parse_prices(lines: Iterable[str], *, base: Path | None = None
-                 ) -> dict[str, tuple[float, float]]:
+def parse_prices(lines: Iterable[str]) -> dict[str, tuple[float, float]]:
     """``MODEL = INPUT OUTPUT`` lines (USD per million tokens) as ``{model: (in, out)}``."""
-    del base  # prices name no files
     table: dict[str, tuple[float, float]] = {}
     for line in lines:
         name, eq, rest = line.partition("=")

@@ -41,10 +41,7 @@ def make_record(*, nodeid: str, problem: Any, sample_index: int, outcome: str, m
         "error": short_error(error),
     }
     if completion is not None:
-        for field in ("prompt_tokens", "completion_tokens", "latency_s", "cached"):
-            value = getattr(completion, field)
-            if value not in (None, False):
-                record[field] = value
+        record.update(generation_fields(completion))
     if verdict is not None:
         record["isolation"] = verdict.isolation
         record["tests"] = verdict.tests
@@ -67,6 +64,13 @@ def missing_record(nodeid: str, model: str, reason: str) -> dict[str, Any]:
         "duration_s": 0.0, "model": model, "mode": "", "completion": None, "code": "",
         "error": reason,
     }
+
+
+def generation_fields(completion: Any) -> dict[str, Any]:
+    """What a record keeps of how a completion was generated (tokens, latency, cache)."""
+    fields = ("prompt_tokens", "completion_tokens", "latency_s", "cached")
+    return {f: getattr(completion, f) for f in fields
+            if getattr(completion, f) not in (None, False)}
 
 
 def short_error(text: str | None) -> str:

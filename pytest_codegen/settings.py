@@ -217,8 +217,9 @@ def _relative_base(config: pytest.Config, source: str) -> Path:
 def resolve(config: pytest.Config) -> Settings:
     """Read and validate every ``codegen`` option; raises ``UsageError`` on a bad value."""
     values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     for opt in OPTIONS:
-        raw, source = _raw_value(config, opt)
+        raw, sources[opt.name] = _raw_value(config, opt)
         if opt.flag:
             values[opt.name] = bool(raw) if raw is not None else bool(opt.default)
             continue
@@ -232,7 +233,7 @@ def resolve(config: pytest.Config) -> Settings:
             values[opt.name] = opt.parse(str(raw).strip())
         except ValueError as e:
             raise pytest.UsageError(
-                f"{source}: invalid value {raw!r} ({str(e) or 'not a valid value'})"
+                f"{sources[opt.name]}: invalid value {raw!r} ({str(e) or 'not a valid value'})"
             ) from None
     params = SamplingParams(**{
         f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)
@@ -243,18 +244,18 @@ def resolve(config: pytest.Config) -> Settings:
     from .gate import parse_threshold, required_ks
     from .prompts import parse_prices, read_templates
 
-    for name, parse in (("prices", parse_prices), ("prompt_template", read_templates)):
-        opt = next(o for o in OPTIONS if o.name == name)
-        _, source = _raw_value(config, opt)
+    # Repeatable options whose entries are parsed together: (entries, where they came from).
+    tables: dict[str, Callable[[tuple[str, ...], str], Any]] = {
+        "prices": lambda entries, source: parse_prices(entries),
+        "prompt_template": lambda entries, source: read_templates(
+            entries, base=_relative_base(config, source)),
+        "fail_under": lambda entries, source: tuple(parse_threshold(t) for t in entries),
+    }
+    for name, parse in tables.items():
         try:
-            values[name] = parse(values[name], base=_relative_base(config, source))
+            values[name] = parse(values[name], sources[name])
         except ValueError as e:
-            raise pytest.UsageError(f"{source}: {e}") from None
-
-    try:
-        values["fail_under"] = tuple(parse_threshold(t) for t in values["fail_under"])
-    except ValueError as e:
-        raise pytest.UsageError(f"--codegen-fail-under: {e}") from None
+            raise pytest.UsageError(f"{sources[name]}: {e}") from None
     # Every gated k must be scored, even one not in --codegen-k.
     values["k"] = tuple(sorted(set(values["k"]) | set(required_ks(values["fail_under"]))))
     return Settings(params=params, **values)

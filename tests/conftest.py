@@ -23,6 +23,15 @@ def outcomes_by_node(path: Path) -> dict[str, str]:
     return {r["nodeid"]: r["outcome"] for r in read_results(path)}
 
 
+def run_vllm(pytester: pytest.Pytester, server, *args: str, timeout: float = 300):
+    """pytest in a subprocess, generating with ``vllm:tiny-coder`` from a fake model server,
+    its own generation cache and results in ``r.jsonl``."""
+    return pytester.runpytest_subprocess(
+        "--codegen-model=vllm:tiny-coder", f"--codegen-base-url={server.openai_url}",
+        f"--codegen-cache={pytester.path / 'gen-cache'}", "--codegen-results=r.jsonl",
+        *args, timeout=timeout)
+
+
 def write_replay(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path

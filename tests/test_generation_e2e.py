@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TINY, XDIST_MODES, read_results
+from conftest import TINY, XDIST_MODES, read_results, run_vllm
 from fake_providers import FakeProviders, Fault
 
 PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]
@@ -26,16 +26,9 @@ def server():
         yield fake
 
 
-def run(pytester, server, *args):
-    return pytester.runpytest_subprocess(
-        "--codegen-model=vllm:tiny-coder", f"--codegen-base-url={server.openai_url}",
-        f"--codegen-cache={pytester.path / 'gen-cache'}", "--codegen-results=r.jsonl",
-        *args)
-
-
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_generates_grades_and_caches(pytester, tiny, server, xdist):
-    first = run(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4",
+    first = run_vllm(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4",
                 "--codegen-temperature=0.2", *xdist)
     first.assert_outcomes(passed=12)
     records = read_results(pytester.path / "r.jsonl")
@@ -50,7 +43,7 @@ def test_generates_grades_and_caches(pytester, tiny, server, xdist):
     assert all(r.headers.get("authorization") is None or r.headers["authorization"]
                for r in server.requests)
     before = len(server.requests)
-    again = run(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4", *xdist,
+    again = run_vllm(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4", *xdist,
                 "--codegen-temperature=0.2")
     again.assert_outcomes(passed=12)
     assert len(server.requests) == before  # a rerun makes zero requests
@@ -61,7 +54,7 @@ def test_generates_grades_and_caches(pytester, tiny, server, xdist):
 def test_faults_are_retried_and_scores_unchanged(pytester, tiny, server, xdist):
     # One request in five fails once: 429 with Retry-After, 500, a reset connection.
     server.script(Fault.http(429, retry_after="0.1"), Fault.http(500), Fault.drop())
-    result = run(pytester, server, str(tiny), "--codegen-samples=5", "--codegen-k=1,5", *xdist)
+    result = run_vllm(pytester, server, str(tiny), "--codegen-samples=5", "--codegen-k=1,5", *xdist)
     result.assert_outcomes(passed=15)
     assert {r["outcome"] for r in read_results(pytester.path / "r.jsonl")} == {"passed"}
     result.stdout.fnmatch_lines(["*tiny*1.000*1.000*"])
@@ -69,7 +62,7 @@ def test_faults_are_retried_and_scores_unchanged(pytester, tiny, server, xdist):
 
 def test_api_error_is_its_own_outcome(pytester, tiny, server):
     server.script(*[Fault.http(500)] * 50)
-    result = run(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=1")
+    result = run_vllm(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=1")
     records = read_results(pytester.path / "r.jsonl")
     assert [r["outcome"] for r in records] == ["api_error"]
     assert "HTTP 500" in records[0]["error"]
@@ -100,11 +93,11 @@ def test_alias_from_ini(pytester, tiny, server):
 
 
 def test_collect_only_shows_the_plan(pytester, tiny, server):
-    plan = run(pytester, server, str(tiny), "--codegen-samples=2", "--collect-only")
+    plan = run_vllm(pytester, server, str(tiny), "--codegen-samples=2", "--collect-only")
     plan.stdout.fnmatch_lines(["6 samples: 0 already generated (cached), 6 to request*"])
     assert server.requests == []  # planning makes no request
-    run(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=2")
-    plan = run(pytester, server, str(tiny), "--codegen-samples=2", "--collect-only")
+    run_vllm(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=2")
+    plan = run_vllm(pytester, server, str(tiny), "--codegen-samples=2", "--collect-only")
     plan.stdout.fnmatch_lines(["6 samples: 2 already generated (cached), 4 to request*"])
 
 

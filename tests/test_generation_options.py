@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TINY, XDIST_MODES, read_results, write_replay
+from conftest import TINY, XDIST_MODES, read_results, run_vllm, write_replay
 from fake_providers import FakeProviders
 
 from pytest_codegen.generate import Prompt
@@ -30,17 +30,10 @@ def wrong_then_fixed(request, index: int) -> str:
     return answer(request, right=REPAIR_MARK in request.user_text)
 
 
-def run(pytester, server, *args, timeout=300):
-    return pytester.runpytest_subprocess(
-        "--codegen-model=vllm:tiny-coder", f"--codegen-base-url={server.openai_url}",
-        f"--codegen-cache={pytester.path / 'gen-cache'}", "--codegen-results=r.jsonl",
-        *args, timeout=timeout)
-
-
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_repair_rounds_ask_again_with_the_failure(pytester, tiny, xdist):
     with FakeProviders(reply=wrong_then_fixed, openai_key=None) as server:
-        result = run(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
+        result = run_vllm(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
         # The first answer decides the sample (and pass@k); the rounds are reported apart.
         result.assert_outcomes(failed=3)
         result.stdout.fnmatch_lines(["*tiny*0.000*",
@@ -56,7 +49,7 @@ def test_repair_rounds_ask_again_with_the_failure(pytester, tiny, xdist):
         assert "Below is the test log\n" in add and "assert" in add  # ... and why it failed
         assert add.startswith(PROBLEMS[0]["prompt"])  # the task itself comes first
         before = len(server.requests)
-        run(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
+        run_vllm(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
         assert len(server.requests) == before  # repairs are cached like first answers
 
 
@@ -129,12 +122,12 @@ def test_prompt_templates_fill_fields_and_keep_code_braces(pytester, tiny):
     (pytester.path / "all.txt").write_text("[{task_id}] {category}\n{prompt}\nconst x = {a: 1};")
     (pytester.path / "tiny.txt").write_text("Suite {suite}: {prompt}")
     with FakeProviders(reply=lambda r, i: answer(r, True), openai_key=None) as server:
-        run(pytester, server, "tiny.jsonl::tiny_add", "--codegen-prompt-template=all.txt"
+        run_vllm(pytester, server, "tiny.jsonl::tiny_add", "--codegen-prompt-template=all.txt"
             ).assert_outcomes(passed=1)
         assert server.requests[-1].user_text == (
             f"[tiny/add] arith\n{PROBLEMS[0]['prompt']}\nconst x = {{a: 1}};")
         pytester.makeini("[pytest]\ncodegen_prompt_template =\n    all.txt\n    tiny=tiny.txt\n")
-        run(pytester, server, "tiny.jsonl::tiny_add").assert_outcomes(passed=1)
+        run_vllm(pytester, server, "tiny.jsonl::tiny_add").assert_outcomes(passed=1)
         assert server.requests[-1].user_text == f"Suite tiny: {PROBLEMS[0]['prompt']}"
 
 
@@ -162,7 +155,7 @@ def test_bad_prompt_template_fails_at_start(pytester, tiny, content, message):
 def test_prices_give_cost_per_sample_and_in_summary(pytester, tiny):
     with FakeProviders(reply=lambda r, i: answer(r, True), openai_key=None,
                        latency_s=0.05) as server:
-        result = run(pytester, server, str(tiny), "--codegen-prices=vllm:tiny-coder = 1 2")
+        result = run_vllm(pytester, server, str(tiny), "--codegen-prices=vllm:tiny-coder = 1 2")
     result.assert_outcomes(passed=3)
     records = read_results(pytester.path / "r.jsonl")
     for r in records:
@@ -189,7 +182,7 @@ def test_parse_prices_by_alias_or_spec():
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_requests_per_minute_is_shared_by_workers(pytester, tiny, xdist):
     with FakeProviders(reply=lambda r, i: answer(r, True), openai_key=None) as server:
-        run(pytester, server, str(tiny), "--codegen-requests-per-minute=60", *xdist
+        run_vllm(pytester, server, str(tiny), "--codegen-requests-per-minute=60", *xdist
             ).assert_outcomes(passed=3)
     arrivals = sorted(r.time for r in server.requests)
     assert len(arrivals) == 3
@@ -210,7 +203,7 @@ def test_react_repair_round_uses_webapp1k_retry_prompt(pytester):
                                           "tests. RETURN CODE ONLY.") else empty
 
     with FakeProviders(reply=reply, openai_key=None) as server:
-        result = run(pytester, server, str(test_file), "--codegen-repair-rounds=1",
+        result = run_vllm(pytester, server, str(test_file), "--codegen-repair-rounds=1",
                      timeout=600)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["repair rounds, pass@1 of react: 0.000 -> 1.000"])
