@@ -176,6 +176,26 @@ const countAssertion = (ok, result) => {
   channel('assert', current, ok ? 'pass' : 'fail');
   return result;
 };
+// A fresh promise that follows the native promise `result` through the captured `then`
+// (the sample cannot intercept it): `onValue(value)` resolves it, `onError(error)` runs
+// before it rejects. Throws when `result` is not a native promise.
+const follow = (result, onValue, onError) => {
+  let resolveOuter;
+  let rejectOuter;
+  const outer = new PromiseCtor((resolve, reject) => {
+    resolveOuter = resolve;
+    rejectOuter = reject;
+  });
+  promiseThen(
+    result,
+    value => resolveOuter(onValue(value)),
+    error => {
+      onError(error);
+      rejectOuter(error);
+    },
+  );
+  return outer;
+};
 const wrapMatcher = matcher =>
   function matcherCall(...args) {
     let result;
@@ -187,22 +207,8 @@ const wrapMatcher = matcher =>
     }
     if (result !== null && typeof result === 'object') {
       // .resolves/.rejects matchers return native promises
-      let resolveOuter;
-      let rejectOuter;
-      const outer = new PromiseCtor((resolve, reject) => {
-        resolveOuter = resolve;
-        rejectOuter = reject;
-      });
       try {
-        promiseThen(
-          result,
-          value => resolveOuter(countAssertion(true, value)),
-          error => {
-            countAssertion(false);
-            rejectOuter(error);
-          },
-        );
-        return outer;
+        return follow(result, value => countAssertion(true, value), () => countAssertion(false));
       } catch {
         return countAssertion(true, result);
       }
@@ -266,26 +272,16 @@ const wrapBody = (index, body) => {
       settle(index, error);
       throw error;
     }
-    let resolveOuter;
-    let rejectOuter;
-    const outer = new PromiseCtor((resolve, reject) => {
-      resolveOuter = resolve;
-      rejectOuter = reject;
-    });
     try {
       // Jest's own bookkeeping shares the realm with the sample; this reaction does not.
-      promiseThen(
+      return follow(
         result,
         value => {
           settle(index);
-          resolveOuter(value);
+          return value;
         },
-        error => {
-          settle(index, error === undefined ? null : error);
-          rejectOuter(error);
-        },
+        error => settle(index, error === undefined ? null : error),
       );
-      return outer;
     } catch {
       // not a native promise
     }
