@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,14 @@ TINY = FIXTURES / "suites" / "tiny.jsonl"
 
 # Summary and selection tests run both in one process and spread over two xdist workers.
 XDIST_MODES = [pytest.param([], id="plain"), pytest.param(["-n", "2"], id="xdist")]
+
+
+def shared_cache() -> Path:
+    """One Node toolchain build for all test runs, readable by the sandbox uid."""
+    path = Path(tempfile.gettempdir()) / "pytest-codegen-test-cache"
+    path.mkdir(mode=0o755, exist_ok=True)
+    os.chmod(path, 0o755)
+    return path
 
 
 def read_results(path: Path) -> list[dict]:

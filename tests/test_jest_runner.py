@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import shared_cache
 
 from pytest_codegen.jest import JestRunner
 from pytest_codegen.node_env import find_node
@@ -32,14 +33,6 @@ TEST_SOURCE = (REACT / "comments" / TEST_FILE).read_text()
 CORRECT = (REACT / "comments" / SOLUTION_FILE).read_text()
 FAKE = (SAMPLES / "fake_base.js").read_text()
 TIMEOUT_S = 30.0
-
-
-def shared_cache() -> Path:
-    """One toolchain build for all test runs, readable by the sandbox uid."""
-    path = Path(tempfile.gettempdir()) / "pytest-codegen-test-cache"
-    path.mkdir(mode=0o755, exist_ok=True)
-    os.chmod(path, 0o755)
-    return path
 
 
 def sample(name: str, base: str | None = None, marker: Path | None = None) -> str:

@@ -7,11 +7,11 @@ import os
 import stat
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import shared_cache
 
 from pytest_codegen import node_env
 from pytest_codegen.node_env import (
@@ -39,12 +39,6 @@ PINNED = {
     "fetch-mock": "9.11.0",
     "node-fetch": "2.7.0",
 }
-
-
-def shared_cache() -> Path:
-    path = Path(tempfile.gettempdir()) / "pytest-codegen-test-cache"
-    path.mkdir(mode=0o755, exist_ok=True)
-    return path
 
 
 def tiny_package(directory: Path) -> Path:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -35,8 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from pytest_codegen.extract import extract_code
-from pytest_codegen.node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.jest_cli import Sample, lay_out, passed, read_report, run_jest
+from pytest_codegen.node_env import NodeInfo, ensure_toolchain, find_node
 from pytest_codegen.problems import Problem
 from pytest_codegen.suites.webapp1k import load_webapp1k
 
@@ -44,14 +43,6 @@ REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "benchmarks" / "react"
 REPLAYS = REPO / "fixtures" / "replays"
 KINDS = ("reference", "wrong", "empty")
-JEST_CONFIG = (
-    f"module.exports = require({json.dumps(str(PACKAGE_DIR / 'jest.config.js'))})"
-    ".cliConfig(__dirname);\n"
-)
-
-Sample = tuple[str, int]  # (task_id, sample_index)
-
-
 def read_replay(path: Path) -> dict[str, str]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return {r["task_id"]: r["completion"] for r in rows}
@@ -74,48 +65,11 @@ def build_samples(problems: list[Problem], n: int) -> tuple[list[dict[str, Any]]
     return rows, counts
 
 
-def lay_out(root: Path, problems: dict[str, Problem], rows: list[dict[str, Any]],
-            with_config: bool) -> dict[Sample, Path]:
-    """Write every sample into ``root/<category>/<name>/s<i>/`` next to a copy of its test."""
-    dirs: dict[Sample, Path] = {}
-    for row in rows:
-        problem = problems[row["task_id"]]
-        sample_dir = root / row["task_id"] / f"s{row['sample_index']}"
-        sample_dir.mkdir(parents=True)
-        (sample_dir / problem.extra["test_filename"]).write_text(problem.tests)
-        code = extract_code(row["completion"], problem.language)
-        (sample_dir / problem.extra["solution_filename"]).write_text(code)
-        if with_config:
-            (sample_dir / "jest.config.js").write_text(JEST_CONFIG)
-        dirs[(row["task_id"], row["sample_index"])] = sample_dir
-    return dirs
-
-
-def jest_command(node: NodeInfo, toolchain: Path, cwd: Path, out: Path,
-                 extra: list[str]) -> tuple[list[str], dict[str, str]]:
-    jest = toolchain / "node_modules" / "jest" / "bin" / "jest.js"
-    env = dict(os.environ, PYTEST_CODEGEN_TOOLCHAIN=str(toolchain), NODE_ENV="test")
-    env["PATH"] = os.pathsep.join([str(Path(node.path).parent), env.get("PATH", "")])
-    cmd = [node.path, str(jest), "--config", str(cwd / "jest.config.js"), "--ci", "--json",
-           f"--outputFile={out}", *extra]
-    return cmd, env
-
-
-def jest_verdicts(report: Path, dirs: dict[Sample, Path]) -> tuple[dict[Sample, bool], float]:
+def verdicts_of(report: Path, dirs: dict[Sample, Path]) -> tuple[dict[Sample, bool], float]:
     """Pass/fail per sample from a ``jest --json`` report, and the summed test durations (s)."""
-    by_dir = {str(d.resolve()): key for key, d in dirs.items()}
-    data = json.loads(report.read_text())
-    verdicts: dict[Sample, bool] = {}
-    body_ms = 0.0
-    for result in data["testResults"]:
-        key = by_dir.get(str(Path(result["name"]).resolve().parent))
-        if key is None:
-            continue
-        tests = result.get("assertionResults") or []
-        body_ms += sum(t.get("duration") or 0 for t in tests)
-        verdicts[key] = (result["status"] == "passed" and bool(tests)
-                         and all(t["status"] == "passed" for t in tests))
-    return verdicts, body_ms / 1000
+    results = read_report(report, dirs)
+    body_ms = sum(t["duration_ms"] for r in results.values() for t in r["tests"])
+    return {key: passed(r) for key, r in results.items()}, body_ms / 1000
 
 
 def run_single(node: NodeInfo, toolchain: Path, dirs: dict[Sample, Path],
@@ -125,10 +79,8 @@ def run_single(node: NodeInfo, toolchain: Path, dirs: dict[Sample, Path],
     def one(key: Sample) -> tuple[Sample, bool]:
         cwd = dirs[key]
         out = cwd.parent / f"{cwd.name}.json"
-        cmd, env = jest_command(node, toolchain, cwd, out, ["--maxWorkers=1"])
-        subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False, timeout=300)
-        verdicts, _ = jest_verdicts(out, {key: cwd})
+        run_jest(node, toolchain, cwd, out, workers=1, timeout_s=300)
+        verdicts, _ = verdicts_of(out, {key: cwd})
         return key, verdicts.get(key, False)
 
     start = time.perf_counter()
@@ -141,12 +93,10 @@ def run_batched(node: NodeInfo, toolchain: Path, root: Path,
                 dirs: dict[Sample, Path]) -> tuple[float, dict[Sample, bool], float]:
     """One jest run over the whole tree with two workers."""
     out = root.parent / "batched.json"
-    cmd, env = jest_command(node, toolchain, root, out, ["--maxWorkers=2"])
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=False, timeout=3600)
+    run_jest(node, toolchain, root, out, workers=2)
     elapsed = time.perf_counter() - start
-    verdicts, body_s = jest_verdicts(out, dirs)
+    verdicts, body_s = verdicts_of(out, dirs)
     return elapsed, verdicts, body_s
 
 
@@ -214,9 +164,7 @@ def main() -> None:
             json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
             for r in rows))
         batched_root = workdir / "batched"
-        batched_root.mkdir()
-        (batched_root / "jest.config.js").write_text(JEST_CONFIG)
-        batched_dirs = lay_out(batched_root, by_id, rows, with_config=False)
+        batched_dirs = lay_out(batched_root, by_id, rows)
         single_dirs = lay_out(workdir / "single", by_id, rows, with_config=True)
 
         single_times, batched_times, plugin_times, body_times, graded_times = [], [], [], [], []

@@ -1,0 +1,71 @@
+"""The warm runner gives the verdicts of a fresh Jest run, on every React problem we ship.
+
+The runner keeps one Node process for many samples and shares the toolchain's file contents
+and V8 code cache between test files (``pytest_codegen/node/runtime.js``). That may only make
+it faster: for each of the 48 problems of ``benchmarks/react`` with its reference, a wrong and
+an empty solution, every test's status must equal what plain ``jest --ci`` reports, where each
+file gets a fresh module registry and jsdom (:mod:`pytest_codegen.jest_cli`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import shared_cache
+
+from pytest_codegen.extract import extract_code
+from pytest_codegen.jest import JestRunner
+from pytest_codegen.jest_cli import lay_out, read_report, run_jest
+from pytest_codegen.node_env import ensure_toolchain, find_node
+from pytest_codegen.suites.webapp1k import load_webapp1k
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAYS = ROOT / "fixtures" / "replays"
+KINDS = ("reference", "wrong", "empty")
+
+
+def replay(name: str) -> dict[str, str]:
+    rows = [json.loads(line) for line in (REPLAYS / name).read_text().splitlines() if line]
+    return {r["task_id"]: r["completion"] for r in rows}
+
+
+@pytest.fixture(scope="module")
+def samples():
+    problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
+    answers = {"wrong": replay("react-wrong.jsonl"), "empty": replay("react-empty.jsonl")}
+    rows = []
+    for problem in problems:
+        for index, kind in enumerate(KINDS):
+            text = problem.reference if kind == "reference" else answers[kind][problem.id]
+            rows.append({"task_id": problem.id, "sample_index": index, "completion": text})
+    return {p.id: p for p in problems}, rows
+
+
+def test_warm_runner_matches_a_fresh_jest_run_test_by_test(samples, tmp_path):
+    problems, rows = samples
+    node = find_node()
+    toolchain = ensure_toolchain(node, shared_cache())
+    dirs = lay_out(tmp_path / "tree", problems, rows)
+    run_jest(node, toolchain, tmp_path / "tree", tmp_path / "report.json", workers=2)
+    fresh = read_report(tmp_path / "report.json", dirs)
+    assert set(fresh) == set(dirs), "plain Jest did not report every sample"
+
+    warm = {}
+    with JestRunner(node, toolchain, recycle_after=10_000) as runner:
+        for row in rows:
+            problem = problems[row["task_id"]]
+            code = extract_code(row["completion"], problem.language)
+            verdict = runner.run_problem(problem, code)
+            warm[(row["task_id"], row["sample_index"])] = verdict
+        assert runner.starts == 1, "one process graded every sample"
+
+    for key, verdict in warm.items():
+        expected = [(t["name"], t["status"]) for t in fresh[key]["tests"]]
+        got = [(t["name"], t["status"]) for t in verdict.tests]
+        assert got == expected, f"{key}: {verdict.message}"
+    # Not a vacuous agreement: references pass, wrong and empty answers fail somewhere.
+    by_kind = {kind: [warm[(p, i)].passed for p in problems] for i, kind in enumerate(KINDS)}
+    assert all(by_kind["reference"])
+    assert not any(by_kind["wrong"]) and not any(by_kind["empty"])
