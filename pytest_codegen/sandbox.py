@@ -4,8 +4,8 @@ The child (``sandbox_child.py``) gets an allowlisted environment, a private work
 removed afterwards, memory/CPU/file-size/process caps and, when we run as root, namespaces and
 a uid of its own (see that module). Requests and replies cross two pipes as plain data
 (:mod:`pytest_codegen.wire`); the child's stdout/stderr go to a capped file we read the tail of.
-Every wait has a deadline: at the deadline the whole child — its process group and its PID
-namespace — is killed and the sample times out.
+Every wait has a deadline: at the deadline the sample times out, and when it ends for any
+reason the zygote kills every process it started (by its uid as root, else its process group).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import json
 import os
 import selectors
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,10 @@ CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 # the user's PATH additions, proxies) stays behind.
 ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
 OUTPUT_TAIL_BYTES = 4096
-# As root, samples run as uid UID_BASE + the grading process's pid: unprivileged and unique.
+# As root, samples run as an unprivileged uid of their grading process's own:
+# UID_BASE + pid + k * PID_SPAN, k = 0, 1, ...; two live samples never share one.
 UID_BASE = 200_000
+PID_SPAN = 1 << 22  # Linux's largest pid_max
 MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
@@ -65,24 +67,21 @@ class Sandbox:
     def __init__(self, limits: Limits, hide: tuple[str, ...] = ()) -> None:
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
-        zygote = Zygote.get(hide)
+        self.zygote = zygote = Zygote.get(hide)
         self.workdir = Path(tempfile.mkdtemp(prefix="sample-", dir=zygote.workroot))
         self.output = tempfile.TemporaryFile()
-        self.uid = UID_BASE + os.getpid() if os.getuid() == 0 else os.getuid()
-        if os.getuid() == 0:
-            os.chown(self.workdir, self.uid, self.uid)
+        self.ended: str | None = None
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         config = {
-            "workdir": str(self.workdir),
-            "uid": self.uid,
             "timeout_s": limits.timeout_s,
             "memory_mb": limits.memory_mb,
             "max_procs": limits.max_procs,
             "file_size": limits.file_size,
         }
         try:
-            self.pid = zygote.spawn(config, [req_r, resp_w, self.output.fileno()])
+            self.pid, self.uid = zygote.spawn(config, self.workdir,
+                                              [req_r, resp_w, self.output.fileno()])
         finally:
             os.close(req_r)
             os.close(resp_w)
@@ -90,8 +89,11 @@ class Sandbox:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._resp_r, selectors.EVENT_READ)
         self.started = time.monotonic()
-        hello = self._receive()
-        self.sample_pid = int(hello["pid"])
+        try:
+            hello = self._receive()
+        except BaseException:
+            self.close()
+            raise
         self.isolation = str(hello.get("isolation", "rlimits"))
 
     # -- protocol -------------------------------------------------------------------------
@@ -124,22 +126,17 @@ class Sandbox:
             raise SampleCrashed(f"broke the result protocol: {e}") from None
         if "crash" in message:
             raise SampleCrashed(str(message["crash"]))
-        if "died" in message:
-            raise SampleCrashed(str(message["died"]))
         return message
 
     def _death_reason(self) -> str:
-        # Where the sample ran in a namespace, its supervisor reports how it ended; wait
-        # briefly for that line before settling for a generic reason.
-        try:
-            if self._selector.select(0.5):
-                tail = os.read(self._resp_r, 1 << 16)
-                for line in (self._buffer + tail).splitlines():
-                    if line.startswith(b'{"died"'):
-                        return str(wire.loads(line)["died"])
-        except (OSError, wire.WireError):
-            pass
-        return "its process ended before returning a result"
+        return self.end(status=True) or "its process ended before returning a result"
+
+    def end(self, status: bool = False) -> str | None:
+        """Kill the sample and all it started (once); with ``status``, returns how its
+        process ended."""
+        if self.ended is None:
+            self.ended = self.zygote.end(self.pid, status) or ""
+        return self.ended
 
     # -- lifetime -------------------------------------------------------------------------
     def output_tail(self) -> str:
@@ -150,15 +147,10 @@ class Sandbox:
         return ("[...]\n" if size > OUTPUT_TAIL_BYTES else "") + tail
 
     def close(self) -> None:
-        # The sample's process is PID 1 of its namespace: killing it takes down everything it
-        # started, even processes that left the process group. Check the uid first so a
-        # recycled pid of someone else's process is never hit.
-        if self.sample_pid != self.pid and _uid_of(self.sample_pid) == self.uid:
-            _kill(self.sample_pid)
         try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+            self.end()
+        except SampleCrashed:
+            pass  # the zygote is gone, and every sample of it
         for fd in (self._req_w, self._resp_r):
             try:
                 os.close(fd)
@@ -201,26 +193,31 @@ def _dirs_to_mask(keep: list[str]) -> list[str]:
     return sorted(masks)
 
 
-def _uid_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"Uid:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
+def sample_uids(grader_pid: int) -> Iterator[int]:
+    """The uids samples of one grading process run as, in order of preference."""
+    uid = UID_BASE + grader_pid
+    while True:
+        yield uid
+        uid += PID_SPAN
 
 
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def grader_of(uid: int) -> int:
+    """The pid of the grading process a sample uid belongs to."""
+    return (uid - UID_BASE) % PID_SPAN
 
 
 # What a spare sample process is confined with; a sample with other limits needs another.
-SPARE_KEY = ("uid", "timeout_s", "memory_mb", "max_procs", "file_size")
+SPARE_KEY = ("timeout_s", "memory_mb", "max_procs", "file_size")
+
+
+@dataclasses.dataclass
+class Spare:
+    """A confined sample process waiting for its sample (see ``sandbox_child.spare``)."""
+
+    key: tuple[Any, ...]  # the limits it was confined with (SPARE_KEY)
+    uid: int
+    pid: int
+    handle: socket.socket
 
 
 class Zygote:
@@ -249,10 +246,11 @@ class Zygote:
         child_sock.close()
         self.sock = parent_sock
         self.owner = os.getpid()
-        # A spare sample process ready for the next sample (limits key, (pid, handle)), and
-        # the key of one requested but not yet read back.
-        self._spare: tuple[tuple[Any, ...], tuple[int, socket.socket]] | None = None
-        self._pending: tuple[Any, ...] | None = None
+        # A spare sample process ready for the next sample, and one requested but not yet
+        # read back; the samples handed over and not yet ended (pid -> uid).
+        self._spare: Spare | None = None
+        self._pending: tuple[tuple[Any, ...], int] | None = None
+        self._live: dict[int, int] = {}
 
     @classmethod
     def get(cls, hide: tuple[str, ...] = ()) -> Zygote:
@@ -267,7 +265,7 @@ class Zygote:
 
     def stop(self) -> None:
         if self._spare is not None:
-            self._spare[1][1].close()
+            self._spare.handle.close()
             self._spare = None
         self.sock.close()
         try:
@@ -276,8 +274,9 @@ class Zygote:
             self.proc.kill()
         shutil.rmtree(self.workroot, ignore_errors=True)
 
-    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
-        """Start a sample: hand ``fds`` (requests in, replies out, output) to a ready spare.
+    def spawn(self, config: dict[str, Any], workdir: Path, fds: list[int]) -> tuple[int, int]:
+        """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output) to a
+        ready spare. Returns its pid (for :meth:`end`) and uid.
 
         The spare was confined while the previous sample ran; the next one is requested
         now, so the zygote forks it off this sample's critical path.
@@ -285,38 +284,75 @@ class Zygote:
         key = tuple(config[k] for k in SPARE_KEY)
         with self._lock:
             for _attempt in range(2):
-                pid, handle = self._take(config, key)
+                spare = self._take(config, key)
+                if os.getuid() == 0:
+                    os.chown(workdir, spare.uid, spare.uid)
                 try:
-                    socket.send_fds(handle, [json.dumps({"workdir": config["workdir"]}
-                                                        ).encode()], fds)
+                    socket.send_fds(spare.handle, [json.dumps({"workdir": str(workdir)}
+                                                              ).encode()], fds)
                 except OSError:
                     continue  # that spare died while waiting: take a fresh one
                 finally:
-                    handle.close()
+                    spare.handle.close()
+                self._live[spare.pid] = spare.uid
                 self._request(config, key)
-                return pid
+                return spare.pid, spare.uid
         raise SampleCrashed("the sandbox launcher died")
 
-    def _take(self, config: dict[str, Any], key: tuple[Any, ...]) -> tuple[int, socket.socket]:
+    def end(self, pid: int, status: bool = False) -> str | None:
+        """Kill sample ``pid`` and every process it started. With ``status``, wait for its
+        process and say how it ended; without, the zygote does the killing while the next
+        sample is prepared (it handles requests in order, so before that spare exists)."""
+        with self._lock:
+            if self._live.pop(pid, None) is None:
+                return None
+            self._collect()  # replies come in request order
+            try:
+                self.sock.send(json.dumps({"end": pid, "status": status}).encode())
+                reply = self.sock.recv(4096) if status else b'{"status": null}'
+            except OSError:
+                reply = b""
+            if not reply:
+                raise SampleCrashed("the sandbox launcher died")
+            status = json.loads(reply)["status"]
+            return None if status is None else str(status)
+
+    def _free_uid(self) -> int:
+        """A uid no live sample and no spare has: kill-by-uid then hits one sample only."""
+        if os.getuid() != 0:
+            return os.getuid()
+        taken = set(self._live.values())
+        if self._spare is not None:
+            taken.add(self._spare.uid)
         if self._pending is not None:
-            self._spare, self._pending = (self._pending, self._read_spare()), None
-        if self._spare is not None and self._spare[0] != key:
-            self._spare[1][1].close()  # prepared for other limits: it exits
+            taken.add(self._pending[1])
+        return next(uid for uid in sample_uids(self.owner) if uid not in taken)
+
+    def _collect(self) -> None:
+        if self._pending is not None:
+            (key, uid), self._pending = self._pending, None
+            self._spare = Spare(key, uid, *self._read_spare())
+
+    def _take(self, config: dict[str, Any], key: tuple[Any, ...]) -> Spare:
+        self._collect()
+        if self._spare is not None and self._spare.key != key:
+            self._spare.handle.close()  # prepared for other limits: it exits
             self._spare = None
         if self._spare is None:
             self._request(config, key)
-            self._spare, self._pending = (key, self._read_spare()), None
-        _, spare = self._spare
-        self._spare = None
+            self._collect()
+        assert self._spare is not None
+        spare, self._spare = self._spare, None
         return spare
 
     def _request(self, config: dict[str, Any], key: tuple[Any, ...]) -> None:
-        prepare = {k: config[k] for k in SPARE_KEY}
+        uid = self._free_uid()
+        prepare = {**{k: config[k] for k in SPARE_KEY}, "uid": uid}
         try:
-            self.sock.send(json.dumps(prepare).encode())
+            self.sock.send(json.dumps({"prepare": prepare}).encode())
         except OSError:
             raise SampleCrashed("the sandbox launcher died") from None
-        self._pending = key
+        self._pending = (key, uid)
 
     def _read_spare(self) -> tuple[int, socket.socket]:
         try:

@@ -3,14 +3,15 @@
 It is started once per grading process as a *zygote* by :mod:`pytest_codegen.sandbox` and forks
 one fresh child per sample, one sample ahead: the child is confined before its sample exists
 and waits for the grader to hand it over. It must not import the plugin. As root the zygote
-first builds, once, the world samples see: an empty network namespace and a mount namespace
-where ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and read-only, the
-suite files are hidden, and only the Python installation and the samples' own working
-directories are bound back. Each sample's process then gets a PID namespace of its own (every
-process it starts dies with it), drops to an unprivileged uid and applies resource limits. Then
-it serves requests, one JSON line each, on two pipes it is handed: ``load`` a candidate module,
-``call`` a function or method in it, ``getattr`` of an object, or ``program`` (a whole program
-with its tests).
+first builds, once, the world samples see: an empty network namespace, a PID namespace of which
+the zygote is PID 1 (so no sample can signal it, and all that is left dies with it), and a
+mount namespace where ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and
+read-only, the suite files are hidden, and only the Python installation and the samples' own
+working directories are bound back. Each sample's process drops to an unprivileged uid that no
+other live sample has and applies resource limits; when the sample ends, every process of that
+uid is killed. Then it serves requests, one JSON line each, on two pipes it is handed: ``load``
+a candidate module, ``call`` a function or method in it, ``getattr`` of an object, or
+``program`` (a whole program with its tests).
 """
 
 import ctypes
@@ -51,7 +52,7 @@ def build_view(cfg):
     working directories) are bound back at the same place, read-only except the last.
     """
     libc = _libc()
-    if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) != 0:
+    if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
         return _failed("unshare")
     if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         return _failed("making mounts private")
@@ -202,58 +203,20 @@ def _receive_handover(sock):
     return json.loads(message), fds
 
 
-def spare(sock, cfg, wire, isolated):
-    """A sample process made ready before it is needed: confined first (process group, PID
-    namespace, unprivileged uid, limits), then it waits for the sample to serve.
+def spare(sock, cfg, wire, isolation):
+    """A sample process made ready before it is needed: confined first (process group,
+    unprivileged uid, limits), then it waits for the sample to serve.
 
     Nothing of the sample exists until the handover, so preparing it ahead is safe; it takes
     the fork and confinement off the time a sample waits to start.
     """
-    import socket
-
-    os.setsid()  # a process group of its own, killed as a whole
-    as_root = os.getuid() == 0
-    if as_root and isolated and _libc().unshare(CLONE_NEWPID) == 0:
-        inner, outer = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        pid = os.fork()  # PID 1 of the new namespace: when it ends, all it forked dies
-        if pid == 0:
-            sock.close()
-            outer.close()
-            drop_privileges(cfg["uid"])
-            apply_limits(cfg)
-            work, fds = _receive_handover(inner)
-            inner.close()
-            _serve_sample(work, fds, wire)
-        inner.close()
-        work, fds = _receive_handover(sock)
-        sock.close()
-        wfd = fds[1]
-        os.write(wfd, json.dumps({"pid": pid, "isolation": "namespaces+uid"}).encode() + b"\n")
-        socket.send_fds(outer, [json.dumps(work).encode()], fds)
-        outer.close()
-        for fd in (fds[0], fds[2]):
-            os.close(fd)
-        _, status = os.waitpid(pid, 0)
-        # Tell the grader how the sample ended: it is not the grader's child.
-        if os.WIFSIGNALED(status):
-            name = signal.Signals(os.WTERMSIG(status)).name
-            hint = " (CPU time limit)" if os.WTERMSIG(status) == signal.SIGXCPU else ""
-            died = f"killed by {name}{hint}"
-        else:
-            died = f"exited with status {os.WEXITSTATUS(status)} before returning a result"
-        try:
-            os.write(wfd, json.dumps({"died": died}).encode() + b"\n")
-        except OSError:
-            pass
-        os._exit(0)
-    # Without namespaces, still never run a sample as root.
-    isolation = "uid" if as_root else "rlimits"
-    if as_root:
-        drop_privileges(cfg["uid"])
+    os.setsid()  # a process group of its own: without a uid, the group is what gets killed
+    if os.getuid() == 0:
+        drop_privileges(cfg["uid"])  # never run a sample as root
     apply_limits(cfg)
     work, fds = _receive_handover(sock)
     sock.close()
-    os.write(fds[1], json.dumps({"pid": os.getpid(), "isolation": isolation}).encode() + b"\n")
+    os.write(fds[1], json.dumps({"isolation": isolation}).encode() + b"\n")
     _serve_sample(work, fds, wire)
 
 
@@ -270,11 +233,95 @@ def _serve_sample(work, fds, wire):
     os._exit(0)
 
 
+class Reaper:
+    """Ends samples and collects their exit statuses (the zygote is their parent, and PID 1
+    of their namespace: it also inherits whatever they started)."""
+
+    def __init__(self, pid_one):
+        self.pid_one = pid_one
+        self.statuses = {}  # pid -> wait status, for samples whose end is not asked yet
+        self.samples = {}  # pid -> the uid its processes run as (None: not root, no uid)
+
+    def reap(self):
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.samples:
+                self.statuses[pid] = status
+
+    def end(self, pid, wait=True):
+        """Kill everything the sample started; with ``wait``, returns how its own process
+        ended (otherwise it is reaped later)."""
+        uid = self.samples.get(pid)
+        if uid is None:
+            _signal_group(pid)
+        elif self.pid_one:
+            self._kill_uid(uid)
+        else:
+            # Not PID 1, this process could be signalled by the sample while it wears the
+            # sample's uid: a throwaway child does the killing.
+            killer = os.fork()
+            if killer == 0:
+                try:
+                    os.setresuid(uid, uid, uid)  # no way back needed
+                    os.kill(-1, signal.SIGKILL)
+                finally:
+                    os._exit(0)
+            os.waitpid(killer, 0)
+        if wait and pid not in self.statuses:
+            try:
+                _, status = os.waitpid(pid, 0)
+                self.statuses[pid] = status
+            except ChildProcessError:
+                pass
+        self.reap()
+        del self.samples[pid]
+        return describe(self.statuses.pop(pid, None))
+
+    @staticmethod
+    def _kill_uid(uid):
+        # kill(-1) as the sample's uid reaches exactly that uid's processes, wherever they
+        # moved (new sessions, re-parented orphans). The kernel walks the process list under
+        # the lock fork() needs, so a process forking meanwhile is either reached or killed
+        # before its child exists. The saved uid 0 lets this process take its privileges back.
+        os.setresuid(uid, uid, 0)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        finally:
+            os.setresuid(0, 0, 0)
+
+
+def _signal_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def describe(status):
+    """How a sample's process ended, for the grader's crash message."""
+    if status is None:
+        return None
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        hint = " (CPU time limit)" if sig == signal.SIGXCPU else ""
+        return f"killed by {signal.Signals(sig).name}{hint}"
+    return f"exited with status {os.WEXITSTATUS(status)} before returning a result"
+
+
 def zygote(sock_fd, view):
     """Fork confined sample processes on request, from a process that has already paid for
     the interpreter start-up, the imports and the mount view (a few ms per sample instead of
-    tens). Each request gets back a spare: its pid and a socket on which the grader hands it
-    a sample; the grader asks for the next one while the current sample runs."""
+    tens). Requests, one JSON message each: ``prepare`` gets back a spare (its pid, and a
+    socket on which the grader hands it a sample; the grader asks for the next one while the
+    current sample runs), ``end`` kills a sample and everything it started and answers with
+    how the sample's process ended."""
     import socket
 
     wire = _import_wire()
@@ -285,12 +332,24 @@ def zygote(sock_fd, view):
             __import__(name)
         except ImportError:
             pass
-    isolated = os.getuid() == 0 and build_view(view)
-    # Samples whose supervisor was killed first are re-parented here, not to init (which may
-    # never reap them), and SIGCHLD ignored lets the kernel reap them at once.
-    _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    as_root = os.getuid() == 0
+    namespaces = as_root and build_view(view)
     sock = socket.socket(fileno=sock_fd)
+    if namespaces:
+        # The new PID namespace starts with our first child: it carries on as the zygote, and
+        # this process stays its parent until it ends.
+        pid = os.fork()
+        if pid:
+            sock.close()
+            _, status = os.waitpid(pid, 0)
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+        # PID 1 drops the signals it has no handler for: keep none.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    else:
+        # Orphans of samples come back here, not to an init that may never reap them.
+        _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    isolation = "namespaces+uid" if namespaces else "uid" if as_root else "rlimits"
+    reaper = Reaper(pid_one=namespaces)
     # Objects that exist now are never collected here: forked children then do not write to
     # (and so copy) every page of them when their garbage collector runs.
     import gc
@@ -303,17 +362,23 @@ def zygote(sock_fd, view):
             break
         if not message:
             break
-        cfg = json.loads(message)
+        request = json.loads(message)
+        if "end" in request:
+            status = reaper.end(request["end"], wait=request.get("status", False))
+            if request.get("status"):
+                sock.send(json.dumps({"status": status}).encode())
+            continue
+        cfg = request["prepare"]
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
                 sock.close()
                 mine.close()
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                spare(theirs, cfg, wire, isolated)
+                spare(theirs, cfg, wire, isolation)
             finally:
                 os._exit(1)
+        reaper.samples[pid] = cfg["uid"] if as_root else None
         theirs.close()
         try:
             socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [mine.fileno()])
@@ -321,13 +386,18 @@ def zygote(sock_fd, view):
             break
         finally:
             mine.close()
-    # The grader is gone. Stay until every child has ended: a sample re-parented here is
-    # reaped here, not left a zombie to an init that may never reap it.
-    try:
-        while True:
-            os.waitpid(-1, 0)
-    except ChildProcessError:
-        pass
+        reaper.reap()  # spares retired unused
+    # The grader is gone. As PID 1, ending takes every process of the namespace with it;
+    # otherwise each sample's uid (or group) is killed, and its orphans reaped, first.
+    if not namespaces:
+        for pid in list(reaper.samples):
+            reaper.end(pid)
+        try:
+            while True:
+                os.waitpid(-1, 0)
+        except ChildProcessError:
+            pass
+    os._exit(0)
 
 
 def _import_wire():

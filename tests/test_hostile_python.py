@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, read_results
 
-from pytest_codegen.sandbox import UID_BASE
+from pytest_codegen.sandbox import UID_BASE, grader_of
 
 HOSTILE = [json.loads(line) for line in (FIXTURES / "hostile" / "python.jsonl").read_text()
            .splitlines() if line.strip()]
@@ -22,7 +22,7 @@ needs_root = pytest.mark.skipif(os.getuid() != 0, reason="full isolation needs r
 
 
 def leftover_sandbox_processes() -> list[str]:
-    """Sample processes whose grader has exited (a sample's uid is UID_BASE + grader pid).
+    """Sample processes whose grader has exited (a sample's uid names its grader's pid).
 
     Samples of graders still running (another xdist worker's) are not leftovers.
     """
@@ -31,7 +31,7 @@ def leftover_sandbox_processes() -> list[str]:
     leftovers = []
     for line in out.splitlines():
         uid = int(line.split()[0])
-        if uid >= UID_BASE and not Path(f"/proc/{uid - UID_BASE}").exists():
+        if uid >= UID_BASE and not Path(f"/proc/{grader_of(uid)}").exists():
             leftovers.append(line)
     return leftovers
 
