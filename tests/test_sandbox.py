@@ -1,0 +1,111 @@
+"""The Python sandbox's process lifecycle, through its own API, with real child processes.
+
+As root each sample runs as a uid no other live sample has, in namespaces whose PID 1 is the
+launcher; when a sample ends, every process of its uid is killed, wherever it moved.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+
+from pytest_codegen.sandbox import Limits, SampleCrashed, Sandbox, Zygote, call_remote
+
+LIMITS = Limits(timeout_s=10, memory_mb=512)
+needs_root = pytest.mark.skipif(os.getuid() != 0, reason="uids and namespaces need root")
+
+
+def load(box: Sandbox, source: str, entry: str = "f"):
+    return call_remote(box, {"op": "load", "source": source, "entry": entry})
+
+
+def processes_of(uid: int) -> list[str]:
+    """Live processes of ``uid`` (a zombie has ended; its parent just has not reaped it)."""
+    out = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-u", str(uid)], capture_output=True,
+                         text=True).stdout
+    return [line.strip() for line in out.splitlines() if not line.split()[1].startswith("Z")]
+
+
+def gone(uid: int) -> bool:
+    """Whether every process of ``uid`` has ended; SIGKILLed processes take a moment."""
+    for _ in range(200):
+        if not processes_of(uid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+DETACHED = """
+import os, time
+def f():
+    if os.fork() == 0:
+        os.setsid()  # leaves the sample's process group and session
+        if os.fork() == 0:
+            time.sleep(300)
+        os._exit(0)
+    time.sleep(0.2)
+    return os.getuid()
+"""
+
+
+@needs_root
+def test_processes_that_left_the_sample_die_with_it():
+    with Sandbox(LIMITS) as box:
+        uid = load(box, DETACHED)()
+        assert uid == box.uid
+        assert len(processes_of(uid)) == 2  # the sample and its detached grandchild
+    assert gone(uid), processes_of(uid)
+
+
+@needs_root
+def test_samples_in_a_row_never_share_a_uid():
+    with Sandbox(LIMITS) as first:
+        with Sandbox(LIMITS) as second:
+            assert first.uid != second.uid
+        third_uid = None
+        with Sandbox(LIMITS) as third:
+            third_uid = third.uid
+        assert first.uid != third_uid
+
+
+@needs_root
+def test_a_sample_cannot_signal_the_launcher():
+    with Sandbox(LIMITS) as box:
+        if box.isolation != "namespaces+uid":
+            pytest.skip("no namespaces here")
+        attack = load(box, "import os, signal\ndef f():\n    hit = []\n"
+                           "    for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):\n"
+                           "        try:\n            os.kill(1, sig); hit.append(sig)\n"
+                           "        except OSError:\n            pass\n"
+                           "    return os.getppid(), len(hit)\n")
+        parent, _ = attack()
+        assert parent == 1  # the launcher is PID 1 of the samples' namespace
+    launcher = Zygote.get()
+    with Sandbox(LIMITS) as box:
+        assert load(box, "def f(x):\n    return x + 1\n")(1) == 2
+    assert Zygote.get() is launcher and launcher.proc.poll() is None
+
+
+def test_a_crash_names_the_signal():
+    with Sandbox(LIMITS) as box:
+        crash = load(box, "import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGSEGV)\n")
+        with pytest.raises(SampleCrashed, match="killed by SIGSEGV"):
+            crash()
+
+
+def test_a_sample_that_exits_reports_its_status():
+    with Sandbox(LIMITS) as box:
+        leave = load(box, "import os\ndef f():\n    os._exit(3)\n")
+        with pytest.raises(SampleCrashed, match="exited with status 3"):
+            leave()
+
+
+def test_each_sample_gets_a_fresh_process():
+    pids = set()
+    for _ in range(3):
+        with Sandbox(LIMITS) as box:
+            pids.add(load(box, "import os\ndef f():\n    return os.getpid()\n")())
+    assert len(pids) == 3
