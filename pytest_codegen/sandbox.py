@@ -309,13 +309,15 @@ class Zygote:
             self._collect()  # replies come in request order
             try:
                 self.sock.send(json.dumps({"end": pid, "status": status}).encode())
-                reply = self.sock.recv(4096) if status else b'{"status": null}'
+                reply = self.sock.recv(4096) if status else None
             except OSError:
                 reply = b""
+            if reply is None:
+                return None
             if not reply:
                 raise SampleCrashed("the sandbox launcher died")
-            status = json.loads(reply)["status"]
-            return None if status is None else str(status)
+            ended = json.loads(reply)["status"]
+            return None if ended is None else str(ended)
 
     def _free_uid(self) -> int:
         """A uid no live sample and no spare has: kill-by-uid then hits one sample only."""

@@ -267,8 +267,7 @@ class Reaper:
             killer = os.fork()
             if killer == 0:
                 try:
-                    os.setresuid(uid, uid, uid)  # no way back needed
-                    os.kill(-1, signal.SIGKILL)
+                    self._kill_uid(uid)
                 finally:
                     os._exit(0)
             os.waitpid(killer, 0)

@@ -9,13 +9,13 @@ file gets a fresh module registry and jsdom (:mod:`pytest_codegen.jest_cli`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from conftest import shared_cache
 
 from pytest_codegen.extract import extract_code
+from pytest_codegen.generate import load_replay
 from pytest_codegen.jest import JestRunner
 from pytest_codegen.jest_cli import lay_out, read_report, run_jest
 from pytest_codegen.node_env import ensure_toolchain, find_node
@@ -26,19 +26,15 @@ REPLAYS = ROOT / "fixtures" / "replays"
 KINDS = ("reference", "wrong", "empty")
 
 
-def replay(name: str) -> dict[str, str]:
-    rows = [json.loads(line) for line in (REPLAYS / name).read_text().splitlines() if line]
-    return {r["task_id"]: r["completion"] for r in rows}
-
-
 @pytest.fixture(scope="module")
 def samples():
     problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
-    answers = {"wrong": replay("react-wrong.jsonl"), "empty": replay("react-empty.jsonl")}
+    answers = {kind: load_replay(REPLAYS / f"react-{kind}.jsonl") for kind in ("wrong", "empty")}
     rows = []
     for problem in problems:
         for index, kind in enumerate(KINDS):
-            text = problem.reference if kind == "reference" else answers[kind][problem.id]
+            text = (problem.reference if kind == "reference"
+                    else answers[kind][(problem.id, 0, 0)])
             rows.append({"task_id": problem.id, "sample_index": index, "completion": text})
     return {p.id: p for p in problems}, rows
 

@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pytest_codegen.generate import load_replay
 from pytest_codegen.jest_cli import Sample, lay_out, passed, read_report, run_jest
 from pytest_codegen.node_env import NodeInfo, ensure_toolchain, find_node
 from pytest_codegen.problems import Problem
@@ -43,20 +44,15 @@ REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "benchmarks" / "react"
 REPLAYS = REPO / "fixtures" / "replays"
 KINDS = ("reference", "wrong", "empty")
-def read_replay(path: Path) -> dict[str, str]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return {r["task_id"]: r["completion"] for r in rows}
-
-
 def build_samples(problems: list[Problem], n: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """``n`` samples per problem cycling reference, wrong, empty; returns rows and kind counts."""
-    wrong = read_replay(REPLAYS / "react-wrong.jsonl")
-    empty = read_replay(REPLAYS / "react-empty.jsonl")
+    wrong = load_replay(REPLAYS / "react-wrong.jsonl")
+    empty = load_replay(REPLAYS / "react-empty.jsonl")
     rows: list[dict[str, Any]] = []
     counts = dict.fromkeys(KINDS, 0)
     for problem in problems:
-        by_kind = {"reference": problem.reference, "wrong": wrong[problem.id],
-                   "empty": empty[problem.id]}
+        first = (problem.id, 0, 0)  # the replay's sample 0, no repair round
+        by_kind = {"reference": problem.reference, "wrong": wrong[first], "empty": empty[first]}
         for i in range(n):
             kind = KINDS[i % len(KINDS)] if i < 3 else KINDS[(i - 3) % 2]
             counts[kind] += 1
