@@ -244,7 +244,9 @@ class _TokenBucket:
     def _state(self) -> Iterator[dict[str, float]]:
         with self._lock, self._file_lock or contextlib.nullcontext():
             state = self._load()
-            now = time.time()
+            # The monotonic clock is one for every process of the machine, and a step of the
+            # wall clock (time sync, a resumed VM) must not refill or drain the buckets.
+            now = time.monotonic()
             elapsed = max(0.0, now - state.get("t", now))
             for name, rate in self._rates.items():
                 cap = self._caps[name]

@@ -477,3 +477,13 @@ def test_token_bucket_pays_estimates_and_settles(tmp_path: Path) -> None:
     bucket.acquire(500, stop)
     assert time.monotonic() - start >= 0.05  # 100 short at 1000 tokens/s
     assert json.loads((tmp_path / "bucket.json").read_text())["tokens"] < 100
+
+
+def test_token_bucket_ignores_steps_of_the_wall_clock(tmp_path: Path, monkeypatch) -> None:
+    bucket = _TokenBucket(RateLimit(requests_per_minute=600), tmp_path / "bucket.json")
+    stop = threading.Event()
+    for _ in range(10):  # a second's worth: the bucket is empty now
+        assert bucket.acquire(0, stop) == 0
+    wall = time.time()
+    monkeypatch.setattr(time, "time", lambda: wall + 3600)  # time sync, or a resumed VM
+    assert bucket.acquire(0, stop) > 0  # the eleventh request still waits for its refill
