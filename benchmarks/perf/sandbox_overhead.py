@@ -56,12 +56,10 @@ def sandbox_sample(calls: int = 1) -> None:
             assert f(x) == x + 1
 
 
-def process_cpu_s(pid: int) -> tuple[float, float]:
-    """(own, reaped children's) CPU seconds of a process."""
+def _stat(pid: int | str) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state is field 0)."""
     with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick
+        return fh.read().rsplit(")", 1)[1].split()
 
 
 def zygote_pids() -> tuple[int, int]:
@@ -70,28 +68,36 @@ def zygote_pids() -> tuple[int, int]:
     from pytest_codegen.sandbox import Zygote
 
     launcher = Zygote.get().proc.pid
-    for entry in os.listdir("/proc"):
+    for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{entry}/stat") as fh:
-                if entry.isdigit() and int(fh.read().rsplit(")", 1)[1].split()[1]) == launcher:
-                    return launcher, int(entry)
+            if int(_stat(entry)[1]) == launcher:
+                return launcher, int(entry)
         except OSError:
             continue
     return launcher, launcher
 
 
+def cpu_by_role(launcher: int, forker: int) -> dict[str, float]:
+    """CPU seconds so far of this process, the zygote, and the samples it reaped."""
+    tick = os.sysconf("SC_CLK_TCK")
+    own = os.times()
+    zygote = {launcher, forker}
+    return {
+        "grading process": own.user + own.system,
+        "zygote": sum(int(f) for pid in zygote for f in _stat(pid)[11:13]) / tick,
+        "sample processes": sum(int(f) for f in _stat(forker)[13:15]) / tick,
+    }
+
+
 def split_by_role(samples: int) -> dict[str, float]:
     """CPU ms per sample of the grading process, the zygote and the sample processes."""
     sandbox_sample()
-    launcher, forker = zygote_pids()
-    before = os.times(), process_cpu_s(launcher)[0], process_cpu_s(forker)
+    pids = zygote_pids()
+    before = cpu_by_role(*pids)
     for _ in range(samples):
         sandbox_sample()
-    after = os.times(), process_cpu_s(launcher)[0], process_cpu_s(forker)
-    grader = (after[0].user + after[0].system) - (before[0].user + before[0].system)
-    zygote = after[2][0] - before[2][0] + (after[1] - before[1] if launcher != forker else 0)
-    return {"grading process": grader / samples * 1e3, "zygote": zygote / samples * 1e3,
-            "sample processes": (after[2][1] - before[2][1]) / samples * 1e3}
+    after = cpu_by_role(*pids)
+    return {role: (after[role] - before[role]) / samples * 1e3 for role in before}
 
 
 def measure(run: Callable[[], None], samples: int) -> tuple[float, float]:
