@@ -231,6 +231,36 @@ def test_a_forged_result_record_is_detected(runner):
     assert grade(runner, CORRECT).outcome == PASSED  # a clean runner afterwards
 
 
+ROLE_TEST = """\
+import { render, screen } from '@testing-library/react';
+import Probe from './Probe';
+
+test('finds the button by its role', () => {
+  render(<Probe />);
+  expect(screen.getByRole('button', { name: 'go' })).toBeTruthy();
+  expect(globalThis.__ariaTampered || 0).toBe(0);
+});
+"""
+PROBE = "export default function Probe() { return <button>go</button>; }\n"
+
+
+def test_the_shared_aria_role_tables_cannot_be_changed(runner, plain_runner):
+    # The runner evaluates aria-query once and hands every test file the same frozen tables.
+    hostile = sample("tamper_aria.prelude.js", PROBE)
+    tampered = plain_runner.run(ROLE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+    assert tampered.outcome == FAILED  # under plain Jest the tables can be emptied
+    assert runner.run(ROLE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S).outcome == PASSED
+    # and the next file still finds roles: nothing was changed for it
+    assert runner.run(ROLE_TEST, "probe.test.js", "Probe.js", PROBE, TIMEOUT_S).outcome == PASSED
+
+
+def test_each_sample_of_a_problem_is_graded_afresh(runner):
+    # The same test file at the same path, again and again: the runner's memo of transformed
+    # files must never hand one sample's code to another.
+    outcomes = [grade(runner, code).outcome for code in (CORRECT, FAKE, CORRECT, FAKE)]
+    assert outcomes == [PASSED, FAILED, PASSED, FAILED]
+
+
 # ---- the suite loader on our fixtures --------------------------------------------------------
 def test_fixture_suite_loads_and_its_reference_passes(runner):
     problems = load_webapp1k(REACT, "fixtures")

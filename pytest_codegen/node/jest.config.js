@@ -6,8 +6,11 @@
 const path = require('path');
 const babelOptions = require('./babel.config.js');
 
-function jestConfig({rootDir, toolchain, cacheDirectory, hardened, permissions = true}) {
+const escapeRegExp = text => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function jestConfig({rootDir, toolchain, cacheDirectory, hardened, permissions = true, memo = true}) {
   const resolve = name => require.resolve(name, {paths: [toolchain]});
+  const babel = babelOptions(resolve);
   const config = {
     rootDir,
     roots: [rootDir],
@@ -15,7 +18,15 @@ function jestConfig({rootDir, toolchain, cacheDirectory, hardened, permissions =
     testRunner: resolve('jest-circus/runner'),
     // Packages the tests import live in the toolchain, not next to the sample.
     modulePaths: [path.join(toolchain, 'node_modules')],
-    transform: {'\\.[cm]?[jt]sx?$': [resolve('babel-jest'), babelOptions(resolve)]},
+    // A long-lived runner reuses Babel's output for a file it has seen (transformer.js); a
+    // one-off CLI run gains nothing from it and uses babel-jest as it comes.
+    transform: {
+      '\\.[cm]?[jt]sx?$': memo
+        ? [path.join(__dirname, 'transformer.js'), {toolchain, babel}]
+        : [resolve('babel-jest'), babel],
+    },
+    // Our own modules (guard.js) are plain CommonJS: nothing to transform.
+    transformIgnorePatterns: ['/node_modules/', `^${escapeRegExp(__dirname + path.sep)}`],
     // Transformed code is never read back from disk: a sample cannot plant a cached transform.
     cache: false,
     cacheDirectory,
@@ -47,5 +58,6 @@ module.exports.cliConfig = function cliConfig(rootDir) {
     cacheDirectory: path.join(rootDir, '.jest-cache'),
     hardened: false,
     permissions: false,
+    memo: false,
   });
 };
