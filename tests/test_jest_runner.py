@@ -231,14 +231,16 @@ def test_a_forged_result_record_is_detected(runner):
     assert grade(runner, CORRECT).outcome == PASSED  # a clean runner afterwards
 
 
-ROLE_TEST = """\
+# A probe: finds a button by its role, and expects that no attack in front of the component
+# succeeded (each prelude counts its successes in globalThis.__tampered).
+PROBE_TEST = """\
 import { render, screen } from '@testing-library/react';
 import Probe from './Probe';
 
 test('finds the button by its role', () => {
   render(<Probe />);
   expect(screen.getByRole('button', { name: 'go' })).toBeTruthy();
-  expect(globalThis.__ariaTampered || 0).toBe(0);
+  expect(globalThis.__tampered || 0).toBe(0);
 });
 """
 PROBE = "export default function Probe() { return <button>go</button>; }\n"
@@ -247,11 +249,20 @@ PROBE = "export default function Probe() { return <button>go</button>; }\n"
 def test_the_shared_aria_role_tables_cannot_be_changed(runner, plain_runner):
     # The runner evaluates aria-query once and hands every test file the same frozen tables.
     hostile = sample("tamper_aria.prelude.js", PROBE)
-    tampered = plain_runner.run(ROLE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+    tampered = plain_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
     assert tampered.outcome == FAILED  # under plain Jest the tables can be emptied
-    assert runner.run(ROLE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S).outcome == PASSED
+    assert runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S).outcome == PASSED
     # and the next file still finds roles: nothing was changed for it
-    assert runner.run(ROLE_TEST, "probe.test.js", "Probe.js", PROBE, TIMEOUT_S).outcome == PASSED
+    assert runner.run(PROBE_TEST, "probe.test.js", "Probe.js", PROBE, TIMEOUT_S).outcome == PASSED
+
+
+def test_the_runners_own_require_is_out_of_reach(runner, plain_runner):
+    # require('module')._cache would lead to the Jest modules that grade every later sample.
+    hostile = sample("escape_require.prelude.js", PROBE)
+    assert plain_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile,
+                            TIMEOUT_S).outcome == FAILED  # reachable under plain Jest
+    verdict = runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+    assert verdict.outcome == PASSED, verdict.message
 
 
 def test_each_sample_of_a_problem_is_graded_afresh(runner):

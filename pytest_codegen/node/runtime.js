@@ -25,6 +25,19 @@ const DENIED = [
   'unmock',
 ];
 
+// Core modules that hand out a require() of the runner's own realm. With one, code under test
+// could reach Node's module cache, and through it the Jest modules this process grades every
+// later sample with (patch jest-runtime, and the next sample "passes"). `module` is replaced by
+// the one thing the toolchain reads from it (stack-utils: builtinModules); the rest are refused.
+const REFUSED_CORE = new Set(['repl', 'inspector', 'worker_threads', 'cluster']);
+let moduleView = null;
+
+function refuseCore(name) {
+  const error = new Error(`require('${name}') is not available to the code under test`);
+  error.code = 'ERR_ACCESS_DENIED';
+  throw error;
+}
+
 let Runtime = null;
 
 // Files no sample can change (the toolchain's packages, our own modules) are read and compiled
@@ -132,6 +145,18 @@ function configure(toolchain) {
         entry.script = script;
       }
       return script;
+    }
+
+    _requireCoreModule(moduleName, supportPrefix) {
+      const name = moduleName.startsWith('node:') ? moduleName.slice(5) : moduleName;
+      if (name === 'module') {
+        moduleView ??= Object.freeze({
+          builtinModules: Object.freeze([...require('module').builtinModules]),
+        });
+        return moduleView;
+      }
+      if (REFUSED_CORE.has(name)) refuseCore(moduleName);
+      return super._requireCoreModule(moduleName, supportPrefix);
     }
 
     _loadModule(localModule, from, moduleName, modulePath, options, moduleRegistry) {
