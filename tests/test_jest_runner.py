@@ -265,6 +265,24 @@ def test_the_runners_own_require_is_out_of_reach(runner, plain_runner):
     assert verdict.outcome == PASSED, verdict.message
 
 
+def test_a_sample_that_changes_a_core_module_fails_and_the_runner_is_replaced(
+    runner, plain_runner
+):
+    # Core modules are the runner's own: under plain Jest the patch reaches the next file.
+    hostile = sample("patch_core.prelude.js", PROBE)
+    first, second = (plain_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+                     for _ in range(2))
+    assert (first.outcome, second.outcome) == (PASSED, FAILED)
+    starts = runner.starts
+    for _ in range(2):
+        verdict = runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+        # the probe's own test passed (no mark from the file before): only the check fails it
+        assert verdict.outcome == FAILED
+        assert "a core module was changed: url.parse" in verdict.message, verdict.message
+    assert runner.run(PROBE_TEST, "probe.test.js", "Probe.js", PROBE, TIMEOUT_S).outcome == PASSED
+    assert runner.starts == starts + 2
+
+
 def test_each_sample_of_a_problem_is_graded_afresh(runner):
     # The same test file at the same path, again and again: the runner's memo of transformed
     # files must never hand one sample's code to another.

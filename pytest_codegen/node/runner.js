@@ -13,7 +13,8 @@
 //
 // The sample runs in this process, in the test's jsdom realm, and can reach this realm too.
 // Before the first sample: process.exit/kill/getBuiltinModule, stdin and heap snapshots are
-// disabled (harden()); after a warm-up file, the built-ins are frozen (lockdown()). The OS-level
+// disabled (harden()); after a warm-up file, the built-ins are frozen (lockdown()) and the core
+// modules fingerprinted: one changed by a test file is a violation (runtime.js). The OS-level
 // limits (permission model, uid, time, memory) are applied by the Python side.
 
 const fs = require('fs');
@@ -385,6 +386,10 @@ const main = async () => {
       result = {testExecError: {message: String(error && error.stack ? error.stack : error)}, testResults: []};
     }
     record = null;
+    if (hardened) {
+      const changed = runtime.changedCore();
+      if (changed.length) violations.push(`a core module was changed: ${changed.slice(0, 3).join(', ')}`);
+    }
     const circus = [];
     for (const test of result.testResults || []) {
       circus.push({
@@ -418,7 +423,10 @@ const main = async () => {
     const warm = await grade(hello.warmup);
     answer({warmup: warm});
   }
-  if (hardened) lockdown();
+  if (hardened) {
+    lockdown();
+    runtime.sealCore();
+  }
   answer({ready: true, pid: process.pid, node: process.version, resources: activeResources().length});
 
   for (;;) {

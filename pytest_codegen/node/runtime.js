@@ -38,6 +38,74 @@ function refuseCore(name) {
   throw error;
 }
 
+// Core modules are not per file: `require('fs')` in a test's window is this process's own fs,
+// which Jest and this runner read every later test file with. Freezing them breaks packages
+// that patch them once (graceful-fs), so instead each one's methods are fingerprinted - after
+// the warm-up, or when code under test first asks for one after that - and changedCore() names
+// what differs: the runner then counts it as a violation and is replaced.
+const coreBaseline = new Map(); // module exports -> {name, marks}
+let coreSealed = false;
+
+// The identity of every non-primitive own property of `object`, and of its classes' methods.
+function fingerprint(object) {
+  const marks = [];
+  const mark = (target, prefix) => {
+    for (const key of Reflect.ownKeys(target)) {
+      const desc = Reflect.getOwnPropertyDescriptor(target, key);
+      const name = `${prefix}${String(key)}`;
+      if ('value' in desc) {
+        const value = desc.value;
+        if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+          marks.push([name, value, desc.writable]);
+        }
+      } else {
+        marks.push([name, desc.get, desc.set]);
+      }
+    }
+  };
+  mark(object, '');
+  for (const key of Reflect.ownKeys(object)) {
+    const desc = Reflect.getOwnPropertyDescriptor(object, key);
+    const value = desc && desc.value;
+    if (typeof value === 'function' && value.prototype && typeof value.prototype === 'object') {
+      mark(value.prototype, `${String(key)}.prototype.`);
+    }
+  }
+  if (typeof object === 'function' && object.prototype) mark(object.prototype, 'prototype.');
+  return marks;
+}
+
+function watchCore(name, exports) {
+  if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
+  if (!coreBaseline.has(exports)) coreBaseline.set(exports, {name, marks: coreSealed ? fingerprint(exports) : null});
+}
+
+function sealCore() {
+  coreSealed = true;
+  for (const entry of coreBaseline.entries()) entry[1].marks = fingerprint(entry[0]);
+}
+
+function changedCore() {
+  const changed = [];
+  for (const [exports, {name, marks}] of coreBaseline) {
+    if (marks === null) continue;
+    const now = fingerprint(exports);
+    // Property order is stable: an unchanged module matches mark for mark.
+    if (now.length === marks.length &&
+        now.every(([key, a, b], i) => key === marks[i][0] && a === marks[i][1] && b === marks[i][2])) {
+      continue;
+    }
+    const before = new Map(marks.map(([key, a, b]) => [key, [a, b]]));
+    for (const [key, a, b] of now) {
+      const old = before.get(key);
+      if (!old || old[0] !== a || old[1] !== b) changed.push(`${name}.${key}`);
+      before.delete(key);
+    }
+    for (const key of before.keys()) changed.push(`${name}.${key} (deleted)`);
+  }
+  return changed;
+}
+
 let Runtime = null;
 
 // Files no sample can change (the toolchain's packages, our own modules) are read and compiled
@@ -156,7 +224,9 @@ function configure(toolchain) {
         return moduleView;
       }
       if (REFUSED_CORE.has(name)) refuseCore(moduleName);
-      return super._requireCoreModule(moduleName, supportPrefix);
+      const exports = super._requireCoreModule(moduleName, supportPrefix);
+      watchCore(name, exports);
+      return exports;
     }
 
     _loadModule(localModule, from, moduleName, modulePath, options, moduleRegistry) {
@@ -193,6 +263,8 @@ function configure(toolchain) {
 module.exports = {
   __esModule: true,
   configure,
+  sealCore,
+  changedCore,
   get default() {
     return Runtime;
   },
