@@ -283,6 +283,46 @@ def test_a_sample_that_changes_a_core_module_fails_and_the_runner_is_replaced(
     assert runner.starts == starts + 2
 
 
+FORM_TEST = """\
+import { render, screen } from '@testing-library/react';
+import '@testing-library/jest-dom';
+import fetchMock from 'fetch-mock';
+import Form from './Form';
+
+test('form values compare as jest-dom documents', async () => {
+  fetchMock.get('http://bücher.example/api/tags', { tags: ['a', 'c'] });
+  render(<Form />);
+  expect(screen.getByRole('form')).toHaveFormValues({ tags: ['a', 'c'], title: 'x' });
+  expect(screen.getByRole('listbox')).toHaveValue(['a', 'c']);
+  const response = await fetch('http://bücher.example/api/tags');
+  expect((await response.json()).tags).toEqual(['a', 'c']);
+  fetchMock.reset();
+});
+"""
+FORM = """\
+export default function Form({ picked = ['a', 'c'] }) {
+  return (
+    <form aria-label="tags">
+      <input name="title" defaultValue="x" />
+      <select name="tags" multiple defaultValue={picked}>
+        <option value="a">a</option><option value="b">b</option><option value="c">c</option>
+      </select>
+    </form>
+  );
+}
+"""
+
+
+def test_matchers_built_on_shared_modules_agree_with_plain_jest(runner, plain_runner):
+    # jest-dom compares values with the runner's shared lodash, node-fetch parses hosts with
+    # its shared tr46: the verdicts are those of plain Jest, for a right and a wrong form.
+    wrong = FORM.replace("picked = ['a', 'c']", "picked = ['a', 'b']")
+    for code, expected in ((FORM, PASSED), (wrong, FAILED)):
+        for jest_runner in (plain_runner, runner):
+            verdict = jest_runner.run(FORM_TEST, "form.test.js", "Form.js", code, TIMEOUT_S)
+            assert verdict.outcome == expected, verdict.message
+
+
 def test_each_sample_of_a_problem_is_graded_afresh(runner):
     # The same test file at the same path, again and again: the runner's memo of transformed
     # files must never hand one sample's code to another.

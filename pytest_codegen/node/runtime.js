@@ -118,18 +118,31 @@ const codeCache = new Map(); // filename -> {script, data}: the last script, the
 
 // Packages that are pure data and pure functions, evaluated once in the runner's realm, frozen
 // to the last reachable object, and handed to every test file instead of being evaluated again
-// in its window. aria-query (149 modules of ARIA role tables the Testing Library reads) costs
-// ~15 ms per file otherwise. Frozen, nothing a sample does to it reaches the next file.
-// Each package names the roots of its state: its exports, and what its functions hold in
-// closures (each aria-query map's `entries()` returns the very array its other methods read).
-// A package whose state reaches anything but plain objects, arrays and functions (a Map, a
+// in its window. Per file this saves ~15 ms for aria-query (149 modules of ARIA role tables the
+// Testing Library reads), ~5 ms for tr46 (node-fetch's URL parser's Unicode table) and ~6 ms for
+// lodash's isEqualWith (89 modules; jest-dom compares form values with it). Frozen, nothing a
+// sample does to them reaches the next file.
+// Each entry names the module (`via`: the packages it is found from, in turn) and the roots of
+// its state: its exports, and what its functions hold in closures (each aria-query map's
+// `entries()` returns the very array its other methods read; tr46 reads its mapping table).
+// A module whose state reaches anything but plain objects, arrays and functions (a Map, a
 // Set, a class instance: state freezing cannot protect) is not shared but evaluated per file.
-const SHARED_PACKAGES = {
-  'aria-query': exports => [
-    exports,
-    ...['aria', 'dom', 'elementRoles', 'roleElements', 'roles'].map(name => exports[name].entries()),
-  ],
-};
+const SHARED_MODULES = [
+  {
+    module: 'aria-query',
+    via: [],
+    state: exports => [
+      exports,
+      ...['aria', 'dom', 'elementRoles', 'roleElements', 'roles'].map(name => exports[name].entries()),
+    ],
+  },
+  {
+    module: 'tr46',
+    via: ['node-fetch', 'whatwg-url'],
+    state: (exports, load) => [exports, load('./lib/mappingTable.json')],
+  },
+  {module: 'lodash/isEqualWith.js', via: ['@testing-library/jest-dom'], state: exports => [exports]},
+];
 const shared = new Map(); // resolved path -> frozen exports, or null when not shareable
 
 // Freezes everything reachable from `roots` through own properties. Only plain objects, arrays
@@ -159,9 +172,17 @@ function deepFreeze(roots) {
 function sharedExports(modulePath, stateOf) {
   if (!shared.has(modulePath)) {
     const exports = require(modulePath);
-    shared.set(modulePath, deepFreeze(stateOf(exports)) ? exports : null);
+    const load = relative => require(path.resolve(path.dirname(modulePath), relative));
+    shared.set(modulePath, deepFreeze(stateOf(exports, load)) ? exports : null);
   }
   return shared.get(modulePath);
+}
+
+// Where `module` resolves from the last of the `via` packages, each found from the one before.
+function resolveShared(toolchain, {module, via}) {
+  let from = toolchain;
+  for (const name of via) from = path.dirname(require.resolve(name, {paths: [from]}));
+  return require.resolve(module, {paths: [from]});
 }
 
 function configure(toolchain) {
@@ -169,8 +190,7 @@ function configure(toolchain) {
   const {Script} = require('vm');
   const trustedRoots = [path.join(toolchain, 'node_modules') + path.sep, __dirname + path.sep];
   const trusted = filename => trustedRoots.some(root => filename.startsWith(root));
-  const sharedPaths = new Map(Object.entries(SHARED_PACKAGES).map(
-    ([name, stateOf]) => [require.resolve(name, {paths: [toolchain]}), stateOf]));
+  const sharedPaths = new Map(SHARED_MODULES.map(spec => [resolveShared(toolchain, spec), spec.state]));
   Runtime = class GuardedRuntime extends Base {
     readFile(filename) {
       if (!trusted(filename)) return super.readFile(filename);
