@@ -216,6 +216,9 @@ class DiskCache:
 # --------------------------------------------------------------------------- rate limit
 
 
+ENGINE_CLOSED = "generation engine closed before this sample was generated"
+
+
 class _TokenBucket:
     """Token buckets for requests and tokens; state in a file when a directory is given.
 
@@ -271,8 +274,9 @@ class _TokenBucket:
         with contextlib.suppress(OSError):
             _atomic_write(self.state_file, json.dumps(state))
 
-    def acquire(self, tokens: float, stop: threading.Event) -> float:
-        """Take one request and ``tokens`` (estimated); returns the seconds spent waiting."""
+    def acquire(self, tokens: float, stop: threading.Event) -> float | None:
+        """Take one request and ``tokens`` (estimated); returns the seconds spent waiting, or
+        None when ``stop`` was set first (nothing taken: the request must not be sent)."""
         cost = {"requests": 1.0, "tokens": float(tokens)}
         waited = 0.0
         while True:
@@ -286,7 +290,7 @@ class _TokenBucket:
                     return waited
             step = min(wait, 1.0)  # re-check: other processes share the bucket
             if stop.wait(step):
-                return waited
+                return None
             waited += step
 
     def settle(self, tokens: float) -> None:
@@ -497,7 +501,7 @@ class GenerationEngine:
             self._waiting.clear()
             self._wakeup.notify_all()
             threads = [*self._workers, *([self._watcher] if self._watcher else [])]
-        closed = RuntimeError("generation engine closed before this sample was generated")
+        closed = RuntimeError(ENGINE_CLOSED)
         for batch in queued:
             for claim in batch.held.values():
                 claim.release()
@@ -679,7 +683,15 @@ class GenerationEngine:
         )
         estimate = len(first.prompt.text + (first.prompt.system or "")) // 4
         if self._bucket is not None:
-            self._count(rate_limit_wait_s=self._bucket.acquire(estimate, self._stop))
+            waited = self._bucket.acquire(estimate, self._stop)
+            if waited is None:  # closing: a request still waiting for its turn is cancelled
+                closed = RuntimeError(ENGINE_CLOSED)
+                for slot, claim in mine:
+                    if claim is not None:
+                        claim.release()
+                    _fail(slot, closed)
+                return
+            self._count(rate_limit_wait_s=waited)
         try:
             with self._in_flight:
                 start = time.monotonic()

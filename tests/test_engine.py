@@ -467,6 +467,21 @@ def test_rate_limit_is_shared_by_engines_on_one_cache(fake: FakeProviders, tmp_p
     assert arrivals[-1] - arrivals[0] >= 0.6 - 0.15
 
 
+def test_closing_cancels_requests_still_waiting_for_the_rate_limit(
+    fake: FakeProviders, tmp_path: Path
+) -> None:
+    limit = RateLimit(requests_per_minute=6)  # one request every ten seconds
+    engine = GenerationEngine(vllm(fake, max_n=1), cache_dir=tmp_path / "c", rate_limit=limit)
+    jobs = make_jobs(3)
+    engine.prefetch(jobs)
+    assert engine.get(jobs[0]).error is None  # the bucket's one request at once
+    engine.close()  # the other two are still waiting for their turn
+    assert len(fake.requests) == 1  # and are never sent
+    for job in jobs[1:]:
+        with pytest.raises(RuntimeError, match="closed before this sample was generated"):
+            engine.get(job)
+
+
 def test_token_bucket_pays_estimates_and_settles(tmp_path: Path) -> None:
     bucket = _TokenBucket(RateLimit(tokens_per_minute=60_000), tmp_path / "bucket.json")
     stop = threading.Event()
