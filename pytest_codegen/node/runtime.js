@@ -46,38 +46,49 @@ function refuseCore(name) {
 const coreBaseline = new Map(); // module exports -> {name, marks}
 let coreSealed = false;
 
-// The identity of every non-primitive own property of `object`, and of its classes' methods.
+// The identity of every non-primitive own property of `object`, two levels down (`fs.promises`
+// and its methods, a class and its prototype's methods).
 function fingerprint(object) {
   const marks = [];
-  const mark = (target, prefix) => {
+  const seen = new Set();
+  const mark = (target, prefix, depth) => {
+    seen.add(target);
     for (const key of Reflect.ownKeys(target)) {
       const desc = Reflect.getOwnPropertyDescriptor(target, key);
       const name = `${prefix}${String(key)}`;
-      if ('value' in desc) {
-        const value = desc.value;
-        if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
-          marks.push([name, value, desc.writable]);
-        }
-      } else {
+      if (!('value' in desc)) {
         marks.push([name, desc.get, desc.set]);
+        continue;
+      }
+      const value = desc.value;
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) continue;
+      marks.push([name, value, desc.writable]);
+      if (depth === 0 || seen.has(value)) continue;
+      if (typeof value === 'object') mark(value, `${name}.`, depth - 1);
+      else if (value.prototype && typeof value.prototype === 'object' && !seen.has(value.prototype)) {
+        mark(value.prototype, `${name}.prototype.`, depth - 1);
       }
     }
   };
-  mark(object, '');
-  for (const key of Reflect.ownKeys(object)) {
-    const desc = Reflect.getOwnPropertyDescriptor(object, key);
-    const value = desc && desc.value;
-    if (typeof value === 'function' && value.prototype && typeof value.prototype === 'object') {
-      mark(value.prototype, `${String(key)}.prototype.`);
-    }
-  }
-  if (typeof object === 'function' && object.prototype) mark(object.prototype, 'prototype.');
+  mark(object, '', 1);
+  if (typeof object === 'function' && object.prototype) mark(object.prototype, 'prototype.', 1);
   return marks;
 }
 
 function watchCore(name, exports) {
   if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
-  if (!coreBaseline.has(exports)) coreBaseline.set(exports, {name, marks: coreSealed ? fingerprint(exports) : null});
+  if (coreBaseline.has(exports)) return;
+  coreBaseline.set(exports, {name, marks: coreSealed ? fingerprint(exports) : null});
+  // `fs.promises` and its kind are getters, which fingerprint() does not call: watch what
+  // they return as modules of their own.
+  const promises = Reflect.getOwnPropertyDescriptor(exports, 'promises');
+  if (promises && promises.get) {
+    try {
+      watchCore(`${name}.promises`, promises.get.call(exports));
+    } catch {
+      // not available here
+    }
+  }
 }
 
 function sealCore() {
