@@ -189,11 +189,16 @@ function sharedExports(modulePath, stateOf) {
   return shared.get(modulePath);
 }
 
-// Where `module` resolves from the last of the `via` packages, each found from the one before.
+// Where `module` resolves from the last of the `via` packages, each found from the one before;
+// null if the toolchain has no such module (then nothing is shared for it).
 function resolveShared(toolchain, {module, via}) {
-  let from = toolchain;
-  for (const name of via) from = path.dirname(require.resolve(name, {paths: [from]}));
-  return require.resolve(module, {paths: [from]});
+  try {
+    let from = toolchain;
+    for (const name of via) from = path.dirname(require.resolve(name, {paths: [from]}));
+    return require.resolve(module, {paths: [from]});
+  } catch {
+    return null;
+  }
 }
 
 function configure(toolchain) {
@@ -202,6 +207,7 @@ function configure(toolchain) {
   const trustedRoots = [path.join(toolchain, 'node_modules') + path.sep, __dirname + path.sep];
   const trusted = filename => trustedRoots.some(root => filename.startsWith(root));
   const sharedPaths = new Map(SHARED_MODULES.map(spec => [resolveShared(toolchain, spec), spec.state]));
+  sharedPaths.delete(null);
   Runtime = class GuardedRuntime extends Base {
     readFile(filename) {
       if (!trusted(filename)) return super.readFile(filename);
