@@ -315,8 +315,8 @@ export default function Form({ picked = ['a', 'c'] }) {
 
 
 def test_matchers_built_on_shared_modules_agree_with_plain_jest(runner, plain_runner):
-    # jest-dom compares values with the runner's shared lodash, node-fetch parses hosts with
-    # its shared tr46: the verdicts are those of plain Jest, for a right and a wrong form.
+    # jest-dom compares values with the runner's shared lodash, fetch-mock and node-fetch parse
+    # hosts with the shared tr46s: the verdicts are those of plain Jest, right form and wrong.
     wrong = FORM.replace("picked = ['a', 'c']", "picked = ['a', 'b']")
     for code, expected in ((FORM, PASSED), (wrong, FAILED)):
         for jest_runner in (plain_runner, runner):

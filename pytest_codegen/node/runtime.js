@@ -130,9 +130,9 @@ const codeCache = new Map(); // filename -> {script, data}: the last script, the
 // Packages that are pure data and pure functions, evaluated once in the runner's realm, frozen
 // to the last reachable object, and handed to every test file instead of being evaluated again
 // in its window. Per file this saves ~15 ms for aria-query (149 modules of ARIA role tables the
-// Testing Library reads), ~5 ms for tr46 (node-fetch's URL parser's Unicode table) and ~6 ms for
-// lodash's isEqualWith (89 modules; jest-dom compares form values with it). Frozen, nothing a
-// sample does to them reaches the next file.
+// Testing Library reads), ~8 ms for tr46 (the Unicode tables of node-fetch's and fetch-mock's
+// URL parsers) and ~6 ms for lodash's isEqualWith (89 modules; jest-dom compares form values
+// with it). Frozen, nothing a sample does to them reaches the next file.
 // Each entry names the module (`via`: the packages it is found from, in turn) and the roots of
 // its state: its exports, and what its functions hold in closures (each aria-query map's
 // `entries()` returns the very array its other methods read; tr46 reads its mapping table).
@@ -150,6 +150,11 @@ const SHARED_MODULES = [
   {
     module: 'tr46',
     via: ['node-fetch', 'whatwg-url'],
+    state: (exports, load) => [exports, load('./lib/mappingTable.json')],
+  },
+  {
+    module: 'tr46', // fetch-mock's URL parser has its own, newer tr46
+    via: ['fetch-mock', 'whatwg-url'],
     state: (exports, load) => [exports, load('./lib/mappingTable.json')],
   },
   {module: 'lodash/isEqualWith.js', via: ['@testing-library/jest-dom'], state: exports => [exports]},
