@@ -685,11 +685,7 @@ class GenerationEngine:
         if self._bucket is not None:
             waited = self._bucket.acquire(estimate, self._stop)
             if waited is None:  # closing: a request still waiting for its turn is cancelled
-                closed = RuntimeError(ENGINE_CLOSED)
-                for slot, claim in mine:
-                    if claim is not None:
-                        claim.release()
-                    _fail(slot, closed)
+                _abandon(mine, RuntimeError(ENGINE_CLOSED))
                 return
             self._count(rate_limit_wait_s=waited)
         try:
@@ -703,11 +699,7 @@ class GenerationEngine:
                     f"for {len(mine)} samples"
                 )
         except BaseException as e:
-            for _, claim in mine:
-                if claim is not None:
-                    claim.release()
-            for slot, _ in mine:
-                _fail(slot, e)
+            _abandon(mine, e)
             if not isinstance(e, Exception):
                 raise
             return
@@ -747,6 +739,15 @@ class GenerationEngine:
 def _resolve(slot: _Slot, completion: Completion) -> None:
     with contextlib.suppress(InvalidStateError):
         slot.future.set_result(completion)
+
+
+def _abandon(mine: list[tuple[_Slot, _Claim | None]], error: BaseException) -> None:
+    """Release the claims of samples this process will not generate, and fail them."""
+    for _, claim in mine:
+        if claim is not None:
+            claim.release()
+    for slot, _ in mine:
+        _fail(slot, error)
 
 
 def _fail(slot: _Slot, error: BaseException) -> None:
