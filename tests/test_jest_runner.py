@@ -246,22 +246,26 @@ test('finds the button by its role', () => {
 PROBE = "export default function Probe() { return <button>go</button>; }\n"
 
 
+def probe(jest_runner: JestRunner, code: str):
+    """``code`` (a component named Probe) graded against PROBE_TEST."""
+    return jest_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", code, TIMEOUT_S)
+
+
 def test_the_shared_aria_role_tables_cannot_be_changed(runner, plain_runner):
     # The runner evaluates aria-query once and hands every test file the same frozen tables.
     hostile = sample("tamper_aria.prelude.js", PROBE)
-    tampered = plain_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+    tampered = probe(plain_runner, hostile)
     assert tampered.outcome == FAILED  # under plain Jest the tables can be emptied
-    assert runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S).outcome == PASSED
+    assert probe(runner, hostile).outcome == PASSED
     # and the next file still finds roles: nothing was changed for it
-    assert runner.run(PROBE_TEST, "probe.test.js", "Probe.js", PROBE, TIMEOUT_S).outcome == PASSED
+    assert probe(runner, PROBE).outcome == PASSED
 
 
 def test_the_runners_own_require_is_out_of_reach(runner, plain_runner):
     # require('module')._cache would lead to the Jest modules that grade every later sample.
     hostile = sample("escape_require.prelude.js", PROBE)
-    assert plain_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile,
-                            TIMEOUT_S).outcome == FAILED  # reachable under plain Jest
-    verdict = runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+    assert probe(plain_runner, hostile).outcome == FAILED  # reachable under plain Jest
+    verdict = probe(runner, hostile)
     assert verdict.outcome == PASSED, verdict.message
 
 
@@ -270,17 +274,16 @@ def test_a_sample_that_changes_a_core_module_fails_and_the_runner_is_replaced(
 ):
     # Core modules are the runner's own: under plain Jest the patch reaches the next file.
     hostile = sample("patch_core.prelude.js", PROBE)
-    first, second = (plain_runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
-                     for _ in range(2))
+    first, second = (probe(plain_runner, hostile) for _ in range(2))
     assert (first.outcome, second.outcome) == (PASSED, FAILED)
     starts = runner.starts
     for _ in range(2):
-        verdict = runner.run(PROBE_TEST, "probe.test.js", "Probe.js", hostile, TIMEOUT_S)
+        verdict = probe(runner, hostile)
         # the probe's own test passed (no mark from the file before): only the check fails it
         assert verdict.outcome == FAILED
         assert "a core module was changed: " in verdict.message, verdict.message
         assert "url.parse" in verdict.message and "fs.promises.readFile" in verdict.message
-    assert runner.run(PROBE_TEST, "probe.test.js", "Probe.js", PROBE, TIMEOUT_S).outcome == PASSED
+    assert probe(runner, PROBE).outcome == PASSED
     assert runner.starts == starts + 2
 
 

@@ -93,7 +93,7 @@ function watchCore(name, exports) {
 
 function sealCore() {
   coreSealed = true;
-  for (const entry of coreBaseline.entries()) entry[1].marks = fingerprint(entry[0]);
+  for (const [exports, entry] of coreBaseline) entry.marks = fingerprint(exports);
 }
 
 function changedCore() {
