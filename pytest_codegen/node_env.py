@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .cachedir import default_cache_root
+
 MIN_NODE_MAJOR = 18
 PACKAGE_DIR = Path(__file__).resolve().parent / "node"
 MARKER = ".pytest-codegen-complete"
@@ -118,22 +120,6 @@ def _nodeenv_node(target: Path) -> str | None:
         shutil.rmtree(target, ignore_errors=True)
         return None
     return str(node) if node.is_file() else None
-
-
-def default_cache_root() -> Path:
-    """``$PYTEST_CODEGEN_CACHE``, else ``$XDG_CACHE_HOME/pytest-codegen``, else ``~/.cache/...``.
-
-    As root the default is ``/var/cache/pytest-codegen`` instead: root's home is private, and
-    the toolchain must be readable by the unprivileged uid samples run as.
-    """
-    configured = os.environ.get("PYTEST_CODEGEN_CACHE")
-    if configured:
-        return Path(configured).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if not xdg and hasattr(os, "geteuid") and os.geteuid() == 0:
-        return Path("/var/cache/pytest-codegen")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "pytest-codegen"
 
 
 def find_node(configured: str | None = None, *, allow_nodeenv: bool = True) -> NodeInfo:

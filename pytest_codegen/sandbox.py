@@ -11,6 +11,7 @@ reason the zygote kills every process it started (by its uid as root, else its p
 from __future__ import annotations
 
 import builtins
+import collections
 import dataclasses
 import json
 import os
@@ -47,6 +48,11 @@ class SampleTimeout(BaseException):
 
 class SampleCrashed(BaseException):
     """The sample's process died, ran out of memory, or broke the protocol."""
+
+
+class PlanDiverged(BaseException):
+    """The tests asked for something other than the next planned call (see
+    :meth:`Sandbox.load`): the sample must be graded again, call by call."""
 
 
 class CandidateException(Exception):
@@ -86,6 +92,9 @@ class Sandbox:
             os.close(req_r)
             os.close(resp_w)
         self._buffer = b""
+        # Planned calls whose replies are on their way: (target, encoded arguments).
+        self._planned: collections.deque[tuple[int, str]] = collections.deque()
+        self.diverged = False
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._resp_r, selectors.EVENT_READ)
         self.started = time.monotonic()
@@ -97,7 +106,42 @@ class Sandbox:
         self.isolation = str(hello.get("isolation", "rlimits"))
 
     # -- protocol -------------------------------------------------------------------------
+    def load(self, source: str, entry: str,
+             plan: tuple[tuple[Any, dict[str, Any]], ...] = ()) -> Any:
+        """Load the candidate module and return its ``entry``; the sample then makes the
+        ``plan``'s calls of it, ``(args, kwargs)`` each, in order and without waiting to be
+        asked, and queues their replies. Each call the tests make must be the next planned
+        one and takes its reply (one round trip for all of them instead of one each). The
+        sample stops its plan at the first call that raises or returns an object, as the
+        tests could act on it before the next call. The tests see the very calls, in the
+        same order, that they would have made one by one; calls planned beyond where they
+        stop are never read. Anything else asked first raises :class:`PlanDiverged`."""
+        then = [[wire.encode(list(args)), wire.encode(kwargs)] for args, kwargs in plan]
+        entry_point = call_remote(self, {"op": "load", "source": source, "entry": entry,
+                                         "then": then})
+        if isinstance(entry_point, Remote) and then:
+            self._planned.extend((entry_point._id, _arguments_key(*call)) for call in then)
+        return entry_point
+
+    def call(self, target: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        message = {"op": "call", "target": target, "args": wire.encode(args),
+                   "kwargs": wire.encode(kwargs)}
+        if not self._planned:
+            return call_remote(self, message)
+        if self.diverged or self._planned.popleft() != (target, _arguments_key(message["args"],
+                                                              message["kwargs"])):
+            self.diverged = True
+            raise PlanDiverged("the tests made a call other than the planned one")
+        return result_of(self, self._receive(), planned=True)
+
+    def end_plan(self) -> None:
+        """The sample stopped its plan (the last planned reply raised or returned an object)."""
+        self._planned.clear()
+
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self._planned or self.diverged:
+            self.diverged = True
+            raise PlanDiverged(f"the tests asked for {message.get('op')!r} during the plan")
         data = wire.dumps(message)
         try:
             while data:
@@ -387,12 +431,7 @@ class Remote:
         object.__setattr__(self, "_name", f"<sandboxed object #{ident}>")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return call_remote(self._box, {
-            "op": "call",
-            "target": self._id,
-            "args": wire.encode(list(args)),
-            "kwargs": wire.encode(kwargs),
-        })
+        return self._box.call(self._id, list(args), kwargs)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -405,15 +444,36 @@ class Remote:
 
 def call_remote(box: Sandbox, message: dict[str, Any]) -> Any:
     """Send one request and turn the reply into a value, or raise what the candidate raised."""
-    reply = box.request(message)
+    return result_of(box, box.request(message))
+
+
+def result_of(box: Sandbox, reply: dict[str, Any], planned: bool = False) -> Any:
+    """The value in ``reply``, or raise what the candidate raised. A planned reply that
+    raises or hands out an object is the last of its plan (the sample stops there too)."""
     if "ok" in reply:
+        handles: list[Remote] = []
+
+        def remote(ident: int) -> Remote:
+            handles.append(Remote(box, ident))
+            return handles[-1]
+
         try:
-            return wire.decode_value(reply["ok"], lambda i: Remote(box, i))
+            value = wire.decode_value(reply["ok"], remote)
         except wire.WireError as e:
             raise SampleCrashed(f"returned malformed data: {e}") from None
+        if planned and handles:
+            box.end_plan()
+        return value
+    if planned:
+        box.end_plan()
     if "raise" in reply:
         raise candidate_exception(reply["raise"])
     raise SampleCrashed(f"unexpected reply {sorted(reply)[:3]}")
+
+
+def _arguments_key(args: Any, kwargs: Any) -> str:
+    # As JSON text: 1, 1.0 and True are different calls, though equal as Python values.
+    return json.dumps([args, kwargs], separators=(",", ":"))
 
 
 def candidate_exception(info: Any) -> BaseException:

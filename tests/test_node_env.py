@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_cache
 
-from pytest_codegen import node_env
+from pytest_codegen import cachedir, node_env
 from pytest_codegen.node_env import (
     MARKER,
     PACKAGE_DIR,
@@ -132,10 +132,10 @@ def test_the_hash_covers_the_lockfile_and_the_node_major(tmp_path):
 
 def test_the_cache_root_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(tmp_path / "mine"))
-    assert node_env.default_cache_root() == tmp_path / "mine"
+    assert cachedir.default_cache_root() == tmp_path / "mine"
     monkeypatch.delenv("PYTEST_CODEGEN_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert node_env.default_cache_root() == tmp_path / "xdg" / "pytest-codegen"
+    assert cachedir.default_cache_root() == tmp_path / "xdg" / "pytest-codegen"
 
 
 CONCURRENT = textwrap.dedent(
