@@ -44,6 +44,9 @@ class SuiteFile(pytest.File):
         except SuiteError as e:
             raise self.CollectError(str(e)) from None
         seen: dict[str, str] = {}
+        # Every sample item here has the same test function and parent, so the same fixture
+        # closure: worked out for the first, given to the rest (like parametrized tests).
+        fixtureinfo = None
         for problem in problems:
             name = problem.node_name
             if name in seen:
@@ -60,7 +63,10 @@ class SuiteFile(pytest.File):
                     problem.extra["unsolvable"] = "; ".join(issues)
             state.problems[(problem.suite, problem.id)] = problem
             for index in range(state.settings.samples):
-                yield SampleItem.from_parent(self, problem=problem, sample_index=index)
+                item = SampleItem.from_parent(self, problem=problem, sample_index=index,
+                                              fixtureinfo=fixtureinfo)
+                fixtureinfo = getattr(item, "_fixtureinfo", None)
+                yield item
 
     class CollectError(Exception):
         """A suite that cannot be read; pytest shows just this message."""

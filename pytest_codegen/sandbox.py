@@ -15,7 +15,7 @@ import collections
 import dataclasses
 import json
 import os
-import selectors
+import select
 import shutil
 import socket
 import subprocess
@@ -86,24 +86,18 @@ class Sandbox:
             "file_size": limits.file_size,
         }
         try:
-            self.pid, self.uid = zygote.spawn(config, self.workdir,
-                                              [req_r, resp_w, self.output.fileno()])
+            spare = zygote.spawn(config, self.workdir, [req_r, resp_w, self.output.fileno()])
         finally:
             os.close(req_r)
             os.close(resp_w)
+        self.pid, self.uid, self.isolation = spare.pid, spare.uid, spare.isolation
         self._buffer = b""
         # Planned calls whose replies are on their way: (target, encoded arguments).
         self._planned: collections.deque[tuple[int, str]] = collections.deque()
         self.diverged = False
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._resp_r, selectors.EVENT_READ)
+        self._poll = select.poll()
+        self._poll.register(self._resp_r, select.POLLIN)
         self.started = time.monotonic()
-        try:
-            hello = self._receive()
-        except BaseException:
-            self.close()
-            raise
-        self.isolation = str(hello.get("isolation", "rlimits"))
 
     # -- protocol -------------------------------------------------------------------------
     def load(self, source: str, entry: str,
@@ -155,7 +149,7 @@ class Sandbox:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
                 raise SampleTimeout(f"no result within {self.limits.timeout_s:g} s")
-            if not self._selector.select(remaining):
+            if not self._poll.poll(remaining * 1000):
                 continue
             chunk = os.read(self._resp_r, 1 << 16)
             if not chunk:
@@ -200,7 +194,6 @@ class Sandbox:
                 os.close(fd)
             except OSError:
                 pass
-        self._selector.close()
         self.output.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -262,6 +255,7 @@ class Spare:
     uid: int
     pid: int
     handle: socket.socket
+    isolation: str  # what confines it: "namespaces+uid", "uid" or "rlimits"
 
 
 class Zygote:
@@ -318,9 +312,9 @@ class Zygote:
             self.proc.kill()
         shutil.rmtree(self.workroot, ignore_errors=True)
 
-    def spawn(self, config: dict[str, Any], workdir: Path, fds: list[int]) -> tuple[int, int]:
+    def spawn(self, config: dict[str, Any], workdir: Path, fds: list[int]) -> Spare:
         """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output) to a
-        ready spare. Returns its pid (for :meth:`end`) and uid.
+        ready spare, and return it (its pid is what :meth:`end` takes).
 
         The spare was confined while the previous sample ran; the next one is requested
         now, so the zygote forks it off this sample's critical path.
@@ -340,7 +334,7 @@ class Zygote:
                     spare.handle.close()
                 self._live[spare.pid] = spare.uid
                 self._request(config, key)
-                return spare.pid, spare.uid
+                return spare
         raise SampleCrashed("the sandbox launcher died")
 
     def end(self, pid: int, status: bool = False) -> str | None:
@@ -400,14 +394,15 @@ class Zygote:
             raise SampleCrashed("the sandbox launcher died") from None
         self._pending = (key, uid)
 
-    def _read_spare(self) -> tuple[int, socket.socket]:
+    def _read_spare(self) -> tuple[int, socket.socket, str]:
         try:
             message, fds, _, _ = socket.recv_fds(self.sock, 4096, 1)
         except OSError:
             message, fds = b"", []
         if not message or len(fds) != 1:
             raise SampleCrashed("the sandbox launcher died")
-        return int(json.loads(message)["pid"]), socket.socket(fileno=fds[0])
+        reply = json.loads(message)
+        return int(reply["pid"]), socket.socket(fileno=fds[0]), str(reply["isolation"])
 
     @classmethod
     def shutdown(cls) -> None:

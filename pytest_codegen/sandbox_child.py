@@ -219,7 +219,7 @@ def _receive_handover(sock):
     return json.loads(message), fds
 
 
-def spare(sock, cfg, wire, isolation):
+def spare(sock, cfg, wire):
     """A sample process made ready before it is needed: confined first (process group,
     unprivileged uid, limits), then it waits for the sample to serve.
 
@@ -232,7 +232,6 @@ def spare(sock, cfg, wire, isolation):
     apply_limits(cfg)
     work, fds = _receive_handover(sock)
     sock.close()
-    os.write(fds[1], json.dumps({"isolation": isolation}).encode() + b"\n")
     _serve_sample(work, fds, wire)
 
 
@@ -393,13 +392,14 @@ def zygote(sock_fd, view):
             try:
                 sock.close()
                 mine.close()
-                spare(theirs, cfg, wire, isolation)
+                spare(theirs, cfg, wire)
             finally:
                 os._exit(1)
         reaper.samples[pid] = cfg["uid"] if as_root else None
         theirs.close()
         try:
-            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [mine.fileno()])
+            socket.send_fds(sock, [json.dumps({"pid": pid, "isolation": isolation}).encode()],
+                            [mine.fileno()])
         except OSError:
             break
         finally:

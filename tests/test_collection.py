@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import XDIST_MODES, outcomes_by_node, write_replay
+from conftest import XDIST_MODES, outcomes_by_node, read_results, write_replay
 
 
 def assert_ran(result, nodeid: str) -> None:
@@ -43,6 +43,36 @@ def test_pasted_node_ids_select(pytester, tiny, xdist):
     by_category.assert_outcomes(passed=3, deselected=0 if xdist else 6)
     assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
         f"tiny.jsonl::tiny_reverse_words[s{i}]" for i in range(3)}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
+    # The README's recipe: a conftest.py's codegen_model writes every sample, here the
+    # reference for even samples and a wrong body for odd ones.
+    pytester.makeconftest("""
+        import pytest
+        from pytest_codegen.generate import Completion, Model
+
+        class Alternating(Model):
+            spec = "alternating"
+            def generate(self, request):
+                return [Completion(text=request.problem.reference if i % 2 == 0
+                                   else "    return None\\n")
+                        for i in request.sample_indices]
+
+        @pytest.fixture(scope="session")
+        def codegen_model():
+            return Alternating()
+    """)
+    result = pytester.runpytest_subprocess("--codegen-model=alternating", str(tiny),
+                                           "--codegen-samples=2", "--codegen-results=r.jsonl",
+                                           *xdist)
+    result.assert_outcomes(passed=3, failed=3)
+    assert {r["model"] for r in read_results(pytester.path / "r.jsonl")} == {"alternating"}
+    outcomes = outcomes_by_node(pytester.path / "r.jsonl")
+    assert len(outcomes) == 6
+    assert {node for node, outcome in outcomes.items() if outcome == "passed"} == {
+        f"tiny.jsonl::{p}[s0]" for p in ("tiny_add", "tiny_reverse_words", "tiny_Counter")}
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
