@@ -77,7 +77,7 @@ def execute(problem: Problem, reply: str, limits: Limits, *, jest: Any = None,
 def run_python_call(problem: Problem, code: str, limits: Limits,
                     hide: tuple[str, ...] = ()) -> Verdict:
     entry = problem.extra["entry_point"]
-    source = python_candidate(problem.prompt, code, entry)
+    sources = python_candidate(problem.prompt, code, entry)
     test_file = f"<tests of {problem.id}>"
     tests = _compiled_tests(problem, test_file)
 
@@ -85,7 +85,7 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
         namespace = tests.namespace(problem)
 
         def grade(box: Sandbox) -> None:
-            candidate = box.load(source, entry, plan)
+            candidate = box.load(sources, entry, plan)
             if isinstance(candidate, Remote):
                 object.__setattr__(candidate, "_name", entry)
             # Tests may also call the entry point by name (HumanEval/33 does).

@@ -100,25 +100,16 @@ def defines(code: str, name: str) -> bool:
     )
 
 
-def python_candidate(prompt: str, code: str, entry_point: str) -> str:
-    """The module to load for a HumanEval-style problem.
+def python_candidate(prompt: str, code: str, entry_point: str) -> tuple[str, ...]:
+    """The module to load for a HumanEval-style problem: the sources to try, the first that
+    compiles wins (the sandbox compiles them; compiling here too would do it twice).
 
     A reply that (re)defines the entry point is appended to the prompt, so the prompt's
-    imports and helpers stay available; a bare body continues the prompt, indented if the
-    model dropped the indentation.
+    imports and helpers stay available; a bare body continues the prompt, or, failing that,
+    continues it indented, as if the model had dropped the indentation.
     """
     if defines(code, entry_point):
-        return prompt.rstrip("\n") + "\n\n" + code
+        return (prompt.rstrip("\n") + "\n\n" + code,)
     continuation = prompt + code
-    if _compiles(continuation):
-        return continuation
     indented = prompt + textwrap.indent(textwrap.dedent(code), "    ")
-    return indented if _compiles(indented) else continuation
-
-
-def _compiles(source: str) -> bool:
-    try:
-        compile(source, "candidate.py", "exec")
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return (continuation,) if indented == continuation else (continuation, indented)

@@ -100,9 +100,10 @@ class Sandbox:
         self.started = time.monotonic()
 
     # -- protocol -------------------------------------------------------------------------
-    def load(self, source: str, entry: str,
+    def load(self, sources: tuple[str, ...], entry: str,
              plan: tuple[tuple[Any, dict[str, Any]], ...] = ()) -> Any:
-        """Load the candidate module and return its ``entry``; the sample then makes the
+        """Load the candidate module (the first of ``sources`` that compiles) and return its
+        ``entry``; the sample then makes the
         ``plan``'s calls of it, ``(args, kwargs)`` each, in order and without waiting to be
         asked, and queues their replies. Each call the tests make must be the next planned
         one and takes its reply (one round trip for all of them instead of one each). The
@@ -111,7 +112,8 @@ class Sandbox:
         same order, that they would have made one by one; calls planned beyond where they
         stop are never read. Anything else asked first raises :class:`PlanDiverged`."""
         then = [[wire.encode(list(args)), wire.encode(kwargs)] for args, kwargs in plan]
-        entry_point = call_remote(self, {"op": "load", "source": source, "entry": entry,
+        entry_point = call_remote(self, {"op": "load", "source": sources[0],
+                                         "fallbacks": list(sources[1:]), "entry": entry,
                                          "then": then})
         if isinstance(entry_point, Remote) and then:
             self._planned.extend((entry_point._id, _arguments_key(*call)) for call in then)

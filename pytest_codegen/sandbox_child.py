@@ -180,8 +180,19 @@ class Server:
         return self.wire.decode_value(data, lambda i: self.objects[i])
 
     def op_load(self, req):
+        # The first source that compiles; if none does, the first one's error.
+        sources = [req["source"], *req.get("fallbacks", ())]
+        errors = []
+        for source in sources:
+            try:
+                code = compile(source, "candidate.py", "exec")
+                break
+            except (SyntaxError, ValueError) as exc:
+                errors.append(exc)
+        else:
+            raise errors[0]
         namespace = {"__name__": "candidate", "__builtins__": __builtins__}
-        exec(compile(req["source"], "candidate.py", "exec"), namespace)
+        exec(code, namespace)
         if req["entry"] not in namespace:
             raise NameError(f"the code does not define {req['entry']!r}")
         return namespace[req["entry"]]

@@ -44,9 +44,30 @@ def test_javascript_fence():
 
 
 def test_candidate_assembly():
-    full = python_candidate(PROMPT, "def add(a, b):\n    return a + b\n", "add")
+    (full,) = python_candidate(PROMPT, "def add(a, b):\n    return a + b\n", "add")
     assert full.startswith(PROMPT.rstrip("\n")) and full.endswith("return a + b\n")
     body = python_candidate(PROMPT, "    return a + b\n", "add")
-    assert body == PROMPT + "    return a + b\n"
+    assert body == (PROMPT + "    return a + b\n",)
     unindented = python_candidate(PROMPT, "return a + b\n", "add")
-    assert unindented == PROMPT + "    return a + b\n"
+    assert unindented == (PROMPT + "return a + b\n", PROMPT + "    return a + b\n")
+
+
+@pytest.mark.parametrize(("reply", "outcome", "message"), [
+    ("    return a + b\n", "passed", ""),
+    ("return a + b\n", "passed", ""),  # the indented fallback compiles
+    ("  if a:\n    return a + b\n  return b\n", "passed", ""),  # any consistent indent
+    ("    return a +\n", "error", "SyntaxError"),  # the first source's error, not the fallback's
+    ("return a +\n", "error", "line 3"),
+])
+def test_the_sandbox_loads_the_first_source_that_compiles(reply, outcome, message):
+    from pytest_codegen.execute import execute
+    from pytest_codegen.problems import MODE_PYTHON_CALL, Problem
+    from pytest_codegen.sandbox import Limits
+
+    problem = Problem(id="t/add", suite="extract", category="c", language="python",
+                      mode=MODE_PYTHON_CALL, prompt=PROMPT,
+                      tests="def check(candidate):\n    assert candidate(1, 2) == 3\n",
+                      extra={"entry_point": "add"})
+    _, verdict = execute(problem, reply, Limits(timeout_s=10, memory_mb=512))
+    assert verdict.outcome == outcome, verdict.message
+    assert message in verdict.message + verdict.stderr
