@@ -9,6 +9,7 @@ the ratio, and whether every per-sample verdict agrees.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import statistics
 import subprocess
@@ -16,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import pytest_codegen
 
 
 def write_samples(path: Path, n: int) -> int:
@@ -61,6 +64,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
+    # Installed packages come byte-compiled (pip does it); an editable checkout may not, and
+    # with PYTHONDONTWRITEBYTECODE set every pytest process would compile the plugin again.
+    compileall.compile_dir(Path(pytest_codegen.__file__).parent, quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         samples = workdir / "samples.jsonl"
