@@ -8,7 +8,8 @@ every process involved: the grader, the zygote, the sample, the kernel's fork an
 It also prints where the sandbox's CPU goes (the grading process, the zygote, the sample
 processes: ``/proc/<pid>/stat``, children counted once reaped) and what each further call of
 the candidate costs (a sample whose tests call it ``--calls`` times; HumanEval's tests make
-about ten): the baseline runs tests next to the code, so its calls cost nothing extra.
+about ten): the baseline runs tests next to the code, so its calls cost nothing extra. The
+same calls planned (sent with the code, as leading literal asserts are) take no extra round trip.
 
     python benchmarks/perf/sandbox_overhead.py [--samples 1000] [--repeat 3] [--calls 10]
 """
@@ -47,11 +48,14 @@ def process_per_sample() -> None:
     proc.join()
 
 
-def sandbox_sample(calls: int = 1) -> None:
-    from pytest_codegen.sandbox import Limits, Sandbox, call_remote
+def sandbox_sample(calls: int = 1, planned: bool = False) -> None:
+    """Load the candidate and call it ``calls`` times, one round trip each, or with the calls
+    ``planned`` (sent with the code, as leading literal asserts are)."""
+    from pytest_codegen.sandbox import Limits, Sandbox
 
     with Sandbox(Limits(timeout_s=10, memory_mb=2048)) as box:
-        f = call_remote(box, {"op": "load", "source": SOURCE, "entry": "f"})
+        plan = tuple(([x], {}) for x in range(calls)) if planned else ()
+        f = box.load((SOURCE,), "f", plan)
         for x in range(calls):
             assert f(x) == x + 1
 
@@ -119,13 +123,16 @@ def main() -> None:
     from pytest_codegen.sandbox import Zygote
 
     many = f"sandbox, {args.calls} calls"
+    planned = "  the same, planned"
     rows: dict[str, list[tuple[float, float]]] = {"process per sample": [], "sandbox": [],
-                                                  many: []}
+                                                  many: [], planned: []}
     roles: list[dict[str, float]] = []
     for _ in range(args.repeat):
         rows["process per sample"].append(measure(process_per_sample, args.samples))
         rows["sandbox"].append(measure(sandbox_sample, args.samples))
         rows[many].append(measure(lambda: sandbox_sample(args.calls), args.samples))
+        rows[planned].append(measure(lambda: sandbox_sample(args.calls, planned=True),
+                                     args.samples))
         roles.append(split_by_role(args.samples))
     Zygote.shutdown()
     medians = {name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
@@ -137,6 +144,8 @@ def main() -> None:
     print(f"sandbox / baseline:  {ours[0] / base[0]:.2f}x wall, {ours[1] / base[1]:.2f}x CPU")
     extra = (medians[many][1] - ours[1]) / max(1, args.calls - 1)
     print(f"each further call:   {extra * 1e3:6.0f} us CPU (a round trip to the sample)")
+    extra = (medians[planned][1] - ours[1]) / max(1, args.calls - 1)
+    print(f"  planned:           {extra * 1e3:6.0f} us CPU")
     split = "  ".join(f"{name} {statistics.median(r[name] for r in roles):.2f}"
                       for name in roles[0])
     print(f"sandbox CPU by role (ms per sample): {split}")
