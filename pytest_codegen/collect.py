@@ -97,10 +97,11 @@ class SampleItem(pytest.Function):
         if parent_id is not None and hasattr(parent_id, "with_params"):
             self._id = parent_id.child(problem.node_name).with_params(f"s{sample_index}")
         # pytest-timeout stays the outer guard of the execution, above the sample limit (and
-        # its reruns); generation, in setup, has its own retry budget, and so does each
-        # repair round's request.
+        # its reruns, and a second grading when the tests leave the planned calls);
+        # generation, in setup, has its own retry budget, and so does each repair round's
+        # request.
         opts = state_of(self.config).settings
-        executions = 1 + opts.reruns + opts.repair_rounds
+        executions = 2 * (1 + opts.reruns + opts.repair_rounds)
         self.add_marker(pytest.mark.timeout(
             opts.timeout * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
             func_only=True))

@@ -103,14 +103,16 @@ class Sandbox:
     def load(self, sources: tuple[str, ...], entry: str,
              plan: tuple[tuple[Any, dict[str, Any]], ...] = ()) -> Any:
         """Load the candidate module (the first of ``sources`` that compiles) and return its
-        ``entry``; the sample then makes the
-        ``plan``'s calls of it, ``(args, kwargs)`` each, in order and without waiting to be
-        asked, and queues their replies. Each call the tests make must be the next planned
-        one and takes its reply (one round trip for all of them instead of one each). The
-        sample stops its plan at the first call that raises or returns an object, as the
-        tests could act on it before the next call. The tests see the very calls, in the
-        same order, that they would have made one by one; calls planned beyond where they
-        stop are never read. Anything else asked first raises :class:`PlanDiverged`."""
+        ``entry``.
+
+        The sample then makes the ``plan``'s calls of it, ``(args, kwargs)`` each, in order
+        and without waiting to be asked, and queues their replies: one round trip for all of
+        them instead of one each. Each call the tests make must be the next planned one and
+        takes its reply. The sample stops its plan at the first call that raises or returns
+        an object, as the tests could act on it before the next call. So the tests see the
+        answers to the very calls, in the same order, that they would have made one by one;
+        calls planned beyond where they stop are never read. Anything else asked first
+        raises :class:`PlanDiverged`."""
         then = [[wire.encode(list(args)), wire.encode(kwargs)] for args, kwargs in plan]
         entry_point = call_remote(self, {"op": "load", "source": sources[0],
                                          "fallbacks": list(sources[1:]), "entry": entry,
@@ -124,8 +126,8 @@ class Sandbox:
                    "kwargs": wire.encode(kwargs)}
         if not self._planned:
             return call_remote(self, message)
-        if self.diverged or self._planned.popleft() != (target, _arguments_key(message["args"],
-                                                              message["kwargs"])):
+        expected = (target, _arguments_key(message["args"], message["kwargs"]))
+        if self.diverged or self._planned.popleft() != expected:
             self.diverged = True
             raise PlanDiverged("the tests made a call other than the planned one")
         return result_of(self, self._receive(), planned=True)
