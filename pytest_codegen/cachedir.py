@@ -1,8 +1,11 @@
-"""Where pytest-codegen keeps what outlives a run: the Node/Jest toolchain, rewritten tests."""
+"""Where pytest-codegen keeps what outlives a run (the Node/Jest toolchain, rewritten tests,
+generations), and how its files are written."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 
@@ -20,3 +23,18 @@ def default_cache_root() -> Path:
         return Path("/var/cache/pytest-codegen")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "pytest-codegen"
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``path`` whole or not at all: to a temporary file, then renamed into place, so a
+    concurrent reader (another xdist worker or pytest run) never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode() if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -28,7 +28,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -38,6 +37,7 @@ from typing import Any
 
 import filelock
 
+from .cachedir import atomic_write
 from .generate import Completion, GenerationRequest, Model, ModelError, Prompt, SamplingParams
 from .problems import Problem
 from .providers import merge_params
@@ -84,19 +84,6 @@ def cache_key(spec: str, params: SamplingParams, prompt: Prompt, sample_index: i
 
 
 # --------------------------------------------------------------------------- disk cache
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _lock_fd(fd: int) -> bool:
@@ -171,7 +158,7 @@ class DiskCache:
             "created": time.time(),
             "completion": dataclasses.replace(completion, cached=False).to_json(),
         }
-        _atomic_write(self.path(key), json.dumps(entry, ensure_ascii=False))
+        atomic_write(self.path(key), json.dumps(entry, ensure_ascii=False))
         with contextlib.suppress(OSError):
             os.unlink(self.claims / f"{key}.err")
 
@@ -201,7 +188,7 @@ class DiskCache:
     def write_error(self, key: str, completion: Completion) -> None:
         """Leave an API error for processes waiting on this sample (never read as a hit)."""
         with contextlib.suppress(OSError):
-            _atomic_write(self.claims / f"{key}.err", json.dumps(completion.to_json()))
+            atomic_write(self.claims / f"{key}.err", json.dumps(completion.to_json()))
 
     def read_error(self, key: str, newer_than: float) -> Completion | None:
         path = self.claims / f"{key}.err"
@@ -272,7 +259,7 @@ class _TokenBucket:
             self._memory = dict(state)
             return
         with contextlib.suppress(OSError):
-            _atomic_write(self.state_file, json.dumps(state))
+            atomic_write(self.state_file, json.dumps(state))
 
     def acquire(self, tokens: float, stop: threading.Event) -> float | None:
         """Take one request and ``tokens`` (estimated); returns the seconds spent waiting, or

@@ -16,7 +16,6 @@ import hashlib
 import importlib.util
 import linecache
 import marshal
-import os
 import sys
 import time
 import traceback
@@ -27,13 +26,15 @@ from typing import Any
 import pytest
 
 from . import outcomes, problems, wire
-from .cachedir import default_cache_root
+from .cachedir import atomic_write, default_cache_root
 from .extract import ExtractionError, extract_code, python_candidate
 from .outcomes import Verdict
 from .problems import Problem
 from .sandbox import (
+    NO_PLAN,
     CandidateException,
     Limits,
+    Plan,
     PlanDiverged,
     Remote,
     SampleCrashed,
@@ -81,7 +82,7 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
     test_file = f"<tests of {problem.id}>"
     tests = _compiled_tests(problem, test_file)
 
-    def attempt(plan: tuple[tuple[Any, dict[str, Any]], ...]) -> Verdict:
+    def attempt(plan: Plan) -> Verdict:
         namespace = tests.namespace(problem)
 
         def grade(box: Sandbox) -> None:
@@ -100,7 +101,7 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
     except PlanDiverged:
         # The tests did not make the calls foreseen: the first sandbox ran calls they never
         # asked for, so a fresh one grades the sample again, call by call.
-        return attempt(())
+        return attempt(NO_PLAN)
 
 
 def _grade_in_sandbox(limits: Limits, hide: tuple[str, ...], mode: str,
@@ -230,7 +231,7 @@ class CompiledTests:
 
     prompt: Any  # code object, or None for a prompt that does not compile alone
     tests: Any
-    plan: tuple[tuple[list[Any], dict[str, Any]], ...]
+    plan: Plan  # the leading calls of the candidate (planned_calls), for every sample
 
     def namespace(self, problem: Problem) -> dict[str, Any]:
         """A fresh namespace where the tests have run, with the prompt's helpers."""
@@ -259,7 +260,7 @@ def _compiled_tests(problem: Problem, test_file: str) -> CompiledTests:
         source = problem.tests
         linecache.cache[test_file] = (len(source), None, source.splitlines(True), test_file)
         _COMPILED[key] = CompiledTests(prompt_code, _compile_tests(source, test_file),
-                                       planned_calls(source))
+                                       Plan.of(planned_calls(source)))
     return _COMPILED[key]
 
 
@@ -290,11 +291,8 @@ def _compile_tests(source: str, filename: str) -> Any:
     except Exception:  # noqa: BLE001 - plain asserts still grade correctly
         tree = ast.parse(source, filename)
     code = compile(tree, filename, "exec")
-    try:  # written whole, then renamed: a concurrent reader never sees half a file
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(marshal.dumps(code))
-        os.replace(partial, cached)
+    try:
+        atomic_write(cached, marshal.dumps(code))
     except OSError:
         pass  # a read-only cache only costs the rewriting again
     return code

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,23 @@ class SampleCrashed(BaseException):
 class PlanDiverged(BaseException):
     """The tests asked for something other than the next planned call (see
     :meth:`Sandbox.load`): the sample must be graded again, call by call."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Calls of a candidate foreseen before it is loaded (see :meth:`Sandbox.load`), encoded
+    once: a problem's plan serves every one of its samples."""
+
+    calls: tuple[list[Any], ...] = ()  # [args, kwargs] each, as wire data
+    keys: tuple[str, ...] = ()  # what a call must encode to, to be the planned one
+
+    @classmethod
+    def of(cls, calls: Iterable[tuple[list[Any], dict[str, Any]]]) -> Plan:
+        encoded = tuple([wire.encode(list(args)), wire.encode(kwargs)] for args, kwargs in calls)
+        return cls(encoded, tuple(_arguments_key(*call) for call in encoded))
+
+
+NO_PLAN = Plan()
 
 
 class CandidateException(Exception):
@@ -100,12 +117,11 @@ class Sandbox:
         self.started = time.monotonic()
 
     # -- protocol -------------------------------------------------------------------------
-    def load(self, sources: tuple[str, ...], entry: str,
-             plan: tuple[tuple[Any, dict[str, Any]], ...] = ()) -> Any:
+    def load(self, sources: tuple[str, ...], entry: str, plan: Plan = NO_PLAN) -> Any:
         """Load the candidate module (the first of ``sources`` that compiles) and return its
         ``entry``.
 
-        The sample then makes the ``plan``'s calls of it, ``(args, kwargs)`` each, in order
+        The sample then makes the ``plan``'s calls of it (see :meth:`Plan.of`), in order
         and without waiting to be asked, and queues their replies: one round trip for all of
         them instead of one each. Each call the tests make must be the next planned one and
         takes its reply. The sample stops its plan at the first call that raises or returns
@@ -113,12 +129,11 @@ class Sandbox:
         answers to the very calls, in the same order, that they would have made one by one;
         calls planned beyond where they stop are never read. Anything else asked first
         raises :class:`PlanDiverged`."""
-        then = [[wire.encode(list(args)), wire.encode(kwargs)] for args, kwargs in plan]
         entry_point = call_remote(self, {"op": "load", "source": sources[0],
                                          "fallbacks": list(sources[1:]), "entry": entry,
-                                         "then": then})
-        if isinstance(entry_point, Remote) and then:
-            self._planned.extend((entry_point._id, _arguments_key(*call)) for call in then)
+                                         "then": list(plan.calls)})
+        if isinstance(entry_point, Remote):
+            self._planned.extend((entry_point._id, key) for key in plan.keys)
         return entry_point
 
     def call(self, target: int, args: list[Any], kwargs: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ import pytest
 from pytest_codegen import execute, outcomes
 from pytest_codegen.execute import planned_calls
 from pytest_codegen.problems import MODE_PYTHON_CALL, Problem
-from pytest_codegen.sandbox import Limits, PlanDiverged, Remote, Sandbox
+from pytest_codegen.sandbox import Limits, Plan, PlanDiverged, Remote, Sandbox
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
 
@@ -77,7 +77,7 @@ f = Recorder()
 
 def test_planned_replies_come_in_order_and_the_plan_stops_at_a_raise():
     with Sandbox(LIMITS) as box:
-        f = box.load((RECORDER,), "f", (([1], {}), ([2], {}), ([0], {}), ([4], {})))
+        f = box.load((RECORDER,), "f", Plan.of((([1], {}), ([2], {}), ([0], {}), ([4], {}))))
         assert f(1) == 1.0
         assert f(2) == 0.5
         with pytest.raises(ZeroDivisionError):
@@ -91,7 +91,7 @@ def test_planned_replies_come_in_order_and_the_plan_stops_at_a_raise():
 
 def test_the_plan_stops_where_a_reply_hands_out_an_object():
     with Sandbox(LIMITS) as box:
-        f = box.load((RECORDER,), "f", (([1], {}), (["obj"], {}), ([2], {})))
+        f = box.load((RECORDER,), "f", Plan.of((([1], {}), (["obj"], {}), ([2], {}))))
         assert f(1) == 1.0
         inner = f("obj")
         assert isinstance(inner, Remote)
@@ -103,7 +103,7 @@ def test_the_plan_stops_where_a_reply_hands_out_an_object():
 @pytest.mark.parametrize("first", [([2], {}), ([1.0], {}), ([True], {}), ([1], {"x": 1})])
 def test_a_call_other_than_the_planned_one_diverges_for_good(first):
     with Sandbox(LIMITS) as box:
-        f = box.load((RECORDER,), "f", (([1], {}), ([2], {})))
+        f = box.load((RECORDER,), "f", Plan.of((([1], {}), ([2], {}))))
         with pytest.raises(PlanDiverged):
             f(*first[0], **first[1])
         assert box.diverged
@@ -113,7 +113,7 @@ def test_a_call_other_than_the_planned_one_diverges_for_good(first):
 
 def test_asking_for_anything_else_during_the_plan_diverges():
     with Sandbox(LIMITS) as box:
-        f = box.load((RECORDER,), "f", (([1], {}),))
+        f = box.load((RECORDER,), "f", Plan.of((([1], {}),)))
         with pytest.raises(PlanDiverged):
             f.calls  # noqa: B018 - a getattr request
 

