@@ -40,7 +40,6 @@ import filelock
 from .cachedir import atomic_write
 from .generate import Completion, GenerationRequest, Model, ModelError, Prompt, SamplingParams
 from .problems import Problem
-from .providers import merge_params
 
 try:  # POSIX
     import fcntl
@@ -394,7 +393,7 @@ class GenerationEngine:
     # -- public API
 
     def key(self, job: Job) -> str:
-        params = merge_params(self._defaults, job.params)
+        params = (self._defaults or SamplingParams()).merged(job.params)
         return cache_key(self.model.spec, params, job.prompt, job.sample_index)
 
     def prefetch(self, jobs: Iterable[Job]) -> None:

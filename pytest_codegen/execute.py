@@ -94,7 +94,7 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
             namespace["check"](candidate)
 
         return _grade_in_sandbox(limits, hide, problems.MODE_PYTHON_CALL, grade,
-                                 lambda e: _classify(e, test_file))
+                                 lambda e: _classify(e, test_file), problem_imports(problem))
 
     try:
         return attempt(tests.plan)
@@ -106,10 +106,11 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
 
 def _grade_in_sandbox(limits: Limits, hide: tuple[str, ...], mode: str,
                       grade: Callable[[Sandbox], None],
-                      classify: Callable[[Exception], Verdict]) -> Verdict:
+                      classify: Callable[[Exception], Verdict],
+                      preload: tuple[str, ...] = ()) -> Verdict:
     """Run ``grade`` against a fresh sandbox; it passes unless it raises. A timeout or a
     crash is the sandbox's verdict; any other exception is ``classify``'s to judge."""
-    with Sandbox(limits, hide) as box:
+    with Sandbox(limits, hide, preload) as box:
         try:
             grade(box)
             verdict = Verdict(outcomes.PASSED)
@@ -264,6 +265,44 @@ def _compiled_tests(problem: Problem, test_file: str) -> CompiledTests:
     return _COMPILED[key]
 
 
+_IMPORTS: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def problem_imports(problem: Problem) -> tuple[str, ...]:
+    """The modules a problem's own code imports (prompt, reference, and the tests when they
+    run in the sample): what its samples will likely import too."""
+    key = (problem.suite, problem.id)
+    if key not in _IMPORTS:
+        sources = [problem.prompt, problem.reference or ""]
+        if problem.mode == problems.MODE_PYTHON_PROGRAM:
+            sources.append(problem.tests)
+        _IMPORTS[key] = tuple(sorted({name for source in sources
+                                      for name in imported_modules(source)}))
+    return _IMPORTS[key]
+
+
+def imported_modules(source: str) -> set[str]:
+    """Absolute module names of the import statements in ``source``; a source that does not
+    parse as a whole (a prompt's bare signature) is read import line by import line."""
+    try:
+        statements = list(ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError):
+        statements = []
+        for line in source.splitlines():
+            if line.lstrip().startswith(("import ", "from ")):
+                try:
+                    statements.extend(ast.parse(line.strip()).body)
+                except (SyntaxError, ValueError):
+                    pass
+    names: set[str] = set()
+    for node in statements:
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
 # Bump when the way tests are compiled changes: it is part of the cache key.
 _REWRITE_FORMAT = "1"
 
@@ -317,7 +356,7 @@ def run_python_program(problem: Problem, code: str, limits: Limits,
     return _grade_in_sandbox(
         limits, hide, problems.MODE_PYTHON_PROGRAM,
         lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
-        classify)
+        classify, problem_imports(problem))
 
 
 def hidden_paths(paths: list[Path]) -> tuple[str, ...]:

@@ -33,6 +33,10 @@ class SamplingParams:
         """The parameters that are set, for request bodies and cache keys."""
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
+    def merged(self, override: SamplingParams | None) -> SamplingParams:
+        """These parameters with every one ``override`` sets replacing ours."""
+        return self if override is None else dataclasses.replace(self, **override.as_dict())
+
 
 @dataclasses.dataclass(frozen=True)
 class Prompt:

@@ -170,14 +170,6 @@ PROVIDERS: dict[str, Provider] = {
 # --------------------------------------------------------------------------- helpers
 
 
-def merge_params(base: SamplingParams | None, override: SamplingParams | None) -> SamplingParams:
-    """``base`` with every parameter ``override`` sets replacing it."""
-    base = base or SamplingParams()
-    if override is None:
-        return base
-    return dataclasses.replace(base, **override.as_dict())
-
-
 def check_params(provider: str, params: SamplingParams) -> None:
     """Raise :class:`ModelError` naming the first parameter ``provider`` does not accept."""
     accepted = PROVIDERS[provider].params
@@ -341,7 +333,7 @@ class HTTPModel(Model):
         check_params(self.provider.name, params)
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
-        params = merge_params(self.defaults, request.params)
+        params = (self.defaults or SamplingParams()).merged(request.params)
         self.check_params(params)
         indices = list(request.sample_indices)
         out: list[Completion] = []

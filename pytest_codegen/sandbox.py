@@ -40,6 +40,16 @@ OUTPUT_TAIL_BYTES = 4096
 UID_BASE = 200_000
 PID_SPAN = 1 << 22  # Linux's largest pid_max
 MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+# Standard-library modules the zygote imports ahead for samples when a suite's own code
+# (prompt, reference, tests) imports them: pure computation, no side effects on import.
+PRELOADABLE = frozenset({
+    "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections",
+    "collections.abc", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib", "enum",
+    "fnmatch", "fractions", "functools", "hashlib", "heapq", "html", "io", "ipaddress",
+    "itertools", "json", "math", "numbers", "operator", "pprint", "random", "re", "statistics",
+    "string", "struct", "textwrap", "time", "typing", "unicodedata", "urllib.parse", "uuid",
+    "zlib",
+})
 
 
 class SampleTimeout(BaseException):
@@ -87,7 +97,10 @@ class Limits:
 class Sandbox:
     """A running child for one sample. Use as a context manager; it is killed on exit."""
 
-    def __init__(self, limits: Limits, hide: tuple[str, ...] = ()) -> None:
+    def __init__(self, limits: Limits, hide: tuple[str, ...] = (),
+                 preload: Iterable[str] = ()) -> None:
+        """``preload``: modules the sample's code is likely to import (of PRELOADABLE); the
+        zygote imports them for later samples, so they find them loaded."""
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
         self.zygote = zygote = Zygote.get(hide)
@@ -103,7 +116,8 @@ class Sandbox:
             "file_size": limits.file_size,
         }
         try:
-            spare = zygote.spawn(config, self.workdir, [req_r, resp_w, self.output.fileno()])
+            spare = zygote.spawn(config, self.workdir, [req_r, resp_w, self.output.fileno()],
+                                 preload)
         finally:
             os.close(req_r)
             os.close(resp_w)
@@ -308,6 +322,7 @@ class Zygote:
         self._spare: Spare | None = None
         self._pending: tuple[tuple[Any, ...], int] | None = None
         self._live: dict[int, int] = {}
+        self._preloaded: set[str] = set()  # modules already asked of the zygote
 
     @classmethod
     def get(cls, hide: tuple[str, ...] = ()) -> Zygote:
@@ -331,7 +346,8 @@ class Zygote:
             self.proc.kill()
         shutil.rmtree(self.workroot, ignore_errors=True)
 
-    def spawn(self, config: dict[str, Any], workdir: Path, fds: list[int]) -> Spare:
+    def spawn(self, config: dict[str, Any], workdir: Path, fds: list[int],
+              preload: Iterable[str] = ()) -> Spare:
         """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output) to a
         ready spare, and return it (its pid is what :meth:`end` takes).
 
@@ -341,7 +357,7 @@ class Zygote:
         key = tuple(config[k] for k in SPARE_KEY)
         with self._lock:
             for _attempt in range(2):
-                spare = self._take(config, key)
+                spare = self._take(config, key, preload)
                 if os.getuid() == 0:
                     os.chown(workdir, spare.uid, spare.uid)
                 try:
@@ -352,7 +368,7 @@ class Zygote:
                 finally:
                     spare.handle.close()
                 self._live[spare.pid] = spare.uid
-                self._request(config, key)
+                self._request(config, key, preload)
                 return spare
         raise SampleCrashed("the sandbox launcher died")
 
@@ -392,21 +408,28 @@ class Zygote:
             (key, uid), self._pending = self._pending, None
             self._spare = Spare(key, uid, *self._read_spare())
 
-    def _take(self, config: dict[str, Any], key: tuple[Any, ...]) -> Spare:
+    def _take(self, config: dict[str, Any], key: tuple[Any, ...],
+              preload: Iterable[str] = ()) -> Spare:
         self._collect()
         if self._spare is not None and self._spare.key != key:
             self._spare.handle.close()  # prepared for other limits: it exits
             self._spare = None
         if self._spare is None:
-            self._request(config, key)
+            self._request(config, key, preload)
             self._collect()
         assert self._spare is not None
         spare, self._spare = self._spare, None
         return spare
 
-    def _request(self, config: dict[str, Any], key: tuple[Any, ...]) -> None:
+    def _request(self, config: dict[str, Any], key: tuple[Any, ...],
+                 preload: Iterable[str] = ()) -> None:
         uid = self._free_uid()
-        prepare = {**{k: config[k] for k in SPARE_KEY}, "uid": uid}
+        prepare: dict[str, Any] = {**{k: config[k] for k in SPARE_KEY}, "uid": uid}
+        new = sorted((set(preload) & PRELOADABLE) - self._preloaded)
+        if new:
+            # Imported before this spare is forked: it and every later sample have them.
+            prepare["preload"] = new
+            self._preloaded.update(new)
         try:
             self.sock.send(json.dumps({"prepare": prepare}).encode())
         except OSError:

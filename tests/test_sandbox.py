@@ -109,3 +109,38 @@ def test_each_sample_gets_a_fresh_process():
         with Sandbox(LIMITS) as box:
             pids.add(load(box, "import os\ndef f():\n    return os.getpid()\n")())
     assert len(pids) == 3
+
+
+LOADED = "import sys\ndef f(*names):\n    return [n in sys.modules for n in names]\n"
+
+
+def test_modules_a_suite_imports_are_loaded_before_its_samples_start():
+    # `statistics` and `wave` are not loaded at start; of the two only `statistics` may be
+    # imported ahead (PRELOADABLE), so `wave` stays the sample's own business.
+    Zygote.shutdown()
+    with Sandbox(LIMITS) as box:
+        assert load(box, LOADED)("statistics", "wave") == [False, False]
+    with Sandbox(LIMITS, preload=("statistics", "wave")) as box:
+        # This spare was forked before the request: it has nothing new yet.
+        assert load(box, LOADED)("statistics", "wave") == [False, False]
+    with Sandbox(LIMITS) as box:
+        assert load(box, LOADED)("statistics", "wave") == [True, False]
+
+
+def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
+    from pytest_codegen.execute import imported_modules, problem_imports
+    from pytest_codegen.problems import MODE_PYTHON_CALL, MODE_PYTHON_PROGRAM, Problem
+
+    # A prompt that does not parse on its own is read import line by import line.
+    prompt = "from typing import List\nimport os.path, re as regex\ndef f(x: List[int]):\n"
+    assert imported_modules(prompt) == {"typing", "os.path", "re"}
+    assert imported_modules("from . import sibling\nfrom .pkg import x\n") == set()
+    problem = Problem(id="p", category="c", prompt=prompt, tests="import json\n",
+                      language="python", reference="    import heapq\n    return x\n",
+                      suite="s", mode=MODE_PYTHON_CALL)
+    # A body-only reference is read line by line too; tests that run in the grader do not count.
+    assert problem_imports(problem) == ("heapq", "os.path", "re", "typing")
+    program = Problem(id="q", category="c", prompt="import csv\n", tests="import json\n",
+                      language="python", reference="import heapq\n", suite="s",
+                      mode=MODE_PYTHON_PROGRAM)
+    assert problem_imports(program) == ("csv", "heapq", "json")
