@@ -38,7 +38,15 @@ from typing import Any
 import filelock
 
 from .cachedir import atomic_write
-from .generate import Completion, GenerationRequest, Model, ModelError, Prompt, SamplingParams
+from .generate import (
+    Completion,
+    GenerationRequest,
+    Model,
+    ModelError,
+    Prompt,
+    SamplingParams,
+    merge_params,
+)
 from .problems import Problem
 
 try:  # POSIX
@@ -393,7 +401,7 @@ class GenerationEngine:
     # -- public API
 
     def key(self, job: Job) -> str:
-        params = (self._defaults or SamplingParams()).merged(job.params)
+        params = merge_params(self._defaults, job.params)
         return cache_key(self.model.spec, params, job.prompt, job.sample_index)
 
     def prefetch(self, jobs: Iterable[Job]) -> None:

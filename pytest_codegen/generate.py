@@ -33,9 +33,13 @@ class SamplingParams:
         """The parameters that are set, for request bodies and cache keys."""
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
-    def merged(self, override: SamplingParams | None) -> SamplingParams:
-        """These parameters with every one ``override`` sets replacing ours."""
-        return self if override is None else dataclasses.replace(self, **override.as_dict())
+
+def merge_params(base: SamplingParams | None, override: SamplingParams | None) -> SamplingParams:
+    """``base`` with every parameter ``override`` sets replacing it."""
+    base = base or SamplingParams()
+    if override is None:
+        return base
+    return dataclasses.replace(base, **override.as_dict())
 
 
 @dataclasses.dataclass(frozen=True)

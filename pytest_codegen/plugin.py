@@ -16,14 +16,7 @@ from typing import Any
 import pytest
 
 from . import outcomes, settings
-from .generate import (
-    Completion,
-    GenerationRequest,
-    Model,
-    ModelError,
-    SamplingParams,
-    ValidateModel,
-)
+from .generate import Completion, GenerationRequest, Model, ModelError, ValidateModel, merge_params
 from .problems import Problem
 
 STATE_KEY = pytest.StashKey["CodegenState"]()
@@ -244,7 +237,7 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         target, alias_params, alias_url = providers.resolve_alias(spec, aliases)
         return providers.make_provider_model(
             target, base_url=opts.base_url or alias_url,
-            defaults=(alias_params or SamplingParams()).merged(opts.params))
+            defaults=merge_params(alias_params, opts.params))
     if ":" in spec:
         raise ModelError(f"unknown provider {provider!r} (known: "
                          f"{', '.join(sorted(providers.PROVIDERS))})")

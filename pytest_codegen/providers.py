@@ -39,7 +39,14 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from .generate import Completion, GenerationRequest, Model, ModelError, SamplingParams
+from .generate import (
+    Completion,
+    GenerationRequest,
+    Model,
+    ModelError,
+    SamplingParams,
+    merge_params,
+)
 
 #: Sampling used by the WebApp1K leaderboard; use it with ``preset=webapp1k`` in an alias.
 #: ``top_k`` is part of it, so it suits providers that accept ``top_k`` (not ``openai``).
@@ -333,7 +340,7 @@ class HTTPModel(Model):
         check_params(self.provider.name, params)
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
-        params = (self.defaults or SamplingParams()).merged(request.params)
+        params = merge_params(self.defaults, request.params)
         self.check_params(params)
         indices = list(request.sample_indices)
         out: list[Completion] = []

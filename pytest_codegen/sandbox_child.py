@@ -333,7 +333,7 @@ def _name_process(name):
 
 def _name_sample():
     # The same for a sample, without ctypes: a first ctypes call in a fresh fork copies
-    # enough pages to cost ~0.2 ms, a quarter of the fork itself.
+    # enough pages to cost ~0.2 ms, a fifth of the fork itself.
     try:
         fd = os.open("/proc/self/comm", os.O_WRONLY)
         try:
@@ -389,10 +389,6 @@ def zygote(sock_fd, view):
 
     wire = _import_wire()
     _name_process(b"codegen-zygote")
-    _preload(PRELOAD)
-    # compile() builds its AST node types on first use in a process (~1.5 ms): done here once,
-    # not in every sample (some preloaded modules would do it too, but only by chance).
-    compile("0", "<zygote>", "eval")
     as_root = os.getuid() == 0
     namespaces = as_root and build_view(view)
     sock = socket.socket(fileno=sock_fd)
@@ -411,7 +407,10 @@ def zygote(sock_fd, view):
         _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     isolation = "namespaces+uid" if namespaces else "uid" if as_root else "rlimits"
     reaper = Reaper(pid_one=namespaces)
-    _preload(())
+    # compile() builds its AST node types on first use in a process (~1.5 ms): done here once,
+    # not in every sample (some preloaded modules would do it too, but only by chance).
+    compile("0", "<zygote>", "eval")
+    _preload(PRELOAD)
     while True:
         try:
             message = sock.recv(1 << 16)
