@@ -1,7 +1,7 @@
 """The warm runner gives the verdicts of a fresh Jest run, on every React problem we ship.
 
 The runner keeps one Node process for many samples and shares, between test files, the
-toolchain's file contents and V8 code cache and the frozen exports of pure packages such as
+toolchain's file contents and compiled scripts and the frozen exports of pure packages such as
 aria-query (``pytest_codegen/node/runtime.js``), and Babel's output for a file it has seen
 (``pytest_codegen/node/transformer.js``). That may only make it faster: for each of the 48
 problems of ``benchmarks/react`` with its reference, a wrong and an empty solution, every

@@ -10,7 +10,9 @@ test shows an attack that works without the guard and is stopped with it.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import tempfile
 import uuid
 from pathlib import Path
@@ -342,3 +344,49 @@ def test_fixture_suite_loads_and_its_reference_passes(runner):
     assert problem.extra == {"test_filename": TEST_FILE, "solution_filename": SOLUTION_FILE}
     assert check_problem(problem) == []
     assert runner.run_problem(problem, problem.reference).outcome == PASSED
+
+
+# ---- what the runner keeps between test files --------------------------------------------------
+TRANSFORMER_PROBE = r"""
+const {createTransformer} = require(process.argv[1]);
+const options = {toolchain: process.argv[2], babel: {presets: []}};
+const jestOptions = {config: {rootDir: '/'}, configString: '{}'};
+// Jest builds a new transformer for every test file it runs.
+const first = createTransformer(options);
+const second = createTransformer(options);
+const outputs = [
+  first.process('const a = 1;', '/p/a.test.js', jestOptions).code,
+  second.process('const a = 1;', '/p/a.test.js', jestOptions).code,
+  second.process('const a = 2;', '/p/a.test.js', jestOptions).code,
+];
+console.log(JSON.stringify({outputs, calls: require('babel-jest').calls}));
+"""
+
+FAKE_BABEL_JEST = """
+module.exports = {calls: 0, createTransformer: () => ({
+  process(source) {
+    module.exports.calls += 1;
+    return {code: `/* ${module.exports.calls} */ ${source}`};
+  },
+})};
+"""
+
+
+def test_babels_output_for_a_file_is_remembered_from_one_test_file_to_the_next(tmp_path):
+    # A counting stand-in for babel-jest shows which transforms reach Babel: the same source at
+    # the same path, asked for by the transformer of a later test file, is not transformed
+    # again; a changed source is.
+    package = tmp_path / "node_modules" / "babel-jest"
+    package.mkdir(parents=True)
+    (package / "index.js").write_text(FAKE_BABEL_JEST)
+    transformer = ROOT / "pytest_codegen" / "node" / "transformer.js"
+    done = subprocess.run(
+        [find_node().path, "-e", TRANSFORMER_PROBE, str(transformer), str(tmp_path)],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        env={"PATH": os.environ["PATH"], "NODE_PATH": str(tmp_path / "node_modules")},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["calls"] == 2
+    assert result["outputs"] == ["/* 1 */ const a = 1;", "/* 1 */ const a = 1;",
+                                 "/* 2 */ const a = 2;"]

@@ -1,7 +1,7 @@
 'use strict';
 // jest-runtime, minus module mocking for the code under test, plus what a long-lived runner
 // can keep from one test file to the next without one sample reaching another: the toolchain's
-// sources and V8 code cache, and the frozen exports of pure packages (see below).
+// sources and compiled scripts, and the frozen exports of pure packages (see below).
 //
 // Every module Jest loads gets its own `jest` object. A solution that calls `jest.mock(...)` at
 // import time could swap a package the test imports after it (fetch-mock, Testing Library) for
@@ -120,12 +120,15 @@ function changedCore() {
 let Runtime = null;
 
 // Files no sample can change (the toolchain's packages, our own modules) are read and compiled
-// once per runner process instead of once per test file: their source is kept as a string and
-// V8's code cache, taken after a file's first full run, spares the next compiles. Each test
-// file still evaluates every module afresh in its own jsdom; only the bytes and the compiled
-// code are shared.
+// once per runner process instead of once per test file. A vm.Script is bound to no context:
+// the one compiled for a file is run again in every later test file's window, so V8 keeps the
+// functions it compiled and never hashes or deserializes the source again (~1 ms per MB of
+// source when a new string is compiled, even from a code cache). Each test file still
+// evaluates every module afresh in its own jsdom; only the bytes and the compiled code are
+// shared.
 const sources = new Map(); // filename -> source text
-const codeCache = new Map(); // filename -> {script, data}: the last script, then its code cache
+const scripts = new Map(); // filename -> {source, script}
+let activeRuntime = null; // the runtime of the test file being run: dynamic import()s go there
 
 // Packages that are pure data and pure functions, evaluated once in the runner's realm, frozen
 // to the last reachable object, and handed to every test file instead of being evaluated again
@@ -214,6 +217,11 @@ function configure(toolchain) {
   const sharedPaths = new Map(SHARED_MODULES.map(spec => [resolveShared(toolchain, spec), spec.state]));
   sharedPaths.delete(null);
   Runtime = class GuardedRuntime extends Base {
+    constructor(...args) {
+      super(...args);
+      activeRuntime = this;
+    }
+
     readFile(filename) {
       if (!trusted(filename)) return super.readFile(filename);
       let source = sources.get(filename);
@@ -226,34 +234,22 @@ function configure(toolchain) {
 
     createScriptFromCode(scriptSource, filename) {
       if (!trusted(filename)) return super.createScriptFromCode(scriptSource, filename);
-      const entry = codeCache.get(filename);
-      if (entry && entry.data === undefined && entry.source === scriptSource) {
-        // its first run is over: everything it compiled lazily is in the cache now
-        entry.data = entry.script.createCachedData();
-        entry.script = null;
-      }
-      if (!entry || entry.source !== scriptSource) {
-        const script = super.createScriptFromCode(scriptSource, filename);
-        codeCache.set(filename, {source: scriptSource, script, data: undefined});
-        return script;
-      }
+      const known = scripts.get(filename);
+      if (known && known.source === scriptSource) return known.script;
       const script = new Script(this.wrapCodeInModuleWrapper(scriptSource), {
         columnOffset: this._fileTransforms.get(filename)?.wrapperLength,
         displayErrors: true,
         filename,
-        cachedData: entry.data,
-        // as Jest's own (runtime.createScriptFromCode)
+        // as Jest's own (runtime.createScriptFromCode), in whichever file runs the script
         importModuleDynamically: async specifier => {
-          const context = this._environment.getVmContext?.();
+          const runtime = activeRuntime;
+          const context = runtime?._environment.getVmContext?.();
           if (!context) throw new Error('Test environment has been torn down');
-          const module = await this.resolveModule(specifier, filename, context);
-          return this.linkAndEvaluateModule(module);
+          const module = await runtime.resolveModule(specifier, filename, context);
+          return runtime.linkAndEvaluateModule(module);
         },
       });
-      if (script.cachedDataRejected) {
-        entry.data = undefined;
-        entry.script = script;
-      }
+      scripts.set(filename, {source: scriptSource, script});
       return script;
     }
 
