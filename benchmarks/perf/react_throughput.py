@@ -13,9 +13,10 @@ reference, wrong, empty, reference, wrong; the wrong and empty ones from
 
 All three use the toolchain the plugin builds (``node_env.ensure_toolchain``) and its Jest and
 Babel configuration (``pytest_codegen/node/jest.config.js``, unhardened for the CLI runs).
-Prints per-sample wall times, the ratios (1)/(3) and (2)/(3), whether the pass/fail verdict of
-every sample agrees between (2) and (3) (and (1) on its subset), and the test-body floor: the
-sum of Jest's own per-test durations from run (2).
+Prints per-sample wall times, the CPU time per sample of every process each run started
+(steadier than wall time on a busy machine), the ratios (1)/(3) and (2)/(3), whether the
+pass/fail verdict of every sample agrees between (2) and (3) (and (1) on its subset), and the
+test-body floor: the sum of Jest's own per-test durations from run (2).
 
     python benchmarks/perf/react_throughput.py [--samples 5] [--repeat 1] [--single 20]
                                                [--single-all]
@@ -34,7 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from humaneval_throughput import byte_compile_plugin  # this script's directory is on sys.path
+from humaneval_throughput import (  # this script's directory is on sys.path
+    byte_compile_plugin,
+    children_cpu,
+)
 
 from pytest_codegen.generate import load_replay
 from pytest_codegen.jest_cli import Sample, lay_out, passed, read_report, run_jest
@@ -167,12 +171,19 @@ def main() -> None:
         single_dirs = lay_out(workdir / "single", by_id, rows, with_config=True)
 
         single_times, batched_times, plugin_times, body_times, graded_times = [], [], [], [], []
+        cpu: dict[int, list[float]] = {1: [], 2: [], 3: []}  # CPU seconds per sample, by run
         for _ in range(args.repeat):
+            before = children_cpu()
             t_single, v_single = run_single(node, toolchain, single_dirs, subset)
+            after_single = children_cpu()
             t_batched, v_batched, body_s = run_batched(node, toolchain, batched_root,
                                                        batched_dirs)
+            after_batched = children_cpu()
             t_plugin, v_plugin, tests_passed, graded_s = run_plugin(samples, args.samples,
                                                                     workdir)
+            cpu[1].append((after_single - before) / len(subset))
+            cpu[2].append((after_batched - after_single) / total)
+            cpu[3].append((children_cpu() - after_batched) / total)
             single_times.append(t_single / len(subset))
             batched_times.append(t_batched / total)
             plugin_times.append(t_plugin / total)
@@ -198,6 +209,9 @@ def main() -> None:
           f"({total * s3:.1f} s, {1 / s3:5.1f} samples/s{spread(plugin_times)})")
     print(f"    of which grading (duration_s): {graded * ms / total:4.0f} ms/sample summed, "
           f"{graded * ms / total / 2:.0f} ms/sample over 2 workers ({graded:.1f} s in all)")
+    c1, c2, c3 = (statistics.median(cpu[run]) for run in (1, 2, 3))
+    print(f"CPU per sample (1) / (2) / (3): {c1 * ms:.0f} / {c2 * ms:.0f} / {c3 * ms:.0f} ms "
+          f"(every process of each run; ratios {c1 / c3:.2f}x and {c2 / c3:.2f}x)")
     print(f"ratio (1)/(3):                  {s1 / s3:7.2f}x (median of {args.repeat})")
     print(f"ratio (2)/(3):                  {s2 / s3:7.2f}x (median of {args.repeat})")
     print(f"test-body floor (run 2):        {body * ms / total:7.0f} ms/sample summed over "
