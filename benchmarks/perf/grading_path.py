@@ -49,12 +49,26 @@ def measure(rounds: int) -> tuple[float, float, float]:
             (busy_s() - machine) / n * 1e3)
 
 
-def run_in(checkout: Path, rounds: int) -> tuple[float, ...]:
-    """One measurement in a fresh interpreter that imports pytest_codegen from ``checkout``."""
+def run_in(checkout: Path, rounds: int, script: str = __file__) -> tuple[float, ...]:
+    """One measurement, ``script --child rounds``, in a fresh interpreter that imports
+    pytest_codegen from ``checkout``; returns the numbers it prints."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    out = subprocess.run([sys.executable, __file__, "--child", str(rounds)], env=env,
+    out = subprocess.run([sys.executable, script, "--child", str(rounds)], env=env,
                          cwd="/", capture_output=True, text=True, check=True).stdout
     return tuple(float(x) for x in out.split())
+
+
+def alternate(against: Path | None, repeat: int, rounds: int,
+              script: str = __file__) -> dict[str, list[tuple[float, ...]]]:
+    """``repeat`` measurements of this checkout and, run by run in turn, of ``against``."""
+    checkouts = {"this checkout": REPO}
+    if against:
+        checkouts[f"{against}"] = against.resolve()
+    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in checkouts}
+    for _ in range(repeat):
+        for name, path in checkouts.items():
+            runs[name].append(run_in(path, rounds, script))
+    return runs
 
 
 def main() -> None:
@@ -67,13 +81,7 @@ def main() -> None:
     if args.child:
         print(*measure(args.child))
         return
-    checkouts = {"this checkout": REPO}
-    if args.against:
-        checkouts[f"{args.against}"] = args.against.resolve()
-    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in checkouts}
-    for _ in range(args.repeat):
-        for name, path in checkouts.items():
-            runs[name].append(run_in(path, args.rounds))
+    runs = alternate(args.against, args.repeat, args.rounds)
     print(f"ms per sample, medians of {args.repeat} runs of {args.rounds} x 163 samples")
     for name, values in runs.items():
         wall, own, machine = (statistics.median(v[i] for v in values) for i in range(3))

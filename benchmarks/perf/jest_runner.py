@@ -1,0 +1,73 @@
+"""What grading one React sample costs the warm Jest runner alone, without pytest or xdist:
+for each of the 48 problems of ``benchmarks/react``, its reference and its wrong solution
+(``fixtures/replays/react-wrong.jsonl``), graded one after another by one ``JestRunner``.
+
+Prints per-file wall time and the runner's CPU time (its Node process, every thread: the
+garbage collector's and the compiler's included). With ``--against DIR`` it alternates, run
+by run, between this checkout and another one (e.g. ``git worktree add /tmp/base HEAD~3``)
+and prints the medians of both: an A/B of a change to ``pytest_codegen/node/`` on a noisy
+machine.
+
+    python benchmarks/perf/jest_runner.py [--rounds 1] [--repeat 4] [--against DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+from grading_path import REPO, alternate  # this script's own directory is on sys.path
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system time of a live process, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(rounds: int) -> tuple[float, float]:
+    """(wall, runner CPU) in ms per test file, after the runner's warm-up."""
+    from pytest_codegen.generate import load_replay
+    from pytest_codegen.jest import JestRunner
+    from pytest_codegen.suites.webapp1k import load_webapp1k
+
+    problems = load_webapp1k(REPO / "benchmarks" / "react", "react")
+    wrong = load_replay(REPO / "fixtures" / "replays" / "react-wrong.jsonl")
+    with JestRunner() as runner:
+        runner.start()
+        assert runner._proc is not None
+        pid = runner._proc.pid
+        cpu, start, n = process_cpu_s(pid), time.perf_counter(), 0
+        for _ in range(rounds):
+            for problem in problems:
+                answers = ((problem.reference, True), (wrong[(problem.id, 0, 0)], False))
+                for code, expected in answers:
+                    verdict = runner.run_problem(problem, code or "")
+                    assert verdict.passed is expected, (problem.id, verdict.message)
+                    n += 1
+        assert runner._proc is not None and runner._proc.pid == pid, "the runner was replaced"
+        return (time.perf_counter() - start) / n * 1e3, (process_cpu_s(pid) - cpu) / n * 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=4)
+    parser.add_argument("--against", type=Path)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(*measure(args.child))
+        return
+    runs = alternate(args.against, args.repeat, args.rounds, __file__)
+    print(f"ms per test file, medians of {args.repeat} runs of {args.rounds} x 96 files")
+    for name, values in runs.items():
+        wall, cpu = (statistics.median(v[i] for v in values) for i in range(2))
+        print(f"{name:30s} wall {wall:6.1f}  runner CPU {cpu:6.1f}")
+
+
+if __name__ == "__main__":
+    main()
