@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sandbox_overhead import busy_s  # this script's own directory is on sys.path
@@ -58,36 +59,33 @@ def run_in(checkout: Path, rounds: int, script: str = __file__) -> tuple[float, 
     return tuple(float(x) for x in out.split())
 
 
-def alternate(against: Path | None, repeat: int, rounds: int,
-              script: str = __file__) -> dict[str, list[tuple[float, ...]]]:
-    """``repeat`` measurements of this checkout and, run by run in turn, of ``against``."""
-    checkouts = {"this checkout": REPO}
-    if against:
-        checkouts[f"{against}"] = against.resolve()
-    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in checkouts}
-    for _ in range(repeat):
-        for name, path in checkouts.items():
-            runs[name].append(run_in(path, rounds, script))
-    return runs
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=6)
+def ab_main(doc: str, measure: Callable[[int], tuple[float, ...]], script: str,
+            columns: tuple[str, ...], unit: str, rounds: int, repeat: int) -> None:
+    """The command line of an A/B script: ``measure(rounds)`` in a fresh interpreter per run,
+    alternating with ``--against DIR``; prints the median of each of ``columns``."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--against", type=Path)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(*measure(args.child))
         return
-    runs = alternate(args.against, args.repeat, args.rounds)
-    print(f"ms per sample, medians of {args.repeat} runs of {args.rounds} x 163 samples")
+    checkouts = {"this checkout": REPO}
+    if args.against:
+        checkouts[f"{args.against}"] = args.against.resolve()
+    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in checkouts}
+    for _ in range(args.repeat):  # in turn, so both see the machine's same moods
+        for name, path in checkouts.items():
+            runs[name].append(run_in(path, args.rounds, script))
+    print(f"ms per {unit}, medians of {args.repeat} runs of {args.rounds} round(s)")
     for name, values in runs.items():
-        wall, own, machine = (statistics.median(v[i] for v in values) for i in range(3))
-        print(f"{name:30s} wall {wall:5.2f}  grading process CPU {own:5.2f}  "
-              f"machine CPU {machine:5.2f}")
+        medians = [statistics.median(v[i] for v in values) for i in range(len(columns))]
+        cells = (f"{c} {m:6.2f}" for c, m in zip(columns, medians, strict=True))
+        print(f"{name:30s} " + "  ".join(cells))
 
 
 if __name__ == "__main__":
-    main()
+    ab_main(__doc__, measure, __file__, ("wall", "grading process CPU", "machine CPU"),
+            "sample (163 per round)", rounds=2, repeat=6)

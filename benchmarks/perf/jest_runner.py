@@ -13,13 +13,11 @@ machine.
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import time
 from pathlib import Path
 
-from grading_path import REPO, alternate  # this script's own directory is on sys.path
+from grading_path import REPO, ab_main  # this script's own directory is on sys.path
 
 
 def process_cpu_s(pid: int) -> float:
@@ -52,22 +50,6 @@ def measure(rounds: int) -> tuple[float, float]:
         return (time.perf_counter() - start) / n * 1e3, (process_cpu_s(pid) - cpu) / n * 1e3
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=4)
-    parser.add_argument("--against", type=Path)
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print(*measure(args.child))
-        return
-    runs = alternate(args.against, args.repeat, args.rounds, __file__)
-    print(f"ms per test file, medians of {args.repeat} runs of {args.rounds} x 96 files")
-    for name, values in runs.items():
-        wall, cpu = (statistics.median(v[i] for v in values) for i in range(2))
-        print(f"{name:30s} wall {wall:6.1f}  runner CPU {cpu:6.1f}")
-
-
 if __name__ == "__main__":
-    main()
+    ab_main(__doc__, measure, __file__, ("wall", "runner CPU"), "test file (96 per round)",
+            rounds=1, repeat=4)
