@@ -66,6 +66,11 @@ def _stat(pid: int | str) -> list[str]:
         return fh.read().rsplit(")", 1)[1].split()
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a live process so far, all its threads."""
+    return sum(int(f) for f in _stat(pid)[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
 def zygote_pids() -> tuple[int, int]:
     """The zygote's launcher and the process that forks the samples (its child when the
     zygote runs in its own PID namespace, else the launcher itself)."""
@@ -88,7 +93,7 @@ def cpu_by_role(launcher: int, forker: int) -> dict[str, float]:
     zygote = {launcher, forker}
     return {
         "grading process": own.user + own.system,
-        "zygote": sum(int(f) for pid in zygote for f in _stat(pid)[11:13]) / tick,
+        "zygote": sum(process_cpu_s(pid) for pid in zygote),
         "sample processes": sum(int(f) for f in _stat(forker)[13:15]) / tick,
     }
 

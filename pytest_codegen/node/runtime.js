@@ -150,16 +150,12 @@ const SHARED_MODULES = [
       ...['aria', 'dom', 'elementRoles', 'roleElements', 'roles'].map(name => exports[name].entries()),
     ],
   },
-  {
+  // node-fetch's URL parser, and fetch-mock's, which has its own, newer tr46
+  ...['node-fetch', 'fetch-mock'].map(user => ({
     module: 'tr46',
-    via: ['node-fetch', 'whatwg-url'],
+    via: [user, 'whatwg-url'],
     state: (exports, load) => [exports, load('./lib/mappingTable.json')],
-  },
-  {
-    module: 'tr46', // fetch-mock's URL parser has its own, newer tr46
-    via: ['fetch-mock', 'whatwg-url'],
-    state: (exports, load) => [exports, load('./lib/mappingTable.json')],
-  },
+  })),
   {module: 'lodash/isEqualWith.js', via: ['@testing-library/jest-dom'], state: exports => [exports]},
 ];
 const shared = new Map(); // resolved path -> frozen exports, or null when not shareable
