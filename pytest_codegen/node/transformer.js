@@ -63,7 +63,16 @@ function createTransformer({toolchain, babel}) {
         memo.set(key, known);
         return {code: known.code, map: known.map};
       }
-      const result = inner.process(sourceText, sourcePath, options);
+      // Babel captures a stack trace for every template it builds (for its own error messages),
+      // 50 frames deep and source-mapped by Jest: ~1.6 ms per sample. Not needed to compile.
+      const stackTraceLimit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      let result;
+      try {
+        result = inner.process(sourceText, sourcePath, options);
+      } finally {
+        Error.stackTraceLimit = stackTraceLimit;
+      }
       memo.set(key, {code: result.code, map: result.map});
       if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value);
       return result;
