@@ -232,29 +232,47 @@ function optionsKey(options) {
 
 function memoizeResolver(resolver, trusted) {
   const proto = Object.getPrototypeOf(resolver);
-  // Replaces `resolver[method]`, whose arguments are `(...lead, from, name, options)`.
-  const remember = (method, lead) => {
-    const original = proto[method];
-    const memo = new Map(); // from -> name -> options key -> answer (null or undefined too)
-    resolver[method] = function (...args) {
-      const [from, name, options] = args.slice(lead);
-      const key = optionsKey(options);
-      if (typeof from !== 'string' || typeof name !== 'string' || key === null || !trusted(from)) {
-        return original.apply(resolver, args);
-      }
-      let byName = memo.get(from);
-      if (byName === undefined) memo.set(from, (byName = new Map()));
-      let byOptions = byName.get(name);
-      if (byOptions === undefined) byName.set(name, (byOptions = new Map()));
-      if (byOptions.has(key)) return byOptions.get(key);
-      const answer = original.apply(resolver, args); // throws, remembering nothing, if not found
-      byOptions.set(key, answer);
-      return answer;
-    };
+  // The answers remembered for (from, name), or null when they are not to be remembered.
+  const slot = (memo, from, name) => {
+    if (typeof from !== 'string' || typeof name !== 'string') return null;
+    let byName = memo.get(from);
+    if (byName === undefined) {
+      // a sample's files are not remembered: each sample has a directory of its own
+      if (!trusted(from)) return null;
+      memo.set(from, (byName = new Map()));
+    }
+    let byOptions = byName.get(name);
+    if (byOptions === undefined) byName.set(name, (byOptions = new Map()));
+    return byOptions;
   };
-  remember('getModuleID', 1); // (virtual mocks, from, name, options): Jest's own key omits the mocks
-  remember('resolveModule', 0);
-  remember('getMockModule', 0);
+  // Plain functions, not one generic wrapper: these run ~5,000 times per test file.
+  const ids = new Map(); // from -> name -> options key -> answer
+  resolver.getModuleID = function getModuleID(virtualMocks, from, name = '', options) {
+    // Jest's own cache key leaves out the virtual mocks too.
+    const key = optionsKey(options);
+    const answers = key === null ? null : slot(ids, from, name);
+    if (answers === null) return proto.getModuleID.call(resolver, virtualMocks, from, name, options);
+    let id = answers.get(key);
+    if (id === undefined) answers.set(key, (id = proto.getModuleID.call(resolver, virtualMocks, from, name, options)));
+    return id;
+  };
+  const paths = new Map();
+  resolver.resolveModule = function resolveModule(from, name, options) {
+    const key = optionsKey(options);
+    const answers = key === null ? null : slot(paths, from, name);
+    if (answers === null) return proto.resolveModule.call(resolver, from, name, options);
+    let found = answers.get(key);
+    // throws, remembering nothing, when the module does not exist
+    if (found === undefined) answers.set(key, (found = proto.resolveModule.call(resolver, from, name, options)));
+    return found;
+  };
+  const mocks = new Map();
+  resolver.getMockModule = function getMockModule(from, name) {
+    const answers = slot(mocks, from, name);
+    if (answers === null) return proto.getMockModule.call(resolver, from, name);
+    if (!answers.has('')) answers.set('', proto.getMockModule.call(resolver, from, name));
+    return answers.get('');
+  };
   return resolver;
 }
 
