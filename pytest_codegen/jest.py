@@ -239,7 +239,12 @@ class JestRunner:
 
     # ---- process management ----------------------------------------------------------------
     def _node_args(self, work: Path) -> list[str]:
-        args = [self.node.path, f"--max-old-space-size={max(256, self.memory_mb // 2)}"]
+        # No incremental marking: marking a full heap while test files keep running retains the
+        # windows that die meanwhile, and each collection then starts from a bigger heap (it
+        # grew by ~3 MB per file, to ~300 MB in 100 files). Collected all at once, the heap
+        # stays under ~100 MB and the runner spends ~8% less CPU per file, GC threads included.
+        args = [self.node.path, f"--max-old-space-size={max(256, self.memory_mb // 2)}",
+                "--no-incremental-marking"]
         if self.permission_flag:
             reads = [self.toolchain, PACKAGE_DIR, work]
             # Jest looks for package.json and node_modules in every directory above a file.

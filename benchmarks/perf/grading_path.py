@@ -62,7 +62,8 @@ def run_in(checkout: Path, rounds: int, script: str = __file__) -> tuple[float, 
 def ab_main(doc: str, measure: Callable[[int], tuple[float, ...]], script: str,
             columns: tuple[str, ...], unit: str, rounds: int, repeat: int) -> None:
     """The command line of an A/B script: ``measure(rounds)`` in a fresh interpreter per run,
-    alternating with ``--against DIR``; prints the median of each of ``columns``."""
+    alternating with ``--against DIR``; prints the median of each of ``columns`` (their
+    names carry their units)."""
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--repeat", type=int, default=repeat)
@@ -79,13 +80,14 @@ def ab_main(doc: str, measure: Callable[[int], tuple[float, ...]], script: str,
     for _ in range(args.repeat):  # in turn, so both see the machine's same moods
         for name, path in checkouts.items():
             runs[name].append(run_in(path, args.rounds, script))
-    print(f"ms per {unit}, medians of {args.repeat} runs of {args.rounds} round(s)")
+    print(f"per {unit}, medians of {args.repeat} runs of {args.rounds} round(s)")
     for name, values in runs.items():
         medians = [statistics.median(v[i] for v in values) for i in range(len(columns))]
-        cells = (f"{c} {m:6.2f}" for c, m in zip(columns, medians, strict=True))
+        cells = (f"{c} {m:7.2f}" for c, m in zip(columns, medians, strict=True))
         print(f"{name:30s} " + "  ".join(cells))
 
 
 if __name__ == "__main__":
-    ab_main(__doc__, measure, __file__, ("wall", "grading process CPU", "machine CPU"),
+    ab_main(__doc__, measure, __file__,
+            ("wall ms", "grading process CPU ms", "machine CPU ms"),
             "sample (163 per round)", rounds=2, repeat=6)

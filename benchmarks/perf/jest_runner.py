@@ -2,13 +2,14 @@
 for each of the 48 problems of ``benchmarks/react``, its reference and its wrong solution
 (``fixtures/replays/react-wrong.jsonl``), graded one after another by one ``JestRunner``.
 
-Prints per-file wall time and the runner's CPU time (its Node process, every thread: the
-garbage collector's and the compiler's included). With ``--against DIR`` it alternates, run
-by run, between this checkout and another one (e.g. ``git worktree add /tmp/base HEAD~3``)
-and prints the medians of both: an A/B of a change to ``pytest_codegen/node/`` on a noisy
-machine.
+Prints per-file wall time, the runner's CPU time (its Node process, every thread: the
+garbage collector's and the compiler's included) and the most memory the runner held (its
+peak resident set: a heap that grows from file to file shows there). With ``--against DIR``
+it alternates, run by run, between this checkout and another one (e.g. ``git worktree add
+/tmp/base HEAD~3``) and prints the medians of both: an A/B of a change to
+``pytest_codegen/node/`` on a noisy machine.
 
-    python benchmarks/perf/jest_runner.py [--rounds 1] [--repeat 4] [--against DIR]
+    python benchmarks/perf/jest_runner.py [--rounds 2] [--repeat 4] [--against DIR]
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from __future__ import annotations
 import time
 
 from grading_path import REPO, ab_main  # this script's own directory is on sys.path
-from sandbox_overhead import process_cpu_s
+from sandbox_overhead import process_cpu_s, process_peak_rss_mb
 
 
-def measure(rounds: int) -> tuple[float, float]:
-    """(wall, runner CPU) in ms per test file, after the runner's warm-up."""
+def measure(rounds: int) -> tuple[float, float, float]:
+    """(wall, runner CPU) in ms per test file, after the runner's warm-up, and the runner's
+    peak resident memory in MB."""
     from pytest_codegen.generate import load_replay
     from pytest_codegen.jest import JestRunner
     from pytest_codegen.suites.webapp1k import load_webapp1k
@@ -40,9 +42,10 @@ def measure(rounds: int) -> tuple[float, float]:
                     assert verdict.passed is expected, (problem.id, verdict.message)
                     n += 1
         assert runner._proc is not None and runner._proc.pid == pid, "the runner was replaced"
-        return (time.perf_counter() - start) / n * 1e3, (process_cpu_s(pid) - cpu) / n * 1e3
+        return ((time.perf_counter() - start) / n * 1e3, (process_cpu_s(pid) - cpu) / n * 1e3,
+                process_peak_rss_mb(pid))
 
 
 if __name__ == "__main__":
-    ab_main(__doc__, measure, __file__, ("wall", "runner CPU"), "test file (96 per round)",
-            rounds=1, repeat=4)
+    ab_main(__doc__, measure, __file__, ("wall ms", "runner CPU ms", "runner peak RSS MB"),
+            "test file (96 per round)", rounds=2, repeat=4)

@@ -71,6 +71,15 @@ def process_cpu_s(pid: int) -> float:
     return sum(int(f) for f in _stat(pid)[11:13]) / os.sysconf("SC_CLK_TCK")
 
 
+def process_peak_rss_mb(pid: int) -> float:
+    """The most resident memory a live process has had so far (VmHWM), in MB."""
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def zygote_pids() -> tuple[int, int]:
     """The zygote's launcher and the process that forks the samples (its child when the
     zygote runs in its own PID namespace, else the launcher itself)."""
