@@ -233,6 +233,43 @@ def test_a_forged_result_record_is_detected(runner):
     assert grade(runner, CORRECT).outcome == PASSED  # a clean runner afterwards
 
 
+# With fake timers on, the Testing Library's waitFor() advances them through the `jest` object
+# of its own module, which the runner builds only when a toolchain module first uses it.
+# (Legacy timers: the modern ones replace Date, which the guard keeps read-only.)
+FAKE_TIMERS_TEST = """\
+import { render, screen } from '@testing-library/react';
+import Later from './Later';
+
+test('shows the message once its timer fires', async () => {
+  jest.useFakeTimers({ legacyFakeTimers: true });
+  render(<Later />);
+  expect(await screen.findByText('ready')).toBeTruthy();
+  jest.useRealTimers();
+});
+"""
+LATER = """\
+import { useEffect, useState } from 'react';
+export default function Later() {
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    const id = setTimeout(() => setReady(true), 500);
+    return () => clearTimeout(id);
+  }, []);
+  return <p>{ready ? 'ready' : 'waiting'}</p>;
+}
+"""
+
+
+def test_the_testing_library_drives_fake_timers_through_its_own_jest_object(runner):
+    # The component's half-second timer fires only if the library's own
+    # jest.advanceTimersByTime() reaches the test file's fake clock: nothing else advances it.
+    verdict = runner.run(FAKE_TIMERS_TEST, "later.test.js", "Later.js", LATER, TIMEOUT_S)
+    assert verdict.outcome == PASSED, verdict.message
+    never = LATER.replace("setReady(true)", "setReady(false)")
+    assert runner.run(FAKE_TIMERS_TEST, "later.test.js", "Later.js", never,
+                      TIMEOUT_S).outcome == FAILED
+
+
 # A probe: finds a button by its role, and expects that no attack in front of the component
 # succeeded (each prelude counts its successes in globalThis.__tampered).
 PROBE_TEST = """\
