@@ -235,7 +235,6 @@ def test_a_forged_result_record_is_detected(runner):
 
 # With fake timers on, the Testing Library's waitFor() advances them through the `jest` object
 # of its own module, which the runner builds only when a toolchain module first uses it.
-# (Legacy timers: the modern ones replace Date, which the guard keeps read-only.)
 FAKE_TIMERS_TEST = """\
 import { render, screen } from '@testing-library/react';
 import Later from './Later';
@@ -268,6 +267,61 @@ def test_the_testing_library_drives_fake_timers_through_its_own_jest_object(runn
     never = LATER.replace("setReady(true)", "setReady(false)")
     assert runner.run(FAKE_TIMERS_TEST, "later.test.js", "Later.js", never,
                       TIMEOUT_S).outcome == FAILED
+
+
+# Modern fake timers replace the window's Date with their clock's, which the guard otherwise
+# keeps read-only.
+CLOCK_TEST = """\
+import { render, screen } from '@testing-library/react';
+import Year from './Year';
+
+test('shows the year of the fake clock', () => {
+  jest.useFakeTimers();
+  jest.setSystemTime(new Date('2020-06-01T00:00:00Z'));
+  render(<Year />);
+  expect(screen.getByText('2020')).toBeTruthy();
+  jest.useRealTimers();
+  expect(new Date().getUTCFullYear()).toBeGreaterThan(2020);
+});
+"""
+YEAR = "export default function Year() { return <p>{new Date().getUTCFullYear()}</p>; }\n"
+
+
+def clock(jest_runner: JestRunner, code: str):
+    return jest_runner.run(CLOCK_TEST, "year.test.js", "Year.js", code, TIMEOUT_S)
+
+
+def test_modern_fake_timers_give_the_verdicts_of_plain_jest(runner, plain_runner):
+    wrong = YEAR.replace("{new Date().getUTCFullYear()}", "1999")
+    for jest_runner in (runner, plain_runner):
+        assert clock(jest_runner, YEAR).outcome == PASSED
+        assert clock(jest_runner, wrong).outcome == FAILED
+
+
+def test_a_sample_cannot_replace_date(runner):
+    verdict = clock(runner, "globalThis.Date = function Date() { return 0; };\n" + YEAR)
+    assert verdict.outcome == ERROR
+    assert "Cannot assign to read only property 'Date'" in verdict.message
+
+
+def test_a_date_slipped_in_while_jest_swaps_its_timers_is_a_violation(runner):
+    # Jest reads the window's timer functions while it may assign Date; a getter of the
+    # sample's runs then and tries to put its own Date there.
+    sneak = """\
+let stored = globalThis.queueMicrotask;
+Object.defineProperty(globalThis, 'queueMicrotask', {
+  configurable: true,
+  get() {
+    try { globalThis.Date = function Date() { return { getUTCFullYear: () => 2020 }; }; } catch {}
+    return stored;
+  },
+  set(value) { stored = value; },
+});
+"""
+    verdict = clock(runner, sneak + YEAR)
+    assert verdict.outcome != PASSED
+    assert "Date was replaced while Jest's fake timers were" in verdict.message
+    assert clock(runner, YEAR).outcome == PASSED  # a clean runner afterwards
 
 
 # A probe: finds a button by its role, and expects that no attack in front of the component

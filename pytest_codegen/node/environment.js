@@ -11,6 +11,40 @@ const CHANNEL_KEY = '__pytestCodegenChannel';
 let JSDOMEnvironment = null;
 let pending = null;
 
+// Jest's modern fake timers replace the window's Date (sinon's clock), which guard.js keeps
+// read-only: it lets Date be assigned only while `replacing` (Jest installing or removing its
+// timers), and afterwards Date must be what Jest put there. Anything else was the sample's
+// doing: Date is put back and the file counts a violation.
+let replacing = false;
+let timerViolation = '';
+const replacingTimers = () => replacing;
+const takeTimerViolation = () => {
+  const violation = timerViolation;
+  timerViolation = '';
+  return violation;
+};
+
+function guardTimerSwaps(timers, global) {
+  const original = global.Date;
+  const allowed = () => [original, timers._clock && timers._clock.Date];
+  for (const name of ['useFakeTimers', 'useRealTimers']) {
+    const swap = timers[name];
+    timers[name] = function (...args) {
+      replacing = true;
+      try {
+        return swap.apply(this, args);
+      } finally {
+        const expected = name === 'useRealTimers' ? [original] : allowed();
+        if (!expected.includes(global.Date)) {
+          global.Date = original; // still replacing: the setter accepts it
+          timerViolation = `Date was replaced while Jest's fake timers were ${name === 'useRealTimers' ? 'removed' : 'installed'}`;
+        }
+        replacing = false;
+      }
+    };
+  }
+}
+
 function configure(toolchain) {
   const jsdomEnv = require(require.resolve('jest-environment-jsdom', {paths: [toolchain]}));
   JSDOMEnvironment = jsdomEnv.TestEnvironment || jsdomEnv.default;
@@ -32,6 +66,7 @@ function makeEnvironment() {
         enumerable: false,
         writable: false,
       });
+      if (this.fakeTimersModern) guardTimerSwaps(this.fakeTimersModern, this.global);
     }
   };
 }
@@ -45,4 +80,6 @@ module.exports = function GuardedEnvironmentFactory(config, context) {
 };
 module.exports.configure = configure;
 module.exports.offer = offer;
+module.exports.replacingTimers = replacingTimers;
+module.exports.takeTimerViolation = takeTimerViolation;
 module.exports.CHANNEL_KEY = CHANNEL_KEY;

@@ -587,7 +587,12 @@ const tame = (proto, names) => {
         return value;
       },
       set: function setter(next) {
-        if (this === proto) throw new TypeError(`Cannot assign to read only property '${safeString(key)}'`);
+        if (this === proto) {
+          // Writing back the value a property already has changes nothing (Jest's fake timers
+          // copy Date.prototype.toUTCString onto itself).
+          if (next === value) return;
+          throw new TypeError(`Cannot assign to read only property '${safeString(key)}'`);
+        }
         if (hasOwn(this, key)) this[key] = next;
         else reflectDefine(this, key, {value: next, writable: true, enumerable: true, configurable: true});
       },
@@ -604,7 +609,31 @@ tame(functionPrototype, ['constructor', 'toString']);
 for (const name of ['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']) {
   if (G[name]) tame(G[name].prototype, ['name', 'message', 'constructor', 'toString']);
 }
-for (const ctor of [Array, Promise, Map, Set, RegExp, Date]) tame(ctor.prototype, ['constructor', 'toString']);
+for (const ctor of [Array, Promise, Map, Set, RegExp]) tame(ctor.prototype, ['constructor', 'toString']);
+tame(Date.prototype, ['constructor', 'toString', 'toUTCString']);
+
+// Date stays the window's own, except while Jest installs or removes its modern fake timers,
+// which swap it for their clock's: the runner says when that is (and checks what Date is
+// afterwards). Any other assignment fails as on a read-only property.
+{
+  const desc = gopd(G, 'Date');
+  if (desc && desc.configurable && 'value' in desc) {
+    let current = desc.value;
+    reflectDefine(G, 'Date', {
+      get: function getDate() {
+        return current;
+      },
+      set: function setDate(next) {
+        if (channel('timers') !== true) {
+          throw new TypeError("Cannot assign to read only property 'Date' of object '[object Window]'");
+        }
+        current = next;
+      },
+      enumerable: desc.enumerable,
+      configurable: false,
+    });
+  }
+}
 
 for (let i = 0; i < intrinsicNames.length; i++) {
   const name = intrinsicNames[i];

@@ -84,6 +84,7 @@ const answer = payload => {
 // ---- per-request record, filled by guard.js through the channel -------------------------------
 let record = null;
 const violations = [];
+let environmentModule = null; // environment.js, once main() has loaded it
 const newRecord = () => ({
   ready: false,
   modules: [],
@@ -105,6 +106,8 @@ const makeChannel = rec =>
       case 'ready':
         rec.ready = true;
         return undefined;
+      case 'timers':
+        return environmentModule !== null && environmentModule.replacingTimers() === true;
       case 'test': {
         const index = asIndex(a);
         if (index < 0 || rec.tests[index]) return undefined;
@@ -305,6 +308,7 @@ const main = async () => {
   const hardened = hello.hardened !== false;
 
   const environment = require('./environment.js');
+  environmentModule = environment;
   const runtime = require('./runtime.js');
   environment.configure(toolchain);
   runtime.configure(toolchain);
@@ -390,6 +394,8 @@ const main = async () => {
     }
     record = null;
     if (hardened) {
+      const timers = environment.takeTimerViolation();
+      if (timers) violations.push(timers);
       const changed = runtime.changedCore();
       if (changed.length) violations.push(`a core module was changed: ${changed.slice(0, 3).join(', ')}`);
     }
