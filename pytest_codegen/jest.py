@@ -240,9 +240,10 @@ class JestRunner:
     # ---- process management ----------------------------------------------------------------
     def _node_args(self, work: Path) -> list[str]:
         # No incremental marking: marking a full heap while test files keep running retains the
-        # windows that die meanwhile, and each collection then starts from a bigger heap (it
-        # grew by ~3 MB per file, to ~300 MB in 100 files). Collected all at once, the heap
-        # stays under ~100 MB and the runner spends ~8% less CPU per file, GC threads included.
+        # windows that die meanwhile, and each collection then starts from a bigger heap (what
+        # survived a full collection grew by ~3 MB per file, to ~300 MB in 100 files). Collected
+        # all at once, it stays under ~100 MB, and the runner spends ~10% less CPU per file,
+        # its GC threads included (benchmarks/perf/jest_runner.py).
         args = [self.node.path, f"--max-old-space-size={max(256, self.memory_mb // 2)}",
                 "--no-incremental-marking"]
         if self.permission_flag:
