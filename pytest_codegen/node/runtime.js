@@ -9,6 +9,7 @@
 // sample's directory: our guard, installed packages) keep the mocking API.
 
 const path = require('path');
+const {featureKey} = require('./transformer.js');
 
 const DENIED = [
   'autoMockOn',
@@ -207,9 +208,7 @@ function resolveShared(toolchain, {module, via}) {
 }
 
 // What a module's transform depends on besides its (unchanging) file: the options Jest passes.
-const transformKey = (filename, options) =>
-  `${filename}\0${options?.supportsDynamicImport}${options?.supportsStaticESM}` +
-  `${options?.supportsTopLevelAwait}${options?.supportsExportNamespaceFrom}`;
+const transformKey = (filename, options) => `${filename}\0${featureKey(options ?? {})}`;
 
 // jest-resolve keys its caches on strings it builds on every call (the path, the name, the
 // options as JSON): ~4 ms per test file of string building and hashing for the same ~1,000

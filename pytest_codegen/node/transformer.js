@@ -14,6 +14,16 @@ const path = require('path');
 
 const MEMO_SIZE = 64;
 
+// The module features Jest says a file may use: part of what any transform of it depends on
+// (also runtime.js's key for the toolchain's files).
+const featureKey = options =>
+  [
+    options.supportsDynamicImport ? 'dynamic' : '',
+    options.supportsStaticESM ? 'esm' : '',
+    options.supportsTopLevelAwait ? 'tla' : '',
+    options.supportsExportNamespaceFrom ? 'nsfrom' : '',
+  ].join('\0');
+
 // toolchain + options -> {inner: babel-jest's transformer, memo: key -> {code, map}, oldest first}
 const transformers = new Map();
 
@@ -28,15 +38,7 @@ function createTransformer({toolchain, babel}) {
 
   // What babel-jest's output depends on besides the options fixed above.
   const keyOf = (sourceText, sourcePath, options) =>
-    [
-      sourcePath,
-      options.instrument ? 'instrument' : '',
-      options.supportsDynamicImport ? 'dynamic' : '',
-      options.supportsStaticESM ? 'esm' : '',
-      options.supportsTopLevelAwait ? 'tla' : '',
-      options.supportsExportNamespaceFrom ? 'nsfrom' : '',
-      sourceText,
-    ].join('\0');
+    [sourcePath, options.instrument ? 'instrument' : '', featureKey(options), sourceText].join('\0');
 
   return {
     canInstrument: inner.canInstrument,
@@ -80,4 +82,4 @@ function createTransformer({toolchain, babel}) {
   };
 }
 
-module.exports = {createTransformer};
+module.exports = {createTransformer, featureKey};
