@@ -21,7 +21,7 @@ import pytest
 from conftest import shared_cache
 
 from pytest_codegen.jest import JestRunner
-from pytest_codegen.node_env import find_node
+from pytest_codegen.node_env import ensure_toolchain, find_node
 from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT
 from pytest_codegen.problems import MODE_JEST
 from pytest_codegen.suites.webapp1k import check_problem, load_webapp1k
@@ -425,6 +425,67 @@ def test_each_sample_of_a_problem_is_graded_afresh(runner):
     # files must never hand one sample's code to another.
     outcomes = [grade(runner, code).outcome for code in (CORRECT, FAKE, CORRECT, FAKE)]
     assert outcomes == [PASSED, FAILED, PASSED, FAILED]
+
+
+THROWER_TEST = """
+import { check } from './Thrower';
+test('does not throw', () => {
+  expect(() => check(2)).not.toThrow();
+});
+"""
+THROWER = """export function check(n) {
+  if (n > 1) {
+    throw new Error('too big: ' + n);
+  }
+  return n;
+}
+"""
+
+
+def test_a_package_the_framework_loads_on_first_use_gives_plain_jests_message(
+        runner, plain_runner):
+    # jest-message-util's code frames (@babel/code-frame) are loaded only when a failure is
+    # formatted (runtime.js's LAZY_REQUIRES): the message is still plain Jest's, frame included.
+    messages = [jest_runner.run(THROWER_TEST, "thrower.test.js", "Thrower.js", THROWER,
+                                TIMEOUT_S).message for jest_runner in (plain_runner, runner)]
+    assert "> 3 |     throw new Error('too big: ' + n);" in messages[0]
+    assert messages[1] == messages[0]
+
+
+LAZY_PROBE = r"""
+const path = require('path');
+const fs = require('fs');
+const [runtimeJs, toolchain] = process.argv.slice(1);
+const found = require(runtimeJs).LAZY_REQUIRES.map(spec => {
+  const by = path.join(toolchain, 'node_modules', spec.by);
+  const exports = require(require.resolve(spec.module, {paths: [path.dirname(by)]}));
+  return {
+    module: spec.module,
+    required: fs.readFileSync(by, 'utf8').includes(`require('${spec.module}')`),
+    esModule: [exports.__esModule ?? null, spec.esModule ?? null],
+    callable: [typeof exports === 'function', spec.callable === true],
+  };
+});
+console.log(JSON.stringify(found));
+"""
+
+
+def test_lazily_required_packages_are_declared_as_they_are():
+    # What runtime.js says of each package it loads on first use must hold for the pinned
+    # toolchain: the file named requires it, and Babel's interop flag and whether it is a
+    # function are as declared (the proxy answers them before the package exists).
+    node = find_node()
+    toolchain = ensure_toolchain(node, shared_cache())
+    runtime_js = ROOT / "pytest_codegen" / "node" / "runtime.js"
+    done = subprocess.run([node.path, "-e", LAZY_PROBE, str(runtime_js), str(toolchain)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert {spec["module"] for spec in found} >= {"semver", "pure-rand", "micromatch"}
+    for spec in found:
+        assert spec["required"], spec
+        assert spec["esModule"][0] == spec["esModule"][1], spec
+        assert spec["callable"][0] == spec["callable"][1], spec
 
 
 # ---- the suite loader on our fixtures --------------------------------------------------------

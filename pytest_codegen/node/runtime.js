@@ -275,15 +275,15 @@ function memoizeResolver(resolver, trusted) {
   return resolver;
 }
 
-// A toolchain module's `jest` object, built when the module first touches it. Every module gets
-// its own (~60 closures); the toolchain's ~380 per test file almost never look past `typeof
-// jest`, and building them all cost ~1.5 ms per file. Trusted code only: a sample's modules
-// get theirs eagerly, frozen (see _createJestObjectFor).
-function lazyJestObject(build) {
+// An object built when it is first used, behind a forwarding Proxy (a callable one for a
+// `callable` object). `known` answers some reads without building it (the `__esModule` a
+// module's importer checks at load time).
+function lazyObject(build, {known = {}, callable = false} = {}) {
   let real = null;
   const target = () => (real ??= build());
-  return new Proxy(Object.create(null), {
-    get: (_, key) => Reflect.get(target(), key),
+  // an arrow function has no non-configurable own property a proxy would have to report
+  return new Proxy(callable ? () => {} : Object.create(null), {
+    get: (_, key) => (real === null && Object.hasOwn(known, key) ? known[key] : Reflect.get(target(), key)),
     set: (_, key, value) => Reflect.set(target(), key, value),
     has: (_, key) => Reflect.has(target(), key),
     deleteProperty: (_, key) => Reflect.deleteProperty(target(), key),
@@ -296,8 +296,29 @@ function lazyJestObject(build) {
     },
     defineProperty: (_, key, desc) => Reflect.defineProperty(target(), key, desc),
     getPrototypeOf: () => Reflect.getPrototypeOf(target()),
+    apply: (_, self, args) => Reflect.apply(target(), self, args),
   });
 }
+
+// Packages Jest's in-window framework requires at load time but uses only in a configuration we
+// never grade with, or only to format a failure; each test file evaluated them all the same (93
+// of its ~420 modules). They are now loaded on first use, by the module that required them:
+// `by` (a file of the toolchain, as the end of its path) requiring `module`. `esModule` is what
+// the package's exports say to Babel's import interop, which asks at load time, and `callable`
+// whether they are a function (tests/test_jest_runner.py checks both).
+const LAZY_REQUIRES = [
+  // writing inline snapshots: never in CI mode
+  {by: '/jest-snapshot/build/InlineSnapshots.js', module: 'semver', esModule: undefined},
+  // `randomize`: test order is never shuffled
+  {by: '/jest-circus/build/shuffleArray.js', module: 'pure-rand', esModule: true},
+  // a custom `snapshotResolver`: none is configured
+  {by: '/jest-snapshot/build/SnapshotResolver.js', module: '@jest/transform', esModule: true},
+  // stack traces: highlighting test files (never with `noStackTrace`) and code frames
+  {by: '/jest-message-util/build/index.js', module: 'micromatch', esModule: undefined, callable: true},
+  {by: '/jest-message-util/build/index.js', module: '@babel/code-frame', esModule: true},
+];
+const lazyRequire = (from, to) =>
+  LAZY_REQUIRES.find(spec => spec.module === to && from.endsWith(spec.by));
 
 function configure(toolchain) {
   const Base = require(require.resolve('jest-runtime', {paths: [toolchain]})).default;
@@ -366,6 +387,22 @@ function configure(toolchain) {
       return script;
     }
 
+    requireInternalModule(from, to) {
+      const lazy = typeof to === 'string' && trusted(from) ? lazyRequire(from, to) : undefined;
+      if (lazy === undefined) return super.requireInternalModule(from, to);
+      const key = `${from}\0${to}`;
+      this._lazyRequires ??= new Map();
+      let exports = this._lazyRequires.get(key);
+      if (exports === undefined) {
+        exports = lazyObject(() => super.requireInternalModule(from, to), {
+          known: {__esModule: lazy.esModule},
+          callable: lazy.callable,
+        });
+        this._lazyRequires.set(key, exports);
+      }
+      return exports;
+    }
+
     _requireCoreModule(moduleName, supportPrefix) {
       const name = moduleName.startsWith('node:') ? moduleName.slice(5) : moduleName;
       if (name === 'module') {
@@ -393,7 +430,10 @@ function configure(toolchain) {
     }
 
     _createJestObjectFor(from) {
-      if (trusted(from)) return lazyJestObject(() => super._createJestObjectFor(from));
+      // Every module gets its own `jest` object (~60 closures); the toolchain's ~380 per test
+      // file almost never look past `typeof jest`, and building them all cost ~1.5 ms per file.
+      // A sample's modules get theirs eagerly, frozen, below.
+      if (trusted(from)) return lazyObject(() => super._createJestObjectFor(from));
       const jestObject = super._createJestObjectFor(from);
       const testPath = this._testPath;
       if (!testPath || from === testPath) return jestObject;
@@ -417,6 +457,7 @@ module.exports = {
   configure,
   sealCore,
   changedCore,
+  LAZY_REQUIRES,
   get default() {
     return Runtime;
   },
