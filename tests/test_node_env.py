@@ -38,6 +38,10 @@ PINNED = {
     "react-router-dom": "6.27.0",
     "fetch-mock": "9.11.0",
     "node-fetch": "2.7.0",
+    # the versions Jest's own packages use, so that one copy of each is installed (package.json)
+    "ansi-styles": "5.2.0",
+    "pretty-format": "29.7.0",
+    "react-is": "18.3.1",
 }
 
 
