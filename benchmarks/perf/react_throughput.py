@@ -1,8 +1,8 @@
 """Throughput of grading the React suite: pytest-codegen (-n 2) vs the Jest CLI.
 
-Compares, on the same 48 x N samples of ``benchmarks/react`` (by default N = 5 per problem:
-reference, wrong, empty, reference, wrong; the wrong and empty ones from
-``fixtures/replays/react-wrong.jsonl`` and ``react-empty.jsonl``), in one run:
+Compares, on the same 48 x N samples of ``benchmarks/react`` (by default N = 10 per problem,
+WebApp1K's own n: reference, wrong, empty, then reference and wrong in turn; the wrong and
+empty ones from ``fixtures/replays/react-wrong.jsonl`` and ``react-empty.jsonl``), in one run:
 
 1. one ``jest`` process per sample, each in its own directory next to a copy of its test file,
    two processes at a time (a subset of the samples unless ``--single-all``: Jest's start-up
@@ -18,8 +18,13 @@ Prints per-sample wall times, the CPU time per sample of every process each run 
 pass/fail verdict of every sample agrees between (2) and (3) (and (1) on its subset), and the
 test-body floor: the sum of Jest's own per-test durations from run (2).
 
-    python benchmarks/perf/react_throughput.py [--samples 5] [--repeat 1] [--single 20]
-                                               [--single-all]
+    python benchmarks/perf/react_throughput.py [--samples 10] [--repeat 1] [--single 20]
+                                               [--single-all] [--same-code]
+
+Every sample's code differs (a trailing comment naming the sample), so the runner's memo of
+Babel's output (``transformer.js``) never serves a sample from an earlier one: the cautious
+case, as if a model never wrote the same answer twice. With ``--same-code`` the samples of a
+kind share their code, and a problem's repeated samples reuse Babel's output.
 """
 
 from __future__ import annotations
@@ -50,8 +55,10 @@ REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "benchmarks" / "react"
 REPLAYS = REPO / "fixtures" / "replays"
 KINDS = ("reference", "wrong", "empty")
-def build_samples(problems: list[Problem], n: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """``n`` samples per problem cycling reference, wrong, empty; returns rows and kind counts."""
+def build_samples(problems: list[Problem], n: int,
+                  distinct: bool = True) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """``n`` samples per problem cycling reference, wrong, empty; returns rows and kind counts.
+    With ``distinct``, each sample's code ends with a comment of its own."""
     wrong = load_replay(REPLAYS / "react-wrong.jsonl")
     empty = load_replay(REPLAYS / "react-empty.jsonl")
     rows: list[dict[str, Any]] = []
@@ -62,8 +69,9 @@ def build_samples(problems: list[Problem], n: int) -> tuple[list[dict[str, Any]]
         for i in range(n):
             kind = KINDS[i % len(KINDS)] if i < 3 else KINDS[(i - 3) % 2]
             counts[kind] += 1
+            code = by_kind[kind] + (f"\n// sample {i}\n" if distinct else "")
             rows.append({"task_id": problem.id, "sample_index": i, "kind": kind,
-                         "completion": by_kind[kind]})
+                         "completion": code})
     return rows, counts
 
 
@@ -136,12 +144,15 @@ def disagreements(a: dict[Sample, bool], b: dict[Sample, bool]) -> list[Sample]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=5, help="samples per problem")
+    parser.add_argument("--samples", type=int, default=10,
+                        help="samples per problem (WebApp1K's n = 10)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--single", type=int, default=20,
                         help="how many samples to time with one jest process each")
     parser.add_argument("--single-all", action="store_true",
                         help="time every sample with its own jest process")
+    parser.add_argument("--same-code", action="store_true",
+                        help="samples of one kind share their code (Babel's output is reused)")
     args = parser.parse_args()
     byte_compile_plugin()
 
@@ -149,7 +160,7 @@ def main() -> None:
     toolchain = ensure_toolchain(node)
     problems = load_webapp1k(SUITE, "react")
     by_id = {p.id: p for p in problems}
-    rows, counts = build_samples(problems, args.samples)
+    rows, counts = build_samples(problems, args.samples, not args.same_code)
     total = len(rows)
     keys: list[Sample] = [(r["task_id"], r["sample_index"]) for r in rows]
     if args.single_all or args.single >= total:
@@ -198,7 +209,8 @@ def main() -> None:
     kinds = ", ".join(f"{counts[k]} {k}" for k in KINDS)
     subset_note = "all" if len(subset) == total else f"subset of {len(subset)}"
     ms = 1000
-    print(f"samples:                        {total} (48 problems x {args.samples}: {kinds})")
+    print(f"samples:                        {total} (48 problems x {args.samples}: {kinds})"
+          + ("" if args.same_code else ", the code of each distinct"))
     print(f"node / toolchain:               {node.version} ({node.source}) / {toolchain}")
     print(f"(1) jest per sample, 2 at once: {s1 * ms:7.0f} ms/sample  "
           f"({subset_note}; {len(subset) * s1:.1f} s, {1 / s1:5.1f} samples/s"
