@@ -3,7 +3,8 @@
 Both grade the same 164 x N reference samples in the same run; prints wall times, samples/s,
 the ratio, and whether every per-sample verdict agrees. Also the CPU time each one's whole
 process tree used (every process is reaped by its parent, so it all adds up in this script's
-children): the work per sample, which a busy machine disturbs less than the wall time.
+children): the work per sample, which a busy machine disturbs less than the wall time. And,
+for scale, the CPU that ``pytest -n 2`` spends per item on as many empty tests.
 
     python benchmarks/perf/humaneval_throughput.py [--samples 10] [--repeat 1]
 """
@@ -75,6 +76,21 @@ def run_plugin(samples: Path, n: int, workdir: Path) -> tuple[float, float, dict
     return elapsed, cpu, verdicts_of(out)
 
 
+def run_xdist_floor(total: int, workdir: Path) -> tuple[float, float]:
+    """Wall and CPU time of ``pytest -n 2`` over as many empty tests: what pytest and
+    pytest-xdist cost per item before any grading (three reports per item cross to the
+    controller)."""
+    floor = workdir / "floor"
+    floor.mkdir(exist_ok=True)
+    (floor / "test_floor.py").write_text(
+        f"import pytest\n\n\n@pytest.mark.parametrize('i', range({total}))\n"
+        "def test_empty(i):\n    pass\n")
+    start, cpu = time.perf_counter(), children_cpu()
+    subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"],
+                   cwd=floor, stdout=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start, children_cpu() - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=10)
@@ -86,6 +102,7 @@ def main() -> None:
         samples = workdir / "samples.jsonl"
         total = write_samples(samples, args.samples)
         official_times, plugin_times, official_cpu, plugin_cpu = [], [], [], []
+        floor_cpu: list[float] = []
         for i in range(args.repeat):
             # Which one goes first alternates: on a shared machine each run slows the next a
             # little (the official grader's forks leave the kernel busy reclaiming memory).
@@ -95,6 +112,7 @@ def main() -> None:
             else:
                 t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
                 t_official, c_official, v_official = run_official(samples)
+            floor_cpu.append(run_xdist_floor(total, workdir)[1])
             official_times.append(t_official)
             plugin_times.append(t_plugin)
             official_cpu.append(c_official)
@@ -114,6 +132,8 @@ def main() -> None:
         c_o, c_p = statistics.median(official_cpu), statistics.median(plugin_cpu)
         print(f"CPU per sample:             official {1000 * c_o / total:.1f} ms, "
               f"plugin {1000 * c_p / total:.1f} ms, ratio {c_o / c_p:.2f}x (medians)")
+        print(f"  pytest -n 2 alone:        {1000 * statistics.median(floor_cpu) / total:.1f} ms "
+              "CPU per item (as many empty tests: pytest's and xdist's own share)")
         print(f"same verdicts:              {same}")
 
 
