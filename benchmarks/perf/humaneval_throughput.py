@@ -76,8 +76,8 @@ def run_plugin(samples: Path, n: int, workdir: Path) -> tuple[float, float, dict
     return elapsed, cpu, verdicts_of(out)
 
 
-def run_xdist_floor(total: int, workdir: Path) -> tuple[float, float]:
-    """Wall and CPU time of ``pytest -n 2`` over as many empty tests: what pytest and
+def run_xdist_floor(total: int, workdir: Path) -> float:
+    """CPU time of ``pytest -n 2`` over as many empty tests: what pytest and
     pytest-xdist cost per item before any grading (three reports per item cross to the
     controller)."""
     floor = workdir / "floor"
@@ -85,10 +85,10 @@ def run_xdist_floor(total: int, workdir: Path) -> tuple[float, float]:
     (floor / "test_floor.py").write_text(
         f"import pytest\n\n\n@pytest.mark.parametrize('i', range({total}))\n"
         "def test_empty(i):\n    pass\n")
-    start, cpu = time.perf_counter(), children_cpu()
+    cpu = children_cpu()
     subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"],
                    cwd=floor, stdout=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start, children_cpu() - cpu
+    return children_cpu() - cpu
 
 
 def main() -> None:
@@ -112,7 +112,7 @@ def main() -> None:
             else:
                 t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
                 t_official, c_official, v_official = run_official(samples)
-            floor_cpu.append(run_xdist_floor(total, workdir)[1])
+            floor_cpu.append(run_xdist_floor(total, workdir))
             official_times.append(t_official)
             plugin_times.append(t_plugin)
             official_cpu.append(c_official)

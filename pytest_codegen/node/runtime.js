@@ -334,6 +334,7 @@ function configure(toolchain) {
 
     constructor(...args) {
       super(...args);
+      this._lazyRequires = new Map(); // from + name -> the proxy its LAZY_REQUIRES entry gets
       activeRuntime = this;
     }
 
@@ -391,7 +392,6 @@ function configure(toolchain) {
       const lazy = typeof to === 'string' && trusted(from) ? lazyRequire(from, to) : undefined;
       if (lazy === undefined) return super.requireInternalModule(from, to);
       const key = `${from}\0${to}`;
-      this._lazyRequires ??= new Map();
       let exports = this._lazyRequires.get(key);
       if (exports === undefined) {
         exports = lazyObject(() => super.requireInternalModule(from, to), {
