@@ -281,6 +281,9 @@ class JestRunner:
         read_fd, write_fd = os.pipe()
         env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work)}
         env["NODE_ENV"] = "test"
+        # fetch-mock makes new loggers of the `debug` package on every call, and each asks
+        # whether stderr is a terminal unless told its colours (its output is never enabled).
+        env["DEBUG_COLORS"] = "no"
         env.update({k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ})
         extra: dict[str, Any] = {}
         if uid is not None and os.geteuid() == 0:

@@ -118,6 +118,16 @@ def test_exception_at_render_is_an_error(runner):
     assert "TypeError" in verdict.message or "Cannot read properties" in verdict.message
 
 
+
+def test_a_stack_trace_names_the_samples_own_lines(runner):
+    # Babel's output is longer than the sample; the runner's source maps (written to its
+    # transform cache, then read back) put the error at line 5 of what the model wrote.
+    code = ("import React from 'react';\n\nexport default function CommentBox() {\n"
+            "  const none = null;\n  return <div>{none.text}</div>;\n}\n")
+    verdict = grade(runner, code)
+    assert verdict.outcome == ERROR
+    assert f"{SOLUTION_FILE}:5:21)" in verdict.tests[0]["message"]
+
 def test_infinite_render_loop_times_out_and_the_runner_is_replaced(runner):
     starts = runner.starts
     verdict = grade(runner, (SAMPLES / "infinite_render.js").read_text(), timeout_s=5)
@@ -488,6 +498,68 @@ def test_lazily_required_packages_are_declared_as_they_are():
         assert spec["callable"][0] == spec["callable"][1], spec
 
 
+
+SAME_AS_BABEL_JEST_PROBE = r"""
+const fs = require('fs');
+const [transformerJs, babelConfigJs, toolchain, listFile] = process.argv.slice(1);
+const babel = require(babelConfigJs)(name => require.resolve(name, {paths: [toolchain]}));
+const ours = require(transformerJs).createTransformer({toolchain, babel});
+const babelJest = require(require.resolve('babel-jest', {paths: [toolchain]}));
+const theirs = (babelJest.default || babelJest).createTransformer(babel);
+const {root, files} = JSON.parse(fs.readFileSync(listFile, 'utf8'));
+const differ = [];
+let compared = 0;
+for (const dynamic of [false, true]) {
+  const jestOptions = {
+    config: {cwd: root, rootDir: root}, configString: '{}', instrument: false,
+    supportsDynamicImport: dynamic, supportsExportNamespaceFrom: false,
+    supportsStaticESM: false, supportsTopLevelAwait: false,
+  };
+  for (const {path, source} of files) {
+    const a = ours.process(source, path, jestOptions);
+    const b = theirs.process(source, path, jestOptions);
+    compared += 1;
+    if (a.code !== b.code || JSON.stringify(a.map) !== JSON.stringify(b.map)) differ.push(path);
+  }
+}
+console.log(JSON.stringify({compared, differ}));
+"""
+
+
+def test_the_runners_transform_is_babel_jests_for_every_react_file(tmp_path):
+    # transformer.js compiles as babel-jest does but loads Babel's configuration once: for every
+    # test file and sample of our React suite (reference, wrong, empty), laid out as the runner
+    # lays them out, and a dynamic import(), its code and source map are byte for byte
+    # babel-jest's own, with and without Jest's support for dynamic imports.
+    from pytest_codegen.generate import load_replay
+
+    node = find_node()
+    toolchain = ensure_toolchain(node, shared_cache())
+    problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
+    replays = [load_replay(ROOT / "fixtures" / "replays" / f"react-{kind}.jsonl")
+               for kind in ("wrong", "empty")]
+    files = []
+    for i, problem in enumerate(problems):
+        here = tmp_path / f"sample-{i}"
+        files.append({"path": str(here / problem.extra["test_filename"]), "source": problem.tests})
+        for j, code in enumerate([problem.reference] + [r[(problem.id, 0, 0)] for r in replays]):
+            where = here / str(j) / problem.extra["solution_filename"]
+            files.append({"path": str(where), "source": code})
+    # Compiled differently as Jest's runtime allows dynamic import() or not.
+    files.append({"path": str(tmp_path / "lazy.js"),
+                  "source": "export const load = () => import('./App.js');\n"})
+    listing = tmp_path / "files.json"
+    listing.write_text(json.dumps({"root": str(tmp_path), "files": files}))
+    node_dir = ROOT / "pytest_codegen" / "node"
+    done = subprocess.run(
+        [node.path, "-e", SAME_AS_BABEL_JEST_PROBE, str(node_dir / "transformer.js"),
+         str(node_dir / "babel.config.js"), str(toolchain), str(listing)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result == {"compared": 2 * len(files), "differ": []}
+    assert len(files) == 4 * len(problems) + 1 >= 4 * 40
+
 # ---- the suite loader on our fixtures --------------------------------------------------------
 def test_fixture_suite_loads_and_its_reference_passes(runner):
     problems = load_webapp1k(REACT, "fixtures")
@@ -502,7 +574,7 @@ def test_fixture_suite_loads_and_its_reference_passes(runner):
 TRANSFORMER_PROBE = r"""
 const {createTransformer} = require(process.argv[1]);
 const options = {toolchain: process.argv[2], babel: {presets: []}};
-const jestOptions = {config: {rootDir: '/'}, configString: '{}'};
+const jestOptions = {config: {cwd: '/', rootDir: '/'}, configString: '{}'};
 // Jest builds a new transformer for every test file it runs.
 const first = createTransformer(options);
 const second = createTransformer(options);
@@ -510,35 +582,50 @@ const outputs = [
   first.process('const a = 1;', '/p/a.test.js', jestOptions).code,
   second.process('const a = 1;', '/p/a.test.js', jestOptions).code,
   second.process('const a = 2;', '/p/a.test.js', jestOptions).code,
+  second.process('const a = 2;', '/p/b.test.js', jestOptions).code,
 ];
-console.log(JSON.stringify({outputs, calls: require('babel-jest').calls}));
+const {calls, configs} = require('@babel/core');
+console.log(JSON.stringify({outputs, calls, configs}));
 """
 
-FAKE_BABEL_JEST = """
-module.exports = {calls: 0, createTransformer: () => ({
-  process(source) {
-    module.exports.calls += 1;
-    return {code: `/* ${module.exports.calls} */ ${source}`};
+# Stand-ins for what babel-jest loads: Babel, counting its configurations and transforms.
+FAKE_BABEL = {
+    "babel-jest/index.js": "module.exports = {createTransformer: () => ({canInstrument: true})};",
+    "babel-jest/node_modules/babel-preset-jest/index.js": "module.exports = {};",
+    "babel-jest/node_modules/@babel/core/index.js": """
+module.exports = {
+  calls: 0,
+  configs: 0,
+  loadPartialConfig(options) {
+    module.exports.configs += 1;
+    return {options: {...options, cwd: '/'}};
   },
-})};
-"""
+  transformSync(source, options) {
+    module.exports.calls += 1;
+    return {code: `/* ${module.exports.calls} ${options.filename} */ ${source}`, map: null};
+  },
+};""",
+}
 
 
 def test_babels_output_for_a_file_is_remembered_from_one_test_file_to_the_next(tmp_path):
-    # A counting stand-in for babel-jest shows which transforms reach Babel: the same source at
-    # the same path, asked for by the transformer of a later test file, is not transformed
-    # again; a changed source is.
-    package = tmp_path / "node_modules" / "babel-jest"
-    package.mkdir(parents=True)
-    (package / "index.js").write_text(FAKE_BABEL_JEST)
+    # A counting stand-in for Babel shows which transforms reach it: the same source at the
+    # same path, asked for by the transformer of a later test file, is not transformed again;
+    # a changed source or another path is. Babel's configuration is loaded once for them all.
+    for name, text in FAKE_BABEL.items():
+        (tmp_path / "node_modules" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "node_modules" / name).write_text(text)
     transformer = ROOT / "pytest_codegen" / "node" / "transformer.js"
     done = subprocess.run(
         [find_node().path, "-e", TRANSFORMER_PROBE, str(transformer), str(tmp_path)],
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
-        env={"PATH": os.environ["PATH"], "NODE_PATH": str(tmp_path / "node_modules")},
+        env={"PATH": os.environ["PATH"],
+             "NODE_PATH": str(tmp_path / "node_modules" / "babel-jest" / "node_modules")},
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["calls"] == 2
-    assert result["outputs"] == ["/* 1 */ const a = 1;", "/* 1 */ const a = 1;",
-                                 "/* 2 */ const a = 2;"]
+    assert (result["calls"], result["configs"]) == (3, 1)
+    assert result["outputs"] == ["/* 1 /p/a.test.js */ const a = 1;",
+                                 "/* 1 /p/a.test.js */ const a = 1;",
+                                 "/* 2 /p/a.test.js */ const a = 2;",
+                                 "/* 3 /p/b.test.js */ const a = 2;"]
