@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from conftest import XDIST_MODES, outcomes_by_node, read_results, write_replay
 
@@ -159,3 +161,21 @@ def test_readme_lists_every_option():
     missing = [o.flag_name for o in OPTIONS
                if f"| `{o.flag_name}" not in readme or f"`{o.ini_name}`" not in readme]
     assert missing == []
+
+
+def test_the_collected_items_are_frozen_for_the_garbage_collector_during_the_run(pytester, tiny):
+    # They live until the session ends, so each collection the grading loop triggers would
+    # only walk them again; an in-process run gives them back when it ends.
+    pytester.makeconftest("""
+import gc
+def pytest_runtest_call(item):
+    with open("frozen.txt", "a") as f:
+        f.write(f"{gc.get_freeze_count()}\\n")
+""")
+    assert gc.get_freeze_count() == 0
+    result = pytester.runpytest_inprocess("--codegen-model=reference", str(tiny), "-p",
+                                          "no:cacheprovider")
+    assert result.ret == 0
+    counts = [int(n) for n in (pytester.path / "frozen.txt").read_text().split()]
+    assert counts and min(counts) > 0
+    assert gc.get_freeze_count() == 0
