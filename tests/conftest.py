@@ -53,3 +53,24 @@ def tiny(pytester: pytest.Pytester) -> Path:
     dest = pytester.path / "tiny.jsonl"
     dest.write_text(TINY.read_text())
     return dest
+
+
+REACT_KINDS = ("reference", "wrong", "empty")
+
+
+def react_samples() -> tuple[dict, list[dict]]:
+    """The problems of ``benchmarks/react`` by id, and a replay row for each one's reference,
+    wrong and empty solution (sample indices 0, 1, 2 in ``REACT_KINDS`` order)."""
+    from pytest_codegen.generate import load_replay
+    from pytest_codegen.suites.webapp1k import load_webapp1k
+
+    problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
+    answers = {kind: load_replay(FIXTURES / "replays" / f"react-{kind}.jsonl")
+               for kind in REACT_KINDS[1:]}
+    rows = []
+    for problem in problems:
+        for index, kind in enumerate(REACT_KINDS):
+            text = (problem.reference if kind == "reference"
+                    else answers[kind][(problem.id, 0, 0)])
+            rows.append({"task_id": problem.id, "sample_index": index, "completion": text})
+    return {p.id: p for p in problems}, rows

@@ -11,34 +11,18 @@ registry and jsdom (:mod:`pytest_codegen.jest_cli`).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import shared_cache
+from conftest import REACT_KINDS, react_samples, shared_cache
 
 from pytest_codegen.extract import extract_code
-from pytest_codegen.generate import load_replay
 from pytest_codegen.jest import JestRunner
 from pytest_codegen.jest_cli import lay_out, read_report, run_jest
 from pytest_codegen.node_env import ensure_toolchain, find_node
-from pytest_codegen.suites.webapp1k import load_webapp1k
-
-ROOT = Path(__file__).resolve().parents[1]
-REPLAYS = ROOT / "fixtures" / "replays"
-KINDS = ("reference", "wrong", "empty")
 
 
 @pytest.fixture(scope="module")
 def samples():
-    problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
-    answers = {kind: load_replay(REPLAYS / f"react-{kind}.jsonl") for kind in ("wrong", "empty")}
-    rows = []
-    for problem in problems:
-        for index, kind in enumerate(KINDS):
-            text = (problem.reference if kind == "reference"
-                    else answers[kind][(problem.id, 0, 0)])
-            rows.append({"task_id": problem.id, "sample_index": index, "completion": text})
-    return {p.id: p for p in problems}, rows
+    return react_samples()
 
 
 def test_warm_runner_matches_a_fresh_jest_run_test_by_test(samples, tmp_path):
@@ -64,6 +48,6 @@ def test_warm_runner_matches_a_fresh_jest_run_test_by_test(samples, tmp_path):
         got = [(t["name"], t["status"]) for t in verdict.tests]
         assert got == expected, f"{key}: {verdict.message}"
     # Not a vacuous agreement: references pass, wrong and empty answers fail somewhere.
-    by_kind = {kind: [warm[(p, i)].passed for p in problems] for i, kind in enumerate(KINDS)}
+    by_kind = {kind: [warm[(p, i)].passed for p in problems] for i, kind in enumerate(REACT_KINDS)}
     assert all(by_kind["reference"])
     assert not any(by_kind["wrong"]) and not any(by_kind["empty"])

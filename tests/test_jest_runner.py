@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import shared_cache
+from conftest import react_samples, shared_cache
 
 from pytest_codegen.jest import JestRunner
 from pytest_codegen.node_env import ensure_toolchain, find_node
@@ -531,20 +531,17 @@ def test_the_runners_transform_is_babel_jests_for_every_react_file(tmp_path):
     # test file and sample of our React suite (reference, wrong, empty), laid out as the runner
     # lays them out, and a dynamic import(), its code and source map are byte for byte
     # babel-jest's own, with and without Jest's support for dynamic imports.
-    from pytest_codegen.generate import load_replay
-
     node = find_node()
     toolchain = ensure_toolchain(node, shared_cache())
-    problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
-    replays = [load_replay(ROOT / "fixtures" / "replays" / f"react-{kind}.jsonl")
-               for kind in ("wrong", "empty")]
+    problems, rows = react_samples()
     files = []
-    for i, problem in enumerate(problems):
-        here = tmp_path / f"sample-{i}"
-        files.append({"path": str(here / problem.extra["test_filename"]), "source": problem.tests})
-        for j, code in enumerate([problem.reference] + [r[(problem.id, 0, 0)] for r in replays]):
-            where = here / str(j) / problem.extra["solution_filename"]
-            files.append({"path": str(where), "source": code})
+    for i, problem in enumerate(problems.values()):
+        files.append({"path": str(tmp_path / f"sample-{i}" / problem.extra["test_filename"]),
+                      "source": problem.tests})
+    for j, row in enumerate(rows):
+        problem = problems[row["task_id"]]
+        files.append({"path": str(tmp_path / f"sample-{j}" / problem.extra["solution_filename"]),
+                      "source": row["completion"]})
     # Compiled differently as Jest's runtime allows dynamic import() or not.
     files.append({"path": str(tmp_path / "lazy.js"),
                   "source": "export const load = () => import('./App.js');\n"})

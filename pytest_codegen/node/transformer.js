@@ -20,14 +20,9 @@ const path = require('path');
 const MEMO_SIZE = 64;
 
 // The module features Jest says a file may use: part of what any transform of it depends on
-// (also runtime.js's key for the toolchain's files).
-const featureKey = options =>
-  [
-    options.supportsDynamicImport ? 'dynamic' : '',
-    options.supportsStaticESM ? 'esm' : '',
-    options.supportsTopLevelAwait ? 'tla' : '',
-    options.supportsExportNamespaceFrom ? 'nsfrom' : '',
-  ].join('\0');
+// (also runtime.js's key for the toolchain's files), and what babel-jest tells Babel.
+const FEATURES = ['supportsDynamicImport', 'supportsExportNamespaceFrom', 'supportsStaticESM', 'supportsTopLevelAwait'];
+const featureKey = options => FEATURES.map(feature => (options[feature] ? feature : '')).join('\0');
 
 // toolchain + options -> {inner: babel-jest's transformer, compile, memo: key -> {code, map},
 // oldest first}
@@ -44,10 +39,7 @@ function babelJestCompiler(toolchain, babel) {
     ...babel,
     caller: {
       name: 'babel-jest',
-      supportsDynamicImport: false,
-      supportsExportNamespaceFrom: false,
-      supportsStaticESM: false,
-      supportsTopLevelAwait: false,
+      ...Object.fromEntries(FEATURES.map(feature => [feature, false])),
       ...babel.caller,
     },
     compact: false,
@@ -60,9 +52,7 @@ function babelJestCompiler(toolchain, babel) {
     // babel-jest's mergeBabelTransformOptions
     const {cwd, rootDir} = jestOptions.config;
     const caller = {...options.caller};
-    for (const feature of ['supportsDynamicImport', 'supportsExportNamespaceFrom', 'supportsStaticESM', 'supportsTopLevelAwait']) {
-      caller[feature] = jestOptions[feature] ?? options.caller[feature];
-    }
+    for (const feature of FEATURES) caller[feature] = jestOptions[feature] ?? options.caller[feature];
     const key = JSON.stringify([cwd, rootDir, caller]);
     let partial = partials.get(key);
     if (partial === undefined) {
