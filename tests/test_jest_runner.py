@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import react_samples, shared_cache
@@ -58,6 +59,14 @@ def plain_runner():
     """Jest without the guard: shows what each attack achieves when nothing stops it."""
     with JestRunner(find_node(), cache_root=shared_cache(), hardened=False) as jest_runner:
         yield jest_runner
+
+
+def node_probe(probe: str, *args: object, timeout: float = 60) -> Any:
+    """What a Node script (``node -e probe args...``) prints as JSON; it must succeed."""
+    done = subprocess.run([find_node().path, "-e", probe, *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def grade(jest_runner: JestRunner, code: str, timeout_s: float = TIMEOUT_S):
@@ -118,7 +127,6 @@ def test_exception_at_render_is_an_error(runner):
     assert "TypeError" in verdict.message or "Cannot read properties" in verdict.message
 
 
-
 def test_a_stack_trace_names_the_samples_own_lines(runner):
     # Babel's output is longer than the sample; the runner's source maps (written to its
     # transform cache, then read back) put the error at line 5 of what the model wrote.
@@ -127,6 +135,7 @@ def test_a_stack_trace_names_the_samples_own_lines(runner):
     verdict = grade(runner, code)
     assert verdict.outcome == ERROR
     assert f"{SOLUTION_FILE}:5:21)" in verdict.tests[0]["message"]
+
 
 def test_infinite_render_loop_times_out_and_the_runner_is_replaced(runner):
     starts = runner.starts
@@ -484,19 +493,13 @@ def test_lazily_required_packages_are_declared_as_they_are():
     # What runtime.js says of each package it loads on first use must hold for the pinned
     # toolchain: the file named requires it, and Babel's interop flag and whether it is a
     # function are as declared (the proxy answers them before the package exists).
-    node = find_node()
-    toolchain = ensure_toolchain(node, shared_cache())
-    runtime_js = ROOT / "pytest_codegen" / "node" / "runtime.js"
-    done = subprocess.run([node.path, "-e", LAZY_PROBE, str(runtime_js), str(toolchain)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
+    toolchain = ensure_toolchain(find_node(), shared_cache())
+    found = node_probe(LAZY_PROBE, ROOT / "pytest_codegen" / "node" / "runtime.js", toolchain)
     assert {spec["module"] for spec in found} >= {"semver", "pure-rand", "micromatch"}
     for spec in found:
         assert spec["required"], spec
         assert spec["esModule"][0] == spec["esModule"][1], spec
         assert spec["callable"][0] == spec["callable"][1], spec
-
 
 
 SAME_AS_BABEL_JEST_PROBE = r"""
@@ -531,8 +534,7 @@ def test_the_runners_transform_is_babel_jests_for_every_react_file(tmp_path):
     # test file and sample of our React suite (reference, wrong, empty), laid out as the runner
     # lays them out, and a dynamic import(), its code and source map are byte for byte
     # babel-jest's own, with and without Jest's support for dynamic imports.
-    node = find_node()
-    toolchain = ensure_toolchain(node, shared_cache())
+    toolchain = ensure_toolchain(find_node(), shared_cache())
     problems, rows = react_samples()
     files = []
     for i, problem in enumerate(problems.values()):
@@ -548,14 +550,11 @@ def test_the_runners_transform_is_babel_jests_for_every_react_file(tmp_path):
     listing = tmp_path / "files.json"
     listing.write_text(json.dumps({"root": str(tmp_path), "files": files}))
     node_dir = ROOT / "pytest_codegen" / "node"
-    done = subprocess.run(
-        [node.path, "-e", SAME_AS_BABEL_JEST_PROBE, str(node_dir / "transformer.js"),
-         str(node_dir / "babel.config.js"), str(toolchain), str(listing)],
-        capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = node_probe(SAME_AS_BABEL_JEST_PROBE, node_dir / "transformer.js",
+                        node_dir / "babel.config.js", toolchain, listing, timeout=300)
     assert result == {"compared": 2 * len(files), "differ": []}
     assert len(files) == 4 * len(problems) + 1 >= 4 * 40
+
 
 # ---- the suite loader on our fixtures --------------------------------------------------------
 def test_fixture_suite_loads_and_its_reference_passes(runner):
