@@ -4,7 +4,8 @@ Both grade the same 164 x N reference samples in the same run; prints wall times
 the ratio, and whether every per-sample verdict agrees. Also the CPU time each one's whole
 process tree used (every process is reaped by its parent, so it all adds up in this script's
 children): the work per sample, which a busy machine disturbs less than the wall time. And,
-for scale, the CPU that ``pytest -n 2`` spends per item on as many empty tests.
+for scale, the CPU that ``pytest -n 2`` spends per item on as many empty tests, and that the
+plugin spends with grading stubbed out (what is left of its CPU is grading).
 
     python benchmarks/perf/humaneval_throughput.py [--samples 10] [--repeat 1]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -65,15 +67,31 @@ def run_official(samples: Path) -> tuple[float, float, dict]:
     return elapsed, cpu, verdicts_of(Path(f"{samples}_results.jsonl"))
 
 
-def run_plugin(samples: Path, n: int, workdir: Path) -> tuple[float, float, dict]:
+def run_plugin(samples: Path, n: int, workdir: Path,
+               grading: bool = True) -> tuple[float, float, dict]:
+    """The plugin's run; without ``grading``, every sample is declared passed unrun (see
+    ``write_grading_stub``): what collecting, reporting and scoring cost on their own."""
     out = workdir / "plugin-results.jsonl"
+    stub = [] if grading else ["-p", write_grading_stub(workdir)]
+    env = None if grading else {**os.environ, "PYTHONPATH": str(workdir)}
     start, cpu = time.perf_counter(), children_cpu()
     subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
                     "--codegen-suite=humaneval", f"--codegen-samples={n}", "-n", "2", "-q",
-                    "-p", "no:cacheprovider", f"--codegen-results={out}"],
-                   cwd=workdir, stdout=subprocess.DEVNULL, check=False)
+                    "-p", "no:cacheprovider", f"--codegen-results={out}", *stub],
+                   cwd=workdir, stdout=subprocess.DEVNULL, check=False, env=env)
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
     return elapsed, cpu, verdicts_of(out)
+
+
+def write_grading_stub(workdir: Path) -> str:
+    """A plugin module (a measuring instrument, never a grader) under which Python grading is
+    a no-op that passes; returns its name for ``-p``."""
+    (workdir / "codegen_grading_stub.py").write_text(
+        "from pytest_codegen import execute, outcomes\n\n\n"
+        "def _passed(problem, code, limits, hide=()):\n"
+        "    return outcomes.Verdict(outcomes.PASSED, mode='python-call')\n\n\n"
+        "execute.run_python_call = _passed\n")
+    return "codegen_grading_stub"
 
 
 def run_xdist_floor(total: int, workdir: Path) -> float:
@@ -103,6 +121,7 @@ def main() -> None:
         total = write_samples(samples, args.samples)
         official_times, plugin_times, official_cpu, plugin_cpu = [], [], [], []
         floor_cpu: list[float] = []
+        stubbed_cpu: list[float] = []
         for i in range(args.repeat):
             # Which one goes first alternates: on a shared machine each run slows the next a
             # little (the official grader's forks leave the kernel busy reclaiming memory).
@@ -113,6 +132,7 @@ def main() -> None:
                 t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
                 t_official, c_official, v_official = run_official(samples)
             floor_cpu.append(run_xdist_floor(total, workdir))
+            stubbed_cpu.append(run_plugin(samples, args.samples, workdir, grading=False)[1])
             official_times.append(t_official)
             plugin_times.append(t_plugin)
             official_cpu.append(c_official)
@@ -134,6 +154,9 @@ def main() -> None:
               f"plugin {1000 * c_p / total:.1f} ms, ratio {c_o / c_p:.2f}x (medians)")
         print(f"  pytest -n 2 alone:        {1000 * statistics.median(floor_cpu) / total:.1f} ms "
               "CPU per item (as many empty tests: pytest's and xdist's own share)")
+        stubbed = 1000 * statistics.median(stubbed_cpu) / total
+        print(f"  grading stubbed out:      {stubbed:.1f} ms CPU per item (the plugin's "
+              "collecting, reporting and scoring; the rest of its CPU is grading)")
         print(f"same verdicts:              {same}")
 
 
