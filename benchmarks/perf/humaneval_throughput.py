@@ -68,24 +68,27 @@ def run_official(samples: Path) -> tuple[float, float, dict]:
 
 
 def run_plugin(samples: Path, n: int, workdir: Path,
-               grading: bool = True) -> tuple[float, float, dict]:
-    """The plugin's run; without ``grading``, every sample is declared passed unrun (see
-    ``write_grading_stub``): what collecting, reporting and scoring cost on their own."""
+               stub: str | None = None) -> tuple[float, float, dict]:
+    """The plugin's run; with ``stub`` (from ``write_grading_stub``), every sample is declared
+    passed unrun: what collecting, reporting and scoring cost on their own."""
     out = workdir / "plugin-results.jsonl"
-    stub = [] if grading else ["-p", write_grading_stub(workdir)]
-    env = None if grading else {**os.environ, "PYTHONPATH": str(workdir)}
+    plugins, env = [], None
+    if stub is not None:
+        plugins = ["-p", stub]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(workdir), os.environ.get("PYTHONPATH")]))}
     start, cpu = time.perf_counter(), children_cpu()
     subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
                     "--codegen-suite=humaneval", f"--codegen-samples={n}", "-n", "2", "-q",
-                    "-p", "no:cacheprovider", f"--codegen-results={out}", *stub],
+                    "-p", "no:cacheprovider", f"--codegen-results={out}", *plugins],
                    cwd=workdir, stdout=subprocess.DEVNULL, check=False, env=env)
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
     return elapsed, cpu, verdicts_of(out)
 
 
 def write_grading_stub(workdir: Path) -> str:
-    """A plugin module (a measuring instrument, never a grader) under which Python grading is
-    a no-op that passes; returns its name for ``-p``."""
+    """A plugin module in ``workdir`` (a measuring instrument, never a grader) under which
+    Python grading is a no-op that passes; returns its name for ``-p``."""
     (workdir / "codegen_grading_stub.py").write_text(
         "from pytest_codegen import execute, outcomes\n\n\n"
         "def _passed(problem, code, limits, hide=()):\n"
@@ -119,6 +122,7 @@ def main() -> None:
         workdir = Path(tmp)
         samples = workdir / "samples.jsonl"
         total = write_samples(samples, args.samples)
+        stub = write_grading_stub(workdir)
         official_times, plugin_times, official_cpu, plugin_cpu = [], [], [], []
         floor_cpu: list[float] = []
         stubbed_cpu: list[float] = []
@@ -132,7 +136,7 @@ def main() -> None:
                 t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
                 t_official, c_official, v_official = run_official(samples)
             floor_cpu.append(run_xdist_floor(total, workdir))
-            stubbed_cpu.append(run_plugin(samples, args.samples, workdir, grading=False)[1])
+            stubbed_cpu.append(run_plugin(samples, args.samples, workdir, stub)[1])
             official_times.append(t_official)
             plugin_times.append(t_plugin)
             official_cpu.append(c_official)
