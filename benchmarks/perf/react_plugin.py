@@ -1,0 +1,53 @@
+"""What grading the React suite costs pytest-codegen end to end: the 48 x 10 samples of
+react_throughput.py (reference, wrong and empty answers, the code of each distinct), graded by
+``pytest --codegen-model=replay:... benchmarks/react -n 2``.
+
+Prints the wall time and the CPU time of every process the run started (pytest, its workers,
+their Jest runners), per sample. With ``--against DIR`` it alternates, run by run, with another
+checkout (e.g. ``git worktree add /tmp/base HEAD~1``) and prints the medians of both: an A/B of
+a change under the load the plugin runs with, two workers and their runners sharing the cores,
+which the one-runner A/B of jest_runner.py does not have.
+
+    python benchmarks/perf/react_plugin.py [--rounds 1] [--repeat 4] [--against DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from grading_path import ab_main  # this script's own directory is on sys.path
+from humaneval_throughput import byte_compile_plugin, children_cpu
+from react_throughput import SUITE, build_samples
+
+SAMPLES = 10
+
+
+def measure(rounds: int) -> tuple[float, float]:
+    """(wall, CPU of the whole run) in ms per sample."""
+    from pytest_codegen.suites.webapp1k import load_webapp1k
+
+    byte_compile_plugin()
+    rows, _ = build_samples(load_webapp1k(SUITE, "react"), SAMPLES)
+    with tempfile.TemporaryDirectory() as tmp:
+        samples = Path(tmp) / "samples.jsonl"
+        samples.write_text("".join(
+            json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
+            for r in rows))
+        cpu, start = children_cpu(), time.perf_counter()
+        for _ in range(rounds):
+            subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
+                            str(SUITE), f"--codegen-samples={SAMPLES}", "-n", "2", "-q",
+                            "-p", "no:cacheprovider"],
+                           cwd=tmp, stdout=subprocess.DEVNULL, check=False)
+        n = rounds * len(rows)
+        return (time.perf_counter() - start) / n * 1e3, (children_cpu() - cpu) / n * 1e3
+
+
+if __name__ == "__main__":
+    ab_main(__doc__, measure, __file__, ("wall ms", "CPU ms"),
+            f"sample (48 x {SAMPLES} per round)", rounds=1, repeat=4)
