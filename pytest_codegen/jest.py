@@ -246,8 +246,8 @@ class JestRunner:
         # its GC threads included (benchmarks/perf/jest_runner.py).
         # And no GC helper threads: each runner shares the cores with the other workers'
         # runners, so parallel scavenges and sweeps buy no time and cost their coordination.
-        # Alternating -n 2 runs of the React suite: 7 of 8 pairs faster, ~6% less CPU (median),
-        # and 4-17% less peak memory (benchmarks/perf/jest_runner.py).
+        # Alternating -n 2 runs of the React suite (benchmarks/perf/react_plugin.py): 1-9% less
+        # CPU in three A/Bs, never more; 4-17% less peak memory (benchmarks/perf/jest_runner.py).
         args = [self.node.path, f"--max-old-space-size={max(256, self.memory_mb // 2)}",
                 "--no-incremental-marking", "--single-threaded-gc"]
         if self.permission_flag:
