@@ -5,8 +5,10 @@ WebApp1K's own n: reference, wrong, empty, then reference and wrong in turn; the
 empty ones from ``fixtures/replays/react-wrong.jsonl`` and ``react-empty.jsonl``), in one run:
 
 1. one ``jest`` process per sample, each in its own directory next to a copy of its test file,
-   two processes at a time (a subset of the samples unless ``--single-all``: Jest's start-up
-   makes the full set slow);
+   two processes at a time, over every sample (~7 minutes: Jest's start-up). ``--single N``
+   times N of them only: quicker, but a subset does not have the whole's mix (e.g. of wrong
+   samples whose failing test waits out Testing Library's 1 s ``waitFor``), which can move
+   the ratio by several percent;
 2. one ``jest --maxWorkers=2`` run over all samples laid out in one directory tree (how
    WebApp1K grades);
 3. ``python -m pytest --codegen-model=replay:... benchmarks/react -n 2``.
@@ -18,8 +20,8 @@ Prints per-sample wall times, the CPU time per sample of every process each run 
 pass/fail verdict of every sample agrees between (2) and (3) (and (1) on its subset), and the
 test-body floor: the sum of Jest's own per-test durations from run (2).
 
-    python benchmarks/perf/react_throughput.py [--samples 10] [--repeat 1] [--single 20]
-                                               [--single-all] [--same-code]
+    python benchmarks/perf/react_throughput.py [--samples 10] [--repeat 1] [--single N]
+                                               [--same-code]
 
 Every sample's code differs (a trailing comment naming the sample), so the runner's memo of
 Babel's output (``transformer.js``) never serves a sample from an earlier one: the cautious
@@ -147,10 +149,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10,
                         help="samples per problem (WebApp1K's n = 10)")
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--single", type=int, default=20,
-                        help="how many samples to time with one jest process each")
-    parser.add_argument("--single-all", action="store_true",
-                        help="time every sample with its own jest process")
+    parser.add_argument("--single", type=int, default=None,
+                        help="time only this many samples with one jest process each "
+                             "(default: every sample)")
     parser.add_argument("--same-code", action="store_true",
                         help="samples of one kind share their code (Babel's output is reused)")
     args = parser.parse_args()
@@ -163,7 +164,7 @@ def main() -> None:
     rows, counts = build_samples(problems, args.samples, not args.same_code)
     total = len(rows)
     keys: list[Sample] = [(r["task_id"], r["sample_index"]) for r in rows]
-    if args.single_all or args.single >= total:
+    if args.single is None or args.single >= total:
         subset = keys
     else:
         stride = max(1, total // args.single)
