@@ -1,6 +1,6 @@
 """What grading the React suite costs pytest-codegen end to end: the 48 x 10 samples of
-react_throughput.py (reference, wrong and empty answers, the code of each distinct), graded by
-``pytest --codegen-model=replay:... benchmarks/react -n 2``.
+react_throughput.py (reference, wrong and empty answers, the code of each distinct), graded as
+its run (3) grades them: ``pytest --codegen-model=replay:... benchmarks/react -n 2``.
 
 Prints the wall time and the CPU time of every process the run started (pytest, its workers,
 their Jest runners), per sample. With ``--against DIR`` it alternates, run by run, with another
@@ -13,39 +13,31 @@ which the one-runner A/B of jest_runner.py does not have.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 from grading_path import ab_main  # this script's own directory is on sys.path
 from humaneval_throughput import byte_compile_plugin, children_cpu
-from react_throughput import SUITE, build_samples
+from react_throughput import SUITE, build_samples, run_plugin, write_replay
 
 SAMPLES = 10
 
 
 def measure(rounds: int) -> tuple[float, float]:
-    """(wall, CPU of the whole run) in ms per sample."""
+    """(wall, CPU of the whole run) in ms per sample: react_throughput.py's run (3)."""
     from pytest_codegen.suites.webapp1k import load_webapp1k
 
     byte_compile_plugin()
     rows, _ = build_samples(load_webapp1k(SUITE, "react"), SAMPLES)
     with tempfile.TemporaryDirectory() as tmp:
-        samples = Path(tmp) / "samples.jsonl"
-        samples.write_text("".join(
-            json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
-            for r in rows))
-        cpu, start = children_cpu(), time.perf_counter()
+        workdir = Path(tmp)
+        samples = workdir / "samples.jsonl"
+        write_replay(samples, rows)
+        cpu, wall = children_cpu(), 0.0
         for _ in range(rounds):
-            subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
-                            str(SUITE), f"--codegen-samples={SAMPLES}", "-n", "2", "-q",
-                            "-p", "no:cacheprovider"],
-                           cwd=tmp, stdout=subprocess.DEVNULL, check=False)
+            wall += run_plugin(samples, SAMPLES, workdir)[0]
         n = rounds * len(rows)
-        return (time.perf_counter() - start) / n * 1e3, (children_cpu() - cpu) / n * 1e3
+        return wall / n * 1e3, (children_cpu() - cpu) / n * 1e3
 
 
 if __name__ == "__main__":

@@ -77,6 +77,13 @@ def build_samples(problems: list[Problem], n: int,
     return rows, counts
 
 
+def write_replay(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The samples as a replay file (``--codegen-model=replay:PATH``)."""
+    path.write_text("".join(
+        json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
+        for r in rows))
+
+
 def verdicts_of(report: Path, dirs: dict[Sample, Path]) -> tuple[dict[Sample, bool], float]:
     """Pass/fail per sample from a ``jest --json`` report, and the summed test durations (s)."""
     results = read_report(report, dirs)
@@ -175,9 +182,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         samples = workdir / "samples.jsonl"
-        samples.write_text("".join(
-            json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
-            for r in rows))
+        write_replay(samples, rows)
         batched_root = workdir / "batched"
         batched_dirs = lay_out(batched_root, by_id, rows)
         single_dirs = lay_out(workdir / "single", by_id, rows, with_config=True)
