@@ -14,6 +14,7 @@ import builtins
 import collections
 import dataclasses
 import json
+import marshal
 import os
 import select
 import shutil
@@ -169,7 +170,7 @@ class Sandbox:
         if self._planned or self.diverged:
             self.diverged = True
             raise PlanDiverged(f"the tests asked for {message.get('op')!r} during the plan")
-        data = wire.dumps(message)
+        data = wire.dumps_request(message)
         try:
             while data:
                 data = data[os.write(self._req_w, data) :]
@@ -361,8 +362,8 @@ class Zygote:
                 if os.getuid() == 0:
                     os.chown(workdir, spare.uid, spare.uid)
                 try:
-                    socket.send_fds(spare.handle, [json.dumps({"workdir": str(workdir)}
-                                                              ).encode()], fds)
+                    socket.send_fds(spare.handle, [marshal.dumps({"workdir": str(workdir)})],
+                                    fds)
                 except OSError:
                     continue  # that spare died while waiting: take a fresh one
                 finally:
@@ -381,7 +382,7 @@ class Zygote:
                 return None
             self._collect()  # replies come in request order
             try:
-                self.sock.send(json.dumps({"end": pid, "status": status}).encode())
+                self.sock.send(marshal.dumps({"end": pid, "status": status}))
                 reply = self.sock.recv(4096) if status else None
             except OSError:
                 reply = b""
@@ -389,7 +390,7 @@ class Zygote:
                 return None
             if not reply:
                 raise SampleCrashed("the sandbox launcher died")
-            ended = json.loads(reply)["status"]
+            ended = marshal.loads(reply)["status"]
             return None if ended is None else str(ended)
 
     def _free_uid(self) -> int:
@@ -431,7 +432,7 @@ class Zygote:
             prepare["preload"] = new
             self._preloaded.update(new)
         try:
-            self.sock.send(json.dumps({"prepare": prepare}).encode())
+            self.sock.send(marshal.dumps({"prepare": prepare}))
         except OSError:
             raise SampleCrashed("the sandbox launcher died") from None
         self._pending = (key, uid)
@@ -443,7 +444,7 @@ class Zygote:
             message, fds = b"", []
         if not message or len(fds) != 1:
             raise SampleCrashed("the sandbox launcher died")
-        reply = json.loads(message)
+        reply = marshal.loads(message)
         return int(reply["pid"]), socket.socket(fileno=fds[0]), str(reply["isolation"])
 
     @classmethod

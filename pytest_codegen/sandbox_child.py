@@ -9,13 +9,19 @@ mount namespace where ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home director
 read-only, the suite files are hidden, and only the Python installation and the samples' own
 working directories are bound back. Each sample's process drops to an unprivileged uid that no
 other live sample has and applies resource limits; when the sample ends, every process of that
-uid is killed. Then it serves requests, one JSON line each, on two pipes it is handed: ``load``
-a candidate module, ``call`` a function or method in it, ``getattr`` of an object, or
-``program`` (a whole program with its tests).
+uid is killed. Then it serves requests on two pipes it is handed (see :mod:`wire`: marshal
+frames in, JSON lines out): ``load`` a candidate module, ``call`` a function or method in it,
+``getattr`` of an object, or ``program`` (a whole program with its tests).
+
+Everything between trusted processes (grader, zygote, a spare before its sample exists) is
+marshal, not JSON: a fresh fork copies every page the code it runs touches, and JSON's Python
+layers touch many more (they were a sixth of a trivial sample's page faults). Nothing a
+sample writes is ever read back with marshal.
 """
 
 import ctypes
 import json
+import marshal
 import os
 import resource
 import signal
@@ -28,6 +34,7 @@ CLONE_NEWPID = 0x20000000
 PR_SET_NAME, PR_SET_CHILD_SUBREAPER = 15, 36
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
 MS_REC, MS_PRIVATE = 16384, 1 << 18
+FD_SIZE = 4  # bytes of one fd in SCM_RIGHTS data (a C int)
 
 
 # Modules generated code imports whatever the problem: imported once here, they are already
@@ -117,15 +124,13 @@ def apply_limits(cfg):
         resource.setrlimit(limit, (value, value))
     if os.getuid() != 0:  # root is exempt from RLIMIT_NPROC; a dropped uid is not
         resource.setrlimit(resource.RLIMIT_NPROC, (cfg["max_procs"], cfg["max_procs"]))
-    # Output past the file-size cap fails the write instead of killing the process.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 class Server:
     """Serves requests from the trusted side; the objects it hands out stay here."""
 
     def __init__(self, rfd, wfd, wire):
-        self.reader = os.fdopen(rfd, "rb")
+        self.rfd = rfd
         self.wfd = wfd
         self.wire = wire
         self.objects = []
@@ -153,8 +158,7 @@ class Server:
         }})
 
     def serve(self):
-        for line in self.reader:
-            request = json.loads(line)
+        for request in self.wire.read_requests(self.rfd):
             known = len(self.objects)
             if self.answer(request) and request.get("then") and len(self.objects) > known:
                 # The loaded entry point's planned calls, answered before they are asked
@@ -227,10 +231,16 @@ def _receive_handover(sock):
     and its three fds (requests in, replies out, output)."""
     import socket
 
-    message, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+    # recvmsg itself, not socket.recv_fds: its 64 KiB buffer and array copy touch pages
+    # this fresh fork would have to copy.
+    message, ancillary, _, _ = sock.recvmsg(1 << 13, socket.CMSG_SPACE(3 * FD_SIZE))
+    fds = [int.from_bytes(data[i:i + FD_SIZE], sys.byteorder)
+           for level, kind, data in ancillary
+           if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+           for i in range(0, len(data) - FD_SIZE + 1, FD_SIZE)]
     if not message or len(fds) != 3:
         os._exit(0)  # the zygote is gone, or retired this spare
-    return json.loads(message), fds
+    return marshal.loads(message), fds
 
 
 def spare(sock, cfg, wire):
@@ -381,10 +391,11 @@ def describe(status):
 def zygote(sock_fd, view):
     """Fork confined sample processes on request, from a process that has already paid for
     the interpreter start-up, the imports and the mount view (a few ms per sample instead of
-    tens). Requests, one JSON message each: ``prepare`` gets back a spare (its pid, and a
+    tens). Requests, one message each: ``prepare`` gets back a spare (its pid, and a
     socket on which the grader hands it a sample; the grader asks for the next one while the
     current sample runs), ``end`` kills a sample and everything it started and answers with
-    how the sample's process ended."""
+    how the sample's process ended. Messages are marshal (trusted to trusted)."""
+    import _socket
     import socket
 
     wire = _import_wire()
@@ -406,6 +417,9 @@ def zygote(sock_fd, view):
         # Orphans of samples come back here, not to an init that may never reap them.
         _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     isolation = "namespaces+uid" if namespaces else "uid" if as_root else "rlimits"
+    # Output past a sample's file-size cap fails the write instead of killing the process:
+    # ignored here once, inherited by every sample.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     reaper = Reaper(pid_one=namespaces)
     # compile() builds its AST node types on first use in a process (~1.5 ms): done here once,
     # not in every sample (some preloaded modules would do it too, but only by chance).
@@ -418,16 +432,18 @@ def zygote(sock_fd, view):
             break
         if not message:
             break
-        request = json.loads(message)
+        request = marshal.loads(message)
         if "end" in request:
             status = reaper.end(request["end"], wait=request.get("status", False))
             if request.get("status"):
-                sock.send(json.dumps({"status": status}).encode())
+                sock.send(marshal.dumps({"status": status}))
             continue
         cfg = request["prepare"]
         if cfg.get("preload"):
             _preload(cfg["preload"])
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # The C-level sockets and sendmsg, not the socket module's wrappers: every object
+        # this loop touches is a page the zygote copies again after each fork.
+        mine, theirs = _socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
@@ -439,8 +455,9 @@ def zygote(sock_fd, view):
         reaper.samples[pid] = cfg["uid"] if as_root else None
         theirs.close()
         try:
-            socket.send_fds(sock, [json.dumps({"pid": pid, "isolation": isolation}).encode()],
-                            [mine.fileno()])
+            sock.sendmsg([marshal.dumps({"pid": pid, "isolation": isolation})],
+                         [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                           mine.fileno().to_bytes(FD_SIZE, sys.byteorder))])
         except OSError:
             break
         finally:

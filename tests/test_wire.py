@@ -55,3 +55,40 @@ def test_malformed_data_is_rejected(data):
 def test_deeply_nested_message_is_rejected():
     with pytest.raises(wire.WireError):
         wire.loads(b"[" * 100_000 + b"]" * 100_000)
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_reply_lines_are_the_json_of_the_message(value):
+    message = {"ok": wire.encode(value), "note": "é\u2028\n"}
+    line = wire.dumps(message)
+    assert line == json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    assert wire.decode_value(wire.loads(line)["ok"]) == value
+
+
+@pytest.mark.parametrize("bad", [float("nan"), object()], ids=["nan", "object"])
+def test_reply_lines_refuse_what_json_cannot_say(bad):
+    with pytest.raises((ValueError, TypeError)):
+        wire.dumps({"ok": bad})
+
+
+def test_requests_arrive_whole_however_the_pipe_splits_them():
+    import os
+    import threading
+
+    messages = [{"op": "call", "args": ["x" * 300_000]}, {"op": "load", "then": [[[1], {}]]},
+                {"op": "getattr", "name": ""}]
+    data = b"".join(wire.dumps_request(m) for m in messages)
+    r, w = os.pipe()
+
+    def write_in_odd_pieces() -> None:
+        for i in range(0, len(data), 7777):
+            os.write(w, data[i:i + 7777])
+        os.close(w)
+
+    writer = threading.Thread(target=write_in_odd_pieces)
+    writer.start()
+    try:
+        assert list(wire.read_requests(r)) == messages
+    finally:
+        writer.join()
+        os.close(r)
