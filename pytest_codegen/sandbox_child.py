@@ -402,7 +402,9 @@ def zygote(sock_fd, view):
     _name_process(b"codegen-zygote")
     as_root = os.getuid() == 0
     namespaces = as_root and build_view(view)
-    sock = socket.socket(fileno=sock_fd)
+    # C-level sockets and sendmsg here, not the socket module's wrappers: every object this
+    # loop (or a spare, closing them) touches is a page copied again after each fork.
+    sock = _socket.socket(fileno=sock_fd)
     if namespaces:
         # The new PID namespace starts with our first child: it carries on as the zygote, and
         # this process stays its parent until it ends.
@@ -441,8 +443,6 @@ def zygote(sock_fd, view):
         cfg = request["prepare"]
         if cfg.get("preload"):
             _preload(cfg["preload"])
-        # The C-level sockets and sendmsg, not the socket module's wrappers: every object
-        # this loop touches is a page the zygote copies again after each fork.
         mine, theirs = _socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
