@@ -1,10 +1,12 @@
 """Plain data across the sandbox boundary.
 
-Values travel as JSON with a few tags for the Python types JSON lacks (tuple, set, bytes,
-dates, Decimal, non-finite floats, non-string dict keys). Decoding only ever builds those
-built-in types, so an object from the sample that lies about equality, or a forged result
-object, cannot reach the trusted side: at most it is plain data a correct answer would also
-produce. Objects that are not plain data stay in the sandbox and cross as ``{"$ref": id}``.
+Values travel as JSON-ready data with a few tags for the Python types JSON lacks (tuple, set,
+bytes, dates, Decimal, non-finite floats, non-string dict keys): replies from the sample as
+JSON lines, requests to it as marshal frames (see :func:`dumps_request`). Decoding only ever
+builds those built-in types, so an object from the sample that lies about equality, or a
+forged result object, cannot reach the trusted side: at most it is plain data a correct answer
+would also produce. Objects that are not plain data stay in the sandbox and cross as
+``{"$ref": id}``.
 """
 
 from __future__ import annotations
