@@ -11,15 +11,18 @@ mode graded each sample. React problems go to the Jest runner.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import hashlib
 import importlib.util
 import linecache
 import marshal
+import os
+import re
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +74,50 @@ def execute(problem: Problem, reply: str, limits: Limits, *, jest: Any = None,
         raise ValueError(f"unknown grading mode {problem.mode!r} for {problem.id}")
     verdict.duration_s = time.monotonic() - started
     return code, verdict
+
+
+class CpuPlacement:
+    """The CPU a grading process works on while it grades Python samples, and its samples
+    with it.
+
+    Grading one sample is a string of hand-overs between the grader and the sample's process
+    (load, calls, replies, the next spare). On one CPU each is a plain switch; across two it
+    wakes the other CPU, which costs more, most of all in a virtual machine. So with exactly
+    one xdist worker per usable CPU (``-n auto``), worker *i* grades on the *i*-th CPU and its
+    sandbox starts there: the workers still share out every CPU. With more workers than CPUs,
+    or fewer (a sample could use an idle one), nothing is pinned.
+    """
+
+    def __init__(self, cpus: tuple[int, ...] = ()) -> None:
+        self.cpus = cpus
+
+    @classmethod
+    def for_worker(cls, worker_id: str | None, worker_count: int | None) -> CpuPlacement:
+        """The placement of xdist worker ``worker_id`` (``gw<i>``) of ``worker_count``."""
+        if not hasattr(os, "sched_setaffinity"):
+            return cls()
+        usable = sorted(os.sched_getaffinity(0))
+        index = re.fullmatch(r"gw(\d+)", worker_id or "")
+        if index is None or worker_count != len(usable) or int(index[1]) >= len(usable):
+            return cls()
+        return cls((usable[int(index[1])],))
+
+    @contextlib.contextmanager
+    def grading(self) -> Iterator[None]:
+        """This process on its CPU for the duration; other tests of the run stay unpinned."""
+        if not self.cpus:
+            yield
+            return
+        before = os.sched_getaffinity(0)
+        try:
+            os.sched_setaffinity(0, self.cpus)
+        except OSError:  # the CPU left our set since: grade anywhere
+            before = None
+        try:
+            yield
+        finally:
+            if before is not None:
+                os.sched_setaffinity(0, before)
 
 
 # -- python-call mode ---------------------------------------------------------------------

@@ -397,6 +397,7 @@ class CodegenState:
         workerinput = getattr(config, "workerinput", {})
         self.started_at = float(workerinput.get("codegen_started_at", time.time()))
         self._hide: tuple[str, ...] | None = None
+        self._placement: Any = None
         self.froze_gc = False  # set once the collected items are out of the collector's sight
         config.pluginmanager.register(_ReportListener(self), "codegen-reports")
 
@@ -579,7 +580,20 @@ class CodegenState:
     def limits(self) -> Any:
         from .sandbox import Limits
 
-        return Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory)
+        return Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory,
+                      cpus=self.placement.cpus)
+
+    @property
+    def placement(self) -> Any:
+        """Where this process grades Python samples (see ``execute.CpuPlacement``)."""
+        if self._placement is None:
+            from .execute import CpuPlacement
+
+            workerinput = getattr(self.config, "workerinput", {})
+            self._placement = CpuPlacement() if self.settings.cpu_pinning == "off" else \
+                CpuPlacement.for_worker(workerinput.get("workerid"),
+                                        workerinput.get("workercount"))
+        return self._placement
 
     def hidden(self, item: Any) -> tuple[str, ...]:
         if self._hide is None:
@@ -595,9 +609,11 @@ class CodegenState:
         from .execute import execute
 
         problem: Problem = item.problem
-        return execute(problem, text, self.limits(),
-                       jest=self.jest_runner() if problem.mode == "jest" else None,
-                       hide=self.hidden(item))
+        if problem.mode == "jest":
+            return execute(problem, text, self.limits(), jest=self.jest_runner(),
+                           hide=self.hidden(item))
+        with self.placement.grading():
+            return execute(problem, text, self.limits(), hide=self.hidden(item))
 
     def grade(self, item: Any) -> None:
         problem: Problem = item.problem

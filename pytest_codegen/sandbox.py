@@ -93,6 +93,7 @@ class Limits:
     memory_mb: int
     max_procs: int = 32
     file_size: int = 8 * 1024 * 1024  # caps the sample's output and any file it writes
+    cpus: tuple[int, ...] = ()  # the CPUs its processes run on (see CpuPlacement); () any
 
 
 class Sandbox:
@@ -104,7 +105,7 @@ class Sandbox:
         zygote imports them for later samples, so they find them loaded."""
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
-        self.zygote = zygote = Zygote.get(hide)
+        self.zygote = zygote = Zygote.get(hide, limits.cpus)
         self.workdir = Path(tempfile.mkdtemp(prefix="sample-", dir=zygote.workroot))
         self.output = tempfile.TemporaryFile()
         self.ended: str | None = None
@@ -298,14 +299,15 @@ class Zygote:
     _instance: Zygote | None = None
     _lock = threading.Lock()
 
-    def __init__(self, hide: tuple[str, ...]) -> None:
+    def __init__(self, hide: tuple[str, ...], cpus: tuple[int, ...] = ()) -> None:
         self.hide = hide
+        self.cpus = cpus
         # The samples' working directories live here; other uids may pass, not list.
         self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
         os.chmod(self.workroot, 0o711)
         keep = _paths_to_keep()
         view = {"mask": _dirs_to_mask(keep), "keep": keep, "hide": list(hide),
-                "workroot": self.workroot}
+                "workroot": self.workroot, "cpus": list(cpus)}
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
         env.update(PATH="/usr/bin:/bin", HOME="/tmp", PYTHONHASHSEED="0")
@@ -326,14 +328,14 @@ class Zygote:
         self._preloaded: set[str] = set()  # modules already asked of the zygote
 
     @classmethod
-    def get(cls, hide: tuple[str, ...] = ()) -> Zygote:
+    def get(cls, hide: tuple[str, ...] = (), cpus: tuple[int, ...] = ()) -> Zygote:
         with cls._lock:
             z = cls._instance
             if z is None or z.owner != os.getpid() or z.proc.poll() is not None \
-                    or z.hide != hide:
+                    or (z.hide, z.cpus) != (hide, cpus):
                 if z is not None and z.owner == os.getpid():
                     z.stop()
-                cls._instance = z = cls(hide)
+                cls._instance = z = cls(hide, cpus)
             return z
 
     def stop(self) -> None:

@@ -400,6 +400,12 @@ def zygote(sock_fd, view):
 
     wire = _import_wire()
     _name_process(b"codegen-zygote")
+    if view.get("cpus"):
+        # Before anything is forked: every sample inherits the placement.
+        try:
+            os.sched_setaffinity(0, view["cpus"])
+        except OSError:
+            pass  # a CPU gone from our set: run anywhere rather than not at all
     as_root = os.getuid() == 0
     namespaces = as_root and build_view(view)
     # C-level sockets and sendmsg here, not the socket module's wrappers: every object this

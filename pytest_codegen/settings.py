@@ -69,6 +69,12 @@ def _k_list(text: str) -> tuple[int, ...]:
     return tuple(ks)
 
 
+def _auto_or_off(text: str) -> str:
+    if text not in ("auto", "off"):
+        raise ValueError("must be auto or off")
+    return text
+
+
 def _unit_float(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 2.0:
@@ -137,6 +143,9 @@ OPTIONS: tuple[Option, ...] = (
            "verdict changes are counted as unstable.", _non_negative_int, 0, "N"),
     Option("tripwire", "Stop grading a suite whose first N graded samples all fail the same "
            "way (0 disables).", _non_negative_int, 20, "N"),
+    Option("cpu_pinning", "auto: with one xdist worker per usable CPU, each worker grades "
+           "Python samples on a CPU of its own, and runs them there; off: never pin.",
+           _auto_or_off, "auto", "auto|off"),
 )
 
 
@@ -170,6 +179,7 @@ class Settings:
     tripwire: int
     check_references: bool
     reruns: int
+    cpu_pinning: str
 
     @property
     def active(self) -> bool:

@@ -127,6 +127,8 @@ def test_malformed_suite_is_a_one_line_collection_error(pytester):
     (["--codegen-samples=0"], "--codegen-samples: invalid value '0' (must be at least 1)"),
     (["--codegen-k=1,x"], "--codegen-k: invalid value '1,x'"),
     (["--codegen-timeout=-1"], "--codegen-timeout: invalid value '-1'"),
+    (["--codegen-cpu-pinning=always"],
+     "--codegen-cpu-pinning: invalid value 'always' (must be auto or off)"),
     (["--codegen-model=nonsense"], "--codegen-model: unknown model 'nonsense'"),
     (["--codegen-model=replay:nowhere.jsonl"], "cannot read replay file"),
     (["--codegen-model=reference", "--codegen-suite=nope"], "unknown suite 'nope'"),
