@@ -7,7 +7,11 @@ children): the work per sample, which a busy machine disturbs less than the wall
 for scale, the CPU that ``pytest -n 2`` spends per item on as many empty tests, and that the
 plugin spends with grading stubbed out (what is left of its CPU is grading).
 
-    python benchmarks/perf/humaneval_throughput.py [--samples 10] [--repeat 1]
+    python benchmarks/perf/humaneval_throughput.py [--samples 10] [--repeat 1] [--compare ARGS]
+
+``--compare ARGS`` also runs the plugin with those extra pytest arguments in every repeat
+(e.g. ``--compare=--codegen-cpu-pinning=off``) and prints how the two runs of each repeat
+compare: an A/B of an option on a noisy machine.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import compileall
 import json
 import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -76,10 +81,11 @@ def run_official(samples: Path) -> tuple[float, float, dict]:
     return elapsed, cpu, verdicts_of(Path(f"{samples}_results.jsonl"))
 
 
-def run_plugin(samples: Path, n: int, workdir: Path,
-               stub: str | None = None) -> tuple[float, float, dict]:
-    """The plugin's run; with ``stub`` (from ``write_grading_stub``), every sample is declared
-    passed unrun: what collecting, reporting and scoring cost on their own."""
+def run_plugin(samples: Path, n: int, workdir: Path, stub: str | None = None,
+               extra: tuple[str, ...] = ()) -> tuple[float, float, dict]:
+    """The plugin's run, with ``extra`` pytest arguments; with ``stub`` (from
+    ``write_grading_stub``), every sample is declared passed unrun: what collecting,
+    reporting and scoring cost on their own."""
     out = workdir / "plugin-results.jsonl"
     plugins, env = [], None
     if stub is not None:
@@ -89,7 +95,7 @@ def run_plugin(samples: Path, n: int, workdir: Path,
     start, cpu = time.perf_counter(), children_cpu()
     subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
                     "--codegen-suite=humaneval", f"--codegen-samples={n}", "-n", "2", "-q",
-                    "-p", "no:cacheprovider", f"--codegen-results={out}", *plugins],
+                    "-p", "no:cacheprovider", f"--codegen-results={out}", *plugins, *extra],
                    cwd=workdir, stdout=subprocess.DEVNULL, check=False, env=env)
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
     return elapsed, cpu, verdicts_of(out)
@@ -125,7 +131,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--compare", metavar="ARGS", help="extra pytest arguments of a second "
+                        "plugin run in every repeat")
     args = parser.parse_args()
+    compare = tuple(shlex.split(args.compare or ""))
     byte_compile_plugin()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
@@ -135,15 +144,21 @@ def main() -> None:
         official_times, plugin_times, official_cpu, plugin_cpu = [], [], [], []
         floor_cpu: list[float] = []
         stubbed_cpu: list[float] = []
+        compared: list[tuple[float, float]] = []  # (plugin, plugin with --compare) walls
         for i in range(args.repeat):
             # Which one goes first alternates: on a shared machine each run slows the next a
             # little (the official grader's forks leave the kernel busy reclaiming memory).
-            if i % 2 == 0:
-                t_official, c_official, v_official = run_official(samples)
-                t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
-            else:
-                t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
-                t_official, c_official, v_official = run_official(samples)
+            runs = ["official", "plugin"] + (["compare"] if compare else [])
+            for run in runs if i % 2 == 0 else reversed(runs):
+                if run == "official":
+                    t_official, c_official, v_official = run_official(samples)
+                elif run == "plugin":
+                    t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
+                else:
+                    t_compare, _, v_compare = run_plugin(samples, args.samples, workdir,
+                                                         extra=compare)
+            if compare:
+                compared.append((t_plugin, t_compare))
             floor_cpu.append(run_xdist_floor(total, workdir))
             stubbed_cpu.append(run_plugin(samples, args.samples, workdir, stub)[1])
             official_times.append(t_official)
@@ -152,7 +167,8 @@ def main() -> None:
             plugin_cpu.append(c_plugin)
             print(f"run {i + 1}: official {t_official:.1f} s ({c_official:.1f} s CPU), "
                   f"plugin {t_plugin:.1f} s ({c_plugin:.1f} s CPU), "
-                  f"ratio {t_official / t_plugin:.2f}x", flush=True)
+                  f"ratio {t_official / t_plugin:.2f}x"
+                  + (f"; with {args.compare} {t_compare:.1f} s" if compare else ""), flush=True)
         same = {k: sorted(v) for k, v in v_official.items()} == {
             k: sorted(v) for k, v in v_plugin.items()}
         t_o, t_p = statistics.median(official_times), statistics.median(plugin_times)
@@ -170,6 +186,12 @@ def main() -> None:
         print(f"  grading stubbed out:      {stubbed:.1f} ms CPU per item (the plugin's "
               "collecting, reporting and scoring; the rest of its CPU is grading)")
         print(f"same verdicts:              {same}")
+        if compare:
+            faster = sum(a < b for a, b in compared)
+            t_c = statistics.median(b for _, b in compared)
+            print(f"plugin with {args.compare}: {t_c:.1f} s (median); the plugin as it is "
+                  f"{t_c / t_p:.3f}x as fast, faster in {faster} of {len(compared)} repeats; "
+                  f"same verdicts: {v_compare == v_plugin}")
 
 
 if __name__ == "__main__":
