@@ -104,7 +104,8 @@ class CpuPlacement:
 
     @contextlib.contextmanager
     def grading(self) -> Iterator[None]:
-        """This process on its CPU for the duration; other tests of the run stay unpinned."""
+        """The calling thread on its CPU for the duration (and the sandbox it starts); other
+        tests of the run, and other threads (model requests), stay unpinned."""
         if not self.cpus:
             yield
             return
@@ -117,7 +118,8 @@ class CpuPlacement:
             yield
         finally:
             if before is not None:
-                os.sched_setaffinity(0, before)
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(0, before)
 
 
 # -- python-call mode ---------------------------------------------------------------------
