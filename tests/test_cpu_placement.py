@@ -84,7 +84,7 @@ def suite_checking_cpus(path, expected: int):
 @pytest.mark.parametrize(("args", "expected"), [
     (["-n", "2"], 1),
     (["-n", "2", "--codegen-cpu-pinning=off"], 2),
-    ([], 2),  # one process grading: its spare samples start on the other CPU
+    ([], 2),  # no xdist: one process grades, and nothing is pinned
     (["-n", "1"], 2),  # fewer workers than CPUs
 ])
 def test_one_worker_per_cpu_grades_on_its_own_cpu(pytester, two_cpus, args, expected):
