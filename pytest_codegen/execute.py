@@ -56,10 +56,12 @@ def execute(problem: Problem, reply: str, limits: Limits, *, jest: Any = None,
         code = extract_code(reply, problem.language, prefer=prefer)
     except ExtractionError as e:
         return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)
-    if problem.mode == problems.MODE_PYTHON_CALL:
-        verdict = run_python_call(problem, code, limits, hide)
-    elif problem.mode == problems.MODE_PYTHON_PROGRAM:
-        verdict = run_python_program(problem, code, limits, hide)
+    python = {problems.MODE_PYTHON_CALL: run_python_call,
+              problems.MODE_PYTHON_PROGRAM: run_python_program}.get(problem.mode)
+    if python is not None:
+        # The grader on its samples' CPU too (see worker_cpus).
+        with pinned_to(limits.cpus):
+            verdict = python(problem, code, limits, hide)
     elif problem.mode == problems.MODE_JEST:
         if jest is None:
             raise RuntimeError("React problems need the Jest runner")
@@ -76,50 +78,44 @@ def execute(problem: Problem, reply: str, limits: Limits, *, jest: Any = None,
     return code, verdict
 
 
-class CpuPlacement:
-    """The CPU a grading process works on while it grades Python samples, and its samples
-    with it.
+def worker_cpus(worker_id: str | None, worker_count: int | None) -> tuple[int, ...]:
+    """The CPU xdist worker ``worker_id`` (``gw<i>``) of ``worker_count`` grades Python
+    samples on, and runs them on (``Limits.cpus``); ``()`` for anywhere.
 
     Grading one sample is a string of hand-overs between the grader and the sample's process
     (load, calls, replies, the next spare). On one CPU each is a plain switch; across two it
     wakes the other CPU, which costs more, most of all in a virtual machine. So with exactly
-    one xdist worker per usable CPU (``-n auto``), worker *i* grades on the *i*-th CPU and its
-    sandbox starts there: the workers still share out every CPU. With more workers than CPUs,
-    or fewer (a sample could use an idle one), nothing is pinned.
+    one xdist worker per usable CPU (``-n auto``), worker *i* gets the *i*-th CPU: the workers
+    still share out every CPU. With more workers than CPUs, or fewer (a sample could use an
+    idle one), nothing is pinned.
     """
+    if not hasattr(os, "sched_setaffinity"):
+        return ()
+    usable = sorted(os.sched_getaffinity(0))
+    index = re.fullmatch(r"gw(\d+)", worker_id or "")
+    if index is None or worker_count != len(usable) or int(index[1]) >= len(usable):
+        return ()
+    return (usable[int(index[1])],)
 
-    def __init__(self, cpus: tuple[int, ...] = ()) -> None:
-        self.cpus = cpus
 
-    @classmethod
-    def for_worker(cls, worker_id: str | None, worker_count: int | None) -> CpuPlacement:
-        """The placement of xdist worker ``worker_id`` (``gw<i>``) of ``worker_count``."""
-        if not hasattr(os, "sched_setaffinity"):
-            return cls()
-        usable = sorted(os.sched_getaffinity(0))
-        index = re.fullmatch(r"gw(\d+)", worker_id or "")
-        if index is None or worker_count != len(usable) or int(index[1]) >= len(usable):
-            return cls()
-        return cls((usable[int(index[1])],))
-
-    @contextlib.contextmanager
-    def grading(self) -> Iterator[None]:
-        """The calling thread on its CPU for the duration (and the sandbox it starts); other
-        tests of the run, and other threads (model requests), stay unpinned."""
-        if not self.cpus:
-            yield
-            return
-        before = os.sched_getaffinity(0)
-        try:
-            os.sched_setaffinity(0, self.cpus)
-        except OSError:  # the CPU left our set since: grade anywhere
-            before = None
-        try:
-            yield
-        finally:
-            if before is not None:
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(0, before)
+@contextlib.contextmanager
+def pinned_to(cpus: tuple[int, ...]) -> Iterator[None]:
+    """The calling thread on ``cpus`` for the duration (and the sandbox it starts); other
+    tests of the run, and other threads (model requests), stay unpinned. ``()``: no change."""
+    if not cpus:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:  # the CPU left our set since: grade anywhere
+        before = None
+    try:
+        yield
+    finally:
+        if before is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, before)
 
 
 # -- python-call mode ---------------------------------------------------------------------

@@ -397,7 +397,7 @@ class CodegenState:
         workerinput = getattr(config, "workerinput", {})
         self.started_at = float(workerinput.get("codegen_started_at", time.time()))
         self._hide: tuple[str, ...] | None = None
-        self._placement: Any = None
+        self._cpus: tuple[int, ...] | None = None
         self.froze_gc = False  # set once the collected items are out of the collector's sight
         config.pluginmanager.register(_ReportListener(self), "codegen-reports")
 
@@ -581,19 +581,18 @@ class CodegenState:
         from .sandbox import Limits
 
         return Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory,
-                      cpus=self.placement.cpus)
+                      cpus=self.cpus)
 
     @property
-    def placement(self) -> Any:
-        """Where this process grades Python samples (see ``execute.CpuPlacement``)."""
-        if self._placement is None:
-            from .execute import CpuPlacement
+    def cpus(self) -> tuple[int, ...]:
+        """Where this process grades Python samples (see ``execute.worker_cpus``)."""
+        if self._cpus is None:
+            from .execute import worker_cpus
 
             workerinput = getattr(self.config, "workerinput", {})
-            self._placement = CpuPlacement() if self.settings.cpu_pinning == "off" else \
-                CpuPlacement.for_worker(workerinput.get("workerid"),
-                                        workerinput.get("workercount"))
-        return self._placement
+            self._cpus = () if self.settings.cpu_pinning == "off" else worker_cpus(
+                workerinput.get("workerid"), workerinput.get("workercount"))
+        return self._cpus
 
     def hidden(self, item: Any) -> tuple[str, ...]:
         if self._hide is None:
@@ -609,11 +608,9 @@ class CodegenState:
         from .execute import execute
 
         problem: Problem = item.problem
-        if problem.mode == "jest":
-            return execute(problem, text, self.limits(), jest=self.jest_runner(),
-                           hide=self.hidden(item))
-        with self.placement.grading():
-            return execute(problem, text, self.limits(), hide=self.hidden(item))
+        return execute(problem, text, self.limits(),
+                       jest=self.jest_runner() if problem.mode == "jest" else None,
+                       hide=self.hidden(item))
 
     def grade(self, item: Any) -> None:
         problem: Problem = item.problem

@@ -93,7 +93,7 @@ class Limits:
     memory_mb: int
     max_procs: int = 32
     file_size: int = 8 * 1024 * 1024  # caps the sample's output and any file it writes
-    cpus: tuple[int, ...] = ()  # the CPUs its processes run on (see CpuPlacement); () any
+    cpus: tuple[int, ...] = ()  # where its processes run (see execute.worker_cpus); () any
 
 
 class Sandbox:

@@ -1,5 +1,5 @@
 """Where Python samples are graded: with one xdist worker per usable CPU, each worker grades
-on a CPU of its own and its samples run there too (``execute.CpuPlacement``)."""
+on a CPU of its own and its samples run there too (``execute.worker_cpus``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from pytest_codegen.execute import CpuPlacement
+from pytest_codegen.execute import pinned_to, worker_cpus
 from pytest_codegen.sandbox import Limits, Sandbox, call_remote
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
@@ -33,26 +33,24 @@ def test_a_sample_runs_on_the_cpus_of_its_limits():
 def test_worker_i_of_one_per_cpu_gets_the_ith_cpu():
     usable = sorted(os.sched_getaffinity(0))
     n = len(usable)
-    assert [CpuPlacement.for_worker(f"gw{i}", n).cpus for i in range(n)] \
-        == [(cpu,) for cpu in usable]
+    assert [worker_cpus(f"gw{i}", n) for i in range(n)] == [(cpu,) for cpu in usable]
     # More or fewer workers than CPUs, no xdist, or ids not xdist's own: nothing is pinned.
-    assert CpuPlacement.for_worker("gw0", n + 1).cpus == ()
-    assert CpuPlacement.for_worker(f"gw{n}", n).cpus == ()
-    assert CpuPlacement.for_worker(None, None).cpus == ()
-    assert CpuPlacement.for_worker("popen-1", n).cpus == ()
+    assert worker_cpus("gw0", n + 1) == ()
+    assert worker_cpus(f"gw{n}", n) == ()
+    assert worker_cpus(None, None) == ()
+    assert worker_cpus("popen-1", n) == ()
 
 
 def test_grading_pins_this_process_only_for_its_duration():
     before = os.sched_getaffinity(0)
     cpu = max(before)
-    placement = CpuPlacement((cpu,))
-    with placement.grading():
+    with pinned_to((cpu,)):
         assert os.sched_getaffinity(0) == {cpu}
     assert os.sched_getaffinity(0) == before
-    with pytest.raises(ZeroDivisionError), placement.grading():
+    with pytest.raises(ZeroDivisionError), pinned_to((cpu,)):
         1 / 0  # noqa: B018
     assert os.sched_getaffinity(0) == before
-    with CpuPlacement().grading():
+    with pinned_to(()):
         assert os.sched_getaffinity(0) == before
 
 
