@@ -39,8 +39,9 @@ class SuiteFile(pytest.File):
     def collect(self) -> Iterator[SampleItem]:
         state = state_of(self.config)
         try:
-            problems = self.config.hook.pytest_codegen_load_suite(path=self.path,
-                                                                  config=self.config)
+            problems = self.config.hook.pytest_codegen_load_suite(
+                path=self.path, config=self.config
+            )
         except SuiteError as e:
             raise self.CollectError(str(e)) from None
         seen: dict[str, str] = {}
@@ -63,8 +64,9 @@ class SuiteFile(pytest.File):
                     problem.extra["unsolvable"] = "; ".join(issues)
             state.problems[(problem.suite, problem.id)] = problem
             for index in range(state.settings.samples):
-                item = SampleItem.from_parent(self, problem=problem, sample_index=index,
-                                              fixtureinfo=fixtureinfo)
+                item = SampleItem.from_parent(
+                    self, problem=problem, sample_index=index, fixtureinfo=fixtureinfo
+                )
                 fixtureinfo = getattr(item, "_fixtureinfo", None)
                 yield item
 
@@ -102,9 +104,12 @@ class SampleItem(pytest.Function):
         # request.
         opts = state_of(self.config).settings
         executions = 2 * (1 + opts.reruns + opts.repair_rounds)
-        self.add_marker(pytest.mark.timeout(
-            opts.timeout * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
-            func_only=True))
+        self.add_marker(
+            pytest.mark.timeout(
+                opts.timeout * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
+                func_only=True,
+            )
+        )
         self.completion: Any = None
         self.code = ""
         self.verdict: Verdict | None = None

@@ -47,8 +47,9 @@ from .sandbox import (
 )
 
 
-def execute(problem: Problem, reply: str, limits: Limits, *, jest: Any = None,
-            hide: tuple[str, ...] = ()) -> tuple[str, Verdict]:
+def execute(
+    problem: Problem, reply: str, limits: Limits, *, jest: Any = None, hide: tuple[str, ...] = ()
+) -> tuple[str, Verdict]:
     """Extract the code from ``reply`` and grade it; returns ``(code, verdict)``."""
     started = time.monotonic()
     prefer = problem.extra.get("entry_point") or problem.extra.get("func_name")
@@ -56,8 +57,10 @@ def execute(problem: Problem, reply: str, limits: Limits, *, jest: Any = None,
         code = extract_code(reply, problem.language, prefer=prefer)
     except ExtractionError as e:
         return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)
-    python = {problems.MODE_PYTHON_CALL: run_python_call,
-              problems.MODE_PYTHON_PROGRAM: run_python_program}.get(problem.mode)
+    python = {
+        problems.MODE_PYTHON_CALL: run_python_call,
+        problems.MODE_PYTHON_PROGRAM: run_python_program,
+    }.get(problem.mode)
     if python is not None:
         # The grader on its samples' CPU too (see worker_cpus).
         with pinned_to(limits.cpus):
@@ -120,8 +123,10 @@ def pinned_to(cpus: tuple[int, ...]) -> Iterator[None]:
 
 # -- python-call mode ---------------------------------------------------------------------
 
-def run_python_call(problem: Problem, code: str, limits: Limits,
-                    hide: tuple[str, ...] = ()) -> Verdict:
+
+def run_python_call(
+    problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
+) -> Verdict:
     entry = problem.extra["entry_point"]
     sources = python_candidate(problem.prompt, code, entry)
     test_file = f"<tests of {problem.id}>"
@@ -138,8 +143,14 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
             namespace[entry] = candidate
             namespace["check"](candidate)
 
-        return _grade_in_sandbox(limits, hide, problems.MODE_PYTHON_CALL, grade,
-                                 lambda e: _classify(e, test_file), problem_imports(problem))
+        return _grade_in_sandbox(
+            limits,
+            hide,
+            problems.MODE_PYTHON_CALL,
+            grade,
+            lambda e: _classify(e, test_file),
+            problem_imports(problem),
+        )
 
     try:
         return attempt(tests.plan)
@@ -149,10 +160,14 @@ def run_python_call(problem: Problem, code: str, limits: Limits,
         return attempt(NO_PLAN)
 
 
-def _grade_in_sandbox(limits: Limits, hide: tuple[str, ...], mode: str,
-                      grade: Callable[[Sandbox], None],
-                      classify: Callable[[Exception], Verdict],
-                      preload: tuple[str, ...] = ()) -> Verdict:
+def _grade_in_sandbox(
+    limits: Limits,
+    hide: tuple[str, ...],
+    mode: str,
+    grade: Callable[[Sandbox], None],
+    classify: Callable[[Exception], Verdict],
+    preload: tuple[str, ...] = (),
+) -> Verdict:
     """Run ``grade`` against a fresh sandbox; it passes unless it raises. A timeout or a
     crash is the sandbox's verdict; any other exception is ``classify``'s to judge."""
     with Sandbox(limits, hide, preload) as box:
@@ -199,15 +214,47 @@ def _test_line(exc: BaseException, test_file: str) -> str:
 
 # Builtins that leading asserts apply to the candidate's result (``abs(candidate(x) - y)``):
 # they run in this process and do not call the sample.
-_LOCAL_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "dict", "float", "frozenset", "int", "isinstance", "len",
-    "list", "max", "min", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple",
-    "type",
-})
+_LOCAL_BUILTINS = frozenset(
+    {
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "dict",
+        "float",
+        "frozenset",
+        "int",
+        "isinstance",
+        "len",
+        "list",
+        "max",
+        "min",
+        "repr",
+        "reversed",
+        "round",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "type",
+    }
+)
 # Where an expression might not be evaluated, or evaluated out of order.
-_CONDITIONAL = (ast.BoolOp, ast.IfExp, ast.ListComp, ast.SetComp, ast.DictComp,
-                ast.GeneratorExp, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield,
-                ast.YieldFrom, ast.Starred)
+_CONDITIONAL = (
+    ast.BoolOp,
+    ast.IfExp,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Lambda,
+    ast.NamedExpr,
+    ast.Await,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Starred,
+)
 
 
 def planned_calls(tests: str) -> tuple[tuple[list[Any], dict[str, Any]], ...]:
@@ -221,15 +268,18 @@ def planned_calls(tests: str) -> tuple[tuple[list[Any], dict[str, Any]], ...]:
         tree = ast.parse(tests)
     except (SyntaxError, ValueError):
         return ()
-    check = next((node for node in tree.body
-                  if isinstance(node, ast.FunctionDef) and node.name == "check"), None)
+    check = next(
+        (node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "check"),
+        None,
+    )
     if check is None or not check.args.args:
         return ()
     param = check.args.args[0].arg
     plan: list[tuple[list[Any], dict[str, Any]]] = []
     for statement in check.body:
-        if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
-                                               and isinstance(statement.value, ast.Constant)):
+        if isinstance(statement, ast.Pass) or (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+        ):
             continue
         if not isinstance(statement, ast.Assert):
             break
@@ -244,12 +294,15 @@ def planned_calls(tests: str) -> tuple[tuple[list[Any], dict[str, Any]], ...]:
 def _sole_call_of(param: str, statement: ast.Assert) -> Any:
     """``(args, kwargs)`` of the one call of ``param`` the assert always makes; None if it
     makes none and calls nothing else; False if it cannot be planned."""
-    if statement.msg is not None and any(isinstance(node, ast.Call)
-                                         for node in ast.walk(statement.msg)):
+    if statement.msg is not None and any(
+        isinstance(node, ast.Call) for node in ast.walk(statement.msg)
+    ):
         return False
     nodes = list(ast.walk(statement.test))
-    if any(isinstance(node, _CONDITIONAL)
-           or (isinstance(node, ast.Compare) and len(node.ops) > 1) for node in nodes):
+    if any(
+        isinstance(node, _CONDITIONAL) or (isinstance(node, ast.Compare) and len(node.ops) > 1)
+        for node in nodes
+    ):
         return False
     calls = [node for node in nodes if isinstance(node, ast.Call)]
     names = [call.func.id if isinstance(call.func, ast.Name) else None for call in calls]
@@ -260,8 +313,9 @@ def _sole_call_of(param: str, statement: ast.Assert) -> Any:
         return None
     try:
         args = [ast.literal_eval(arg) for arg in mine[0].args]
-        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in mine[0].keywords
-                  if kw.arg is not None}
+        kwargs = {
+            kw.arg: ast.literal_eval(kw.value) for kw in mine[0].keywords if kw.arg is not None
+        }
         if len(kwargs) != len(mine[0].keywords):
             return False
         wire.encode([args, kwargs])  # plain data only
@@ -305,8 +359,9 @@ def _compiled_tests(problem: Problem, test_file: str) -> CompiledTests:
             prompt_code = None
         source = problem.tests
         linecache.cache[test_file] = (len(source), None, source.splitlines(True), test_file)
-        _COMPILED[key] = CompiledTests(prompt_code, _compile_tests(source, test_file),
-                                       Plan.of(planned_calls(source)))
+        _COMPILED[key] = CompiledTests(
+            prompt_code, _compile_tests(source, test_file), Plan.of(planned_calls(source))
+        )
     return _COMPILED[key]
 
 
@@ -321,8 +376,9 @@ def problem_imports(problem: Problem) -> tuple[str, ...]:
         sources = [problem.prompt, problem.reference or ""]
         if problem.mode == problems.MODE_PYTHON_PROGRAM:
             sources.append(problem.tests)
-        _IMPORTS[key] = tuple(sorted({name for source in sources
-                                      for name in imported_modules(source)}))
+        _IMPORTS[key] = tuple(
+            sorted({name for source in sources for name in imported_modules(source)})
+        )
     return _IMPORTS[key]
 
 
@@ -359,9 +415,18 @@ def _compile_tests(source: str, filename: str) -> Any:
     result is kept on disk like pytest's own rewritten ``.pyc`` files, keyed by everything
     it depends on.
     """
-    key = hashlib.sha256("\0".join([
-        _REWRITE_FORMAT, sys.version, importlib.util.MAGIC_NUMBER.hex(), pytest.__version__,
-        filename, source]).encode()).hexdigest()
+    key = hashlib.sha256(
+        "\0".join(
+            [
+                _REWRITE_FORMAT,
+                sys.version,
+                importlib.util.MAGIC_NUMBER.hex(),
+                pytest.__version__,
+                filename,
+                source,
+            ]
+        ).encode()
+    ).hexdigest()
     cached = default_cache_root() / "rewritten-tests" / f"{key}.marshal"
     try:
         return marshal.loads(cached.read_bytes())
@@ -384,8 +449,10 @@ def _compile_tests(source: str, filename: str) -> Any:
 
 # -- python-program mode ------------------------------------------------------------------
 
-def run_python_program(problem: Problem, code: str, limits: Limits,
-                       hide: tuple[str, ...] = ()) -> Verdict:
+
+def run_python_program(
+    problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
+) -> Verdict:
     from .suites.execcsn import extract_function, splice
 
     func = extract_function(code, problem.extra["func_name"]) or code
@@ -399,9 +466,13 @@ def run_python_program(problem: Problem, code: str, limits: Limits,
         return verdict
 
     return _grade_in_sandbox(
-        limits, hide, problems.MODE_PYTHON_PROGRAM,
+        limits,
+        hide,
+        problems.MODE_PYTHON_PROGRAM,
         lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
-        classify, problem_imports(problem))
+        classify,
+        problem_imports(problem),
+    )
 
 
 def hidden_paths(paths: list[Path]) -> tuple[str, ...]:

@@ -13,17 +13,23 @@ import re
 import textwrap
 
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
-                    re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(
+    r"^[ \t]*(```+|~~~+)[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
+    re.DOTALL | re.MULTILINE,
+)
 _LANG_TAGS = {
     "python": {"python", "py", "python3", ""},
     "javascript": {"javascript", "js", "jsx", "tsx", "ts", "typescript", "react", ""},
 }
 _CODE_START = {
-    "python": re.compile(r"^(\s+\S|def |class |import |from |@|async def |if |for |while |return\b"
-                         r"|[A-Za-z_][\w.]*\s*(=|\())"),
-    "javascript": re.compile(r"^(import |export |const |let |var |function |class |//|/\*|"
-                             r"'use |\"use |[A-Za-z_$][\w$.]*\s*(=|\())"),
+    "python": re.compile(
+        r"^(\s+\S|def |class |import |from |@|async def |if |for |while |return\b"
+        r"|[A-Za-z_][\w.]*\s*(=|\())"
+    ),
+    "javascript": re.compile(
+        r"^(import |export |const |let |var |function |class |//|/\*|"
+        r"'use |\"use |[A-Za-z_$][\w$.]*\s*(=|\())"
+    ),
 }
 
 
@@ -49,8 +55,9 @@ def extract_code(reply: str, language: str, prefer: str | None = None) -> str:
     """
     text = strip_reasoning(reply)
     if not text.strip():
-        raise ExtractionError("the reply is empty" if not reply.strip()
-                              else "the reply has only reasoning, no answer")
+        raise ExtractionError(
+            "the reply is empty" if not reply.strip() else "the reply has only reasoning, no answer"
+        )
     blocks = [(m.group(2).lower(), m.group(3)) for m in _FENCE.finditer(text)]
     if blocks:
         tags = _LANG_TAGS.get(language, {""})

@@ -75,8 +75,9 @@ def parse_threshold(text: str) -> Threshold:
     try:
         value = float(right)
     except ValueError:
-        raise ValueError(f"invalid threshold {text!r}: {right.strip()!r} is not a number; "
-                         f"{_USAGE}") from None
+        raise ValueError(
+            f"invalid threshold {text!r}: {right.strip()!r} is not a number; {_USAGE}"
+        ) from None
     if not 0.0 <= value <= 1.0:  # also rejects nan
         hint = f" (a fraction: {value / 100:g}, not {value:g})" if 1 < value <= 100 else ""
         raise ValueError(
@@ -116,8 +117,9 @@ def check_thresholds(rows: Sequence[Row], thresholds: Iterable[Threshold]) -> li
         else:
             targets = list(suites)
             if not targets:
-                results.append(GateResult(threshold, None, False,
-                                          f"{threshold.metric}: no results to check"))
+                results.append(
+                    GateResult(threshold, None, False, f"{threshold.metric}: no results to check")
+                )
                 continue
         for suite in targets:
             results.append(_check_one(threshold, suite, suites.get(suite)))
@@ -129,9 +131,13 @@ def _check_one(threshold: Threshold, suite: str, row: Row | None) -> GateResult:
     if row is None:
         return GateResult(threshold, None, False, f"no results for suite {suite}", suite)
     if k not in row.pass_at_k:
-        return GateResult(threshold, None, False,
-                          f"{metric} was not computed for {suite} (add {k} to the k values)",
-                          suite)
+        return GateResult(
+            threshold,
+            None,
+            False,
+            f"{metric} was not computed for {suite} (add {k} to the k values)",
+            suite,
+        )
     actual = row.pass_at_k[k]
     if actual is None:
         graded = sum(row.counts.get(o, 0) for o in outcomes.GRADED)
@@ -142,8 +148,9 @@ def _check_one(threshold: Threshold, suite: str, row: Row | None) -> GateResult:
         return GateResult(threshold, actual, True, f"{suite} {metric} = {shown} >= {target}", suite)
     shown, target = _fmt_pair(actual, threshold.value)
     short = _fmt_pair(threshold.value - actual, 0.0)[0]
-    return GateResult(threshold, actual, False,
-                      f"{suite} {metric} = {shown} < {target} (short by {short})", suite)
+    return GateResult(
+        threshold, actual, False, f"{suite} {metric} = {shown} < {target} (short by {short})", suite
+    )
 
 
 def _fmt_pair(a: float, b: float) -> tuple[str, str]:
@@ -216,38 +223,51 @@ class Comparison:
                 f"baseline comparison ({metric}, {self.paired} paired problems): "
                 f"{self.mean_before:.3f} -> {self.mean_after:.3f} ({self.delta:+.3f})"
             )
-            verdict = ("significant drop" if self.significant_drop
-                       else "no significant drop")
-            ci = (f", 95% CI of the change [{self.ci[0]:+.3f}, {self.ci[1]:+.3f}]"
-                  if self.ci is not None else "")
-            out.append(f"{self.test}: {self.statistic}; p = {self.p_value:.4g}{ci} -> "
-                       f"{verdict} at alpha = {self.alpha:g}")
+            verdict = "significant drop" if self.significant_drop else "no significant drop"
+            ci = (
+                f", 95% CI of the change [{self.ci[0]:+.3f}, {self.ci[1]:+.3f}]"
+                if self.ci is not None
+                else ""
+            )
+            out.append(
+                f"{self.test}: {self.statistic}; p = {self.p_value:.4g}{ci} -> "
+                f"{verdict} at alpha = {self.alpha:g}"
+            )
         for title, changes in (("regressed", self.regressed), ("improved", self.improved)):
             if not changes:
                 continue
             out.append(f"{title} ({len(changes)}):")
             for change in changes[:MAX_LISTED]:
-                out.append(f"  {change.suite} {change.task_id}: "
-                           f"{change.before:.3f} -> {change.after:.3f}")
+                out.append(
+                    f"  {change.suite} {change.task_id}: {change.before:.3f} -> {change.after:.3f}"
+                )
             if len(changes) > MAX_LISTED:
                 out.append(f"  ... and {len(changes) - MAX_LISTED} more")
         tail = [f"unchanged: {self.unchanged}"]
         only_current = self.unpaired.get("only_current", 0)
         only_baseline = self.unpaired.get("only_baseline", 0)
         if only_current or only_baseline:
-            tail.append(f"not paired: {only_current} only in the current run, "
-                        f"{only_baseline} only in the baseline")
+            tail.append(
+                f"not paired: {only_current} only in the current run, "
+                f"{only_baseline} only in the baseline"
+            )
         if self.undefined:
-            tail.append(f"{self.undefined} left out ({metric} n/a: fewer than {self.k} "
-                        f"graded samples)")
+            tail.append(
+                f"{self.undefined} left out ({metric} n/a: fewer than {self.k} graded samples)"
+            )
         out.append("; ".join(tail))
         return out
 
 
-def compare_to_baseline(current: Iterable[Mapping[str, Any]],
-                        baseline: Iterable[Mapping[str, Any]], *, k: int = 1,
-                        alpha: float = 0.05, seed: int = 0,
-                        resamples: int = 10_000) -> Comparison:
+def compare_to_baseline(
+    current: Iterable[Mapping[str, Any]],
+    baseline: Iterable[Mapping[str, Any]],
+    *,
+    k: int = 1,
+    alpha: float = 0.05,
+    seed: int = 0,
+    resamples: int = 10_000,
+) -> Comparison:
     """Compare per-problem pass@k of ``current`` with ``baseline`` (both lists of records).
 
     Problems are paired by ``(suite, task_id)`` when both sides have at least one graded
@@ -282,8 +302,10 @@ def compare_to_baseline(current: Iterable[Mapping[str, Any]],
     graded_before = {key for key, (n, _) in before.items() if n > 0}
     # Sorted, so the bootstrap draws do not depend on the order of lines in a results file.
     keys = sorted(graded_now & graded_before)
-    unpaired = {"only_current": len(graded_now - graded_before),
-                "only_baseline": len(graded_before - graded_now)}
+    unpaired = {
+        "only_current": len(graded_now - graded_before),
+        "only_baseline": len(graded_before - graded_now),
+    }
 
     pairs: list[tuple[tuple[str, str], float, float]] = []
     undefined = 0
@@ -295,19 +317,25 @@ def compare_to_baseline(current: Iterable[Mapping[str, Any]],
         pairs.append((key, b_score, a_score))
 
     changes = [ProblemChange(key[0], key[1], b, a) for key, b, a in pairs if a != b]
-    regressed = sorted((c for c in changes if c.delta < 0),
-                       key=lambda c: (c.delta, c.suite, c.task_id))
-    improved = sorted((c for c in changes if c.delta > 0),
-                      key=lambda c: (-c.delta, c.suite, c.task_id))
+    regressed = sorted(
+        (c for c in changes if c.delta < 0), key=lambda c: (c.delta, c.suite, c.task_id)
+    )
+    improved = sorted(
+        (c for c in changes if c.delta > 0), key=lambda c: (-c.delta, c.suite, c.task_id)
+    )
     common: dict[str, Any] = {
-        "k": k, "alpha": alpha, "paired": len(pairs), "regressed": regressed,
-        "improved": improved, "unchanged": len(pairs) - len(changes),
-        "unpaired": unpaired, "undefined": undefined,
+        "k": k,
+        "alpha": alpha,
+        "paired": len(pairs),
+        "regressed": regressed,
+        "improved": improved,
+        "unchanged": len(pairs) - len(changes),
+        "unpaired": unpaired,
+        "undefined": undefined,
     }
 
     if not pairs:
-        return Comparison(NO_TEST, "no paired problems", 1.0, None, 0.0, 0.0, 0.0, False,
-                          **common)
+        return Comparison(NO_TEST, "no paired problems", 1.0, None, 0.0, 0.0, 0.0, False, **common)
     mean_before = math.fsum(b for _, b, _ in pairs) / len(pairs)
     mean_after = math.fsum(a for _, _, a in pairs) / len(pairs)
     delta = mean_after - mean_before
@@ -323,11 +351,22 @@ def compare_to_baseline(current: Iterable[Mapping[str, Any]],
         ci = bootstrap_ci(diffs, resamples=resamples, seed=seed)
         test = BOOTSTRAP
         how = "exact" if exact else f"{resamples} random sign flips"
-        statistic = (f"mean change {delta:+.4f} over {len(pairs)} problems "
-                     f"({len(regressed)} fell, {len(improved)} rose); p from a paired sign-flip "
-                     f"test ({how}), CI from {resamples} bootstrap resamples (seed {seed})")
-    return Comparison(test, statistic, p_value, ci, mean_before, mean_after, delta,
-                      delta < 0 and p_value < alpha, **common)
+        statistic = (
+            f"mean change {delta:+.4f} over {len(pairs)} problems "
+            f"({len(regressed)} fell, {len(improved)} rose); p from a paired sign-flip "
+            f"test ({how}), CI from {resamples} bootstrap resamples (seed {seed})"
+        )
+    return Comparison(
+        test,
+        statistic,
+        p_value,
+        ci,
+        mean_before,
+        mean_after,
+        delta,
+        delta < 0 and p_value < alpha,
+        **common,
+    )
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -340,8 +379,9 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, 2 * tail / 2**n)
 
 
-def sign_flip_p(diffs: Sequence[float], *, resamples: int = 10_000, seed: int = 0,
-                max_exact: int = 200_000) -> tuple[float, bool]:
+def sign_flip_p(
+    diffs: Sequence[float], *, resamples: int = 10_000, seed: int = 0, max_exact: int = 200_000
+) -> tuple[float, bool]:
     """Two-sided p-value of the paired sign-flip test that the mean of ``diffs`` is 0.
 
     p = P(|sum of s_i * d_i| >= |sum of d_i|) with independent fair signs s_i. Computed
@@ -371,8 +411,9 @@ def sign_flip_p(diffs: Sequence[float], *, resamples: int = 10_000, seed: int = 
     return (extreme + 1) / (resamples + 1), False
 
 
-def _signed_sum_distribution(groups: Sequence[tuple[int, int]],
-                             limit: int) -> dict[int, int] | None:
+def _signed_sum_distribution(
+    groups: Sequence[tuple[int, int]], limit: int
+) -> dict[int, int] | None:
     """{signed sum: number of sign vectors giving it}, or None past ``limit`` distinct sums."""
     dist = {0: 1}
     for value, m in groups:
@@ -390,8 +431,9 @@ def _signed_sum_distribution(groups: Sequence[tuple[int, int]],
     return dist
 
 
-def bootstrap_ci(diffs: Sequence[float], *, resamples: int = 10_000,
-                 seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    diffs: Sequence[float], *, resamples: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
     """95% percentile CI of the mean of ``diffs``, from a bootstrap over its elements."""
     if not diffs:
         raise ValueError("bootstrap_ci needs at least one difference")
@@ -420,8 +462,9 @@ def _per_problem(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], 
     for i, rec in enumerate(records):
         index = rec.get("sample_index")
         # Without a sample index, records cannot be matched up: keep each one.
-        latest[(str(rec["suite"]), str(rec["task_id"]), index if index is not None else -1 - i)] \
-            = rec["outcome"]
+        latest[(str(rec["suite"]), str(rec["task_id"]), index if index is not None else -1 - i)] = (
+            rec["outcome"]
+        )
     counts: dict[tuple[str, str], list[int]] = {}
     for (suite, task_id, _), outcome in latest.items():
         nc = counts.setdefault((suite, task_id), [0, 0])
@@ -445,11 +488,11 @@ API_ERROR = "api error"
 _DIAGNOSES = {
     UNEXTRACTABLE: "every one unextractable — the replies contain no code",
     SYNTAX: "every one a SyntaxError — the extracted code does not compile "
-            "(check the prompt format and the code extraction)",
+    "(check the prompt format and the code extraction)",
     MISSING_MODULE: "every one a missing module — the grading environment lacks a package "
-                    "the code imports",
+    "the code imports",
     NODE_ENV: "every one failed in the Node/Jest environment — check the Node/Jest toolchain "
-              "(node, npm install of the suite's packages)",
+    "(node, npm install of the suite's packages)",
     TIMEOUT: "every one timed out — the time limit may be too low or the machine overloaded",
     CRASHED: "every one crashed — the sandbox or the grader is failing (memory limit?)",
     API_ERROR: "every one an API error — the model API is failing (key, model name, quota?)",
@@ -546,6 +589,7 @@ def _headline(error: Any) -> str:
 
 
 # -- flaky verdicts -------------------------------------------------------------------------
+
 
 def unstable(first: Mapping[str, str], reruns: Mapping[str, Sequence[str]]) -> set[str]:
     """Node ids whose outcome was not the same in the first run and every rerun.

@@ -136,8 +136,7 @@ class ReferenceModel(Model):
 
 
 # What an empty answer looks like in each grading mode (see problems.MODE_*).
-_EMPTY_JEST = ("import React from 'react';\n"
-               "export default function App() { return null; }\n")
+_EMPTY_JEST = "import React from 'react';\nexport default function App() { return null; }\n"
 
 
 def empty_solution(problem: Problem) -> str:
@@ -158,8 +157,9 @@ class ValidateModel(Model):
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
         ref = request.problem.reference
-        return [Completion(text=ref if ref is not None else empty_solution(request.problem))
-                ] * request.n
+        return [
+            Completion(text=ref if ref is not None else empty_solution(request.problem))
+        ] * request.n
 
 
 class ReplayModel(Model):
@@ -178,8 +178,10 @@ class ReplayModel(Model):
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
         keys = [(request.problem.id, i, request.repair_round) for i in request.sample_indices]
-        return [Completion(text=self.answers[key]) if key in self.answers
-                else Completion(missing=True) for key in keys]
+        return [
+            Completion(text=self.answers[key]) if key in self.answers else Completion(missing=True)
+            for key in keys
+        ]
 
 
 def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
@@ -211,8 +213,9 @@ def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
     except JSONLinesError as e:
         raise ModelError(str(e)) from None
     except (OSError, EOFError) as e:
-        raise ModelError(f"cannot read replay file {path}: "
-                         f"{getattr(e, 'strerror', None) or e}") from None
+        raise ModelError(
+            f"cannot read replay file {path}: {getattr(e, 'strerror', None) or e}"
+        ) from None
     return answers
 
 

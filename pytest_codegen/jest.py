@@ -248,8 +248,12 @@ class JestRunner:
         # runners, so parallel scavenges and sweeps buy no time and cost their coordination.
         # Alternating -n 2 runs of the React suite (benchmarks/perf/react_plugin.py): 1-9% less
         # CPU in three A/Bs, never more; 4-17% less peak memory (benchmarks/perf/jest_runner.py).
-        args = [self.node.path, f"--max-old-space-size={max(256, self.memory_mb // 2)}",
-                "--no-incremental-marking", "--single-threaded-gc"]
+        args = [
+            self.node.path,
+            f"--max-old-space-size={max(256, self.memory_mb // 2)}",
+            "--no-incremental-marking",
+            "--single-threaded-gc",
+        ]
         if self.permission_flag:
             reads = [self.toolchain, PACKAGE_DIR, work]
             # Jest looks for package.json and node_modules in every directory above a file.

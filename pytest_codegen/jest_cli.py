@@ -30,8 +30,12 @@ JEST_CONFIG = (
 )
 
 
-def lay_out(root: Path, problems: dict[str, Problem], rows: Iterable[dict[str, Any]],
-            with_config: bool = False) -> dict[Sample, Path]:
+def lay_out(
+    root: Path,
+    problems: dict[str, Problem],
+    rows: Iterable[dict[str, Any]],
+    with_config: bool = False,
+) -> dict[Sample, Path]:
     """Write each row's sample into ``root/<task_id>/s<sample_index>/`` next to a copy of its
     test (and a ``jest.config.js`` there when ``with_config``, for one jest run per sample);
     ``root`` itself gets a config for one run over the whole tree."""
@@ -51,16 +55,32 @@ def lay_out(root: Path, problems: dict[str, Problem], rows: Iterable[dict[str, A
     return dirs
 
 
-def run_jest(node: NodeInfo, toolchain: Path, cwd: Path, report: Path, workers: int,
-             timeout_s: float = 3600) -> None:
+def run_jest(
+    node: NodeInfo, toolchain: Path, cwd: Path, report: Path, workers: int, timeout_s: float = 3600
+) -> None:
     """``jest --ci --json`` over every test file under ``cwd`` (its ``jest.config.js``)."""
     jest = toolchain / "node_modules" / "jest" / "bin" / "jest.js"
     env = dict(os.environ, PYTEST_CODEGEN_TOOLCHAIN=str(toolchain), NODE_ENV="test")
     env["PATH"] = os.pathsep.join([str(Path(node.path).parent), env.get("PATH", "")])
-    cmd = [node.path, str(jest), "--config", str(cwd / "jest.config.js"), "--ci", "--json",
-           f"--outputFile={report}", f"--maxWorkers={workers}"]
-    subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=False, timeout=timeout_s)
+    cmd = [
+        node.path,
+        str(jest),
+        "--config",
+        str(cwd / "jest.config.js"),
+        "--ci",
+        "--json",
+        f"--outputFile={report}",
+        f"--maxWorkers={workers}",
+    ]
+    subprocess.run(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        timeout=timeout_s,
+    )
 
 
 def read_report(report: Path, dirs: dict[Sample, Path]) -> dict[Sample, dict[str, Any]]:
@@ -72,14 +92,23 @@ def read_report(report: Path, dirs: dict[Sample, Path]) -> dict[Sample, dict[str
         key = by_dir.get(str(Path(result["name"]).resolve().parent))
         if key is None:
             continue
-        tests = [{"name": t.get("fullName") or t.get("title", ""), "status": t["status"],
-                  "duration_ms": t.get("duration") or 0}
-                 for t in result.get("assertionResults") or []]
+        tests = [
+            {
+                "name": t.get("fullName") or t.get("title", ""),
+                "status": t["status"],
+                "duration_ms": t.get("duration") or 0,
+            }
+            for t in result.get("assertionResults") or []
+        ]
         results[key] = {"status": result["status"], "tests": tests}
     return results
 
 
 def passed(result: dict[str, Any] | None) -> bool:
     """A sample passes when its file ran and every test in it passed."""
-    return bool(result and result["status"] == "passed" and result["tests"]
-                and all(t["status"] == "passed" for t in result["tests"]))
+    return bool(
+        result
+        and result["status"] == "passed"
+        and result["tests"]
+        and all(t["status"] == "passed" for t in result["tests"])
+    )

@@ -67,6 +67,8 @@ def judge_empty_solution(verdict: Verdict, mode: str) -> Verdict:
     if verdict.outcome == PASSED or passing:
         which = f"test {passing[0]!r}" if passing else "every test"
         return dataclasses.replace(
-            verdict, outcome=FAILED, message=f"vacuous: {which} passes with an empty solution")
+            verdict, outcome=FAILED, message=f"vacuous: {which} passes with an empty solution"
+        )
     return dataclasses.replace(
-        verdict, message=f"the tests cannot run against an empty solution: {verdict.message}")
+        verdict, message=f"the tests cannot run against an empty solution: {verdict.message}"
+    )

@@ -34,13 +34,13 @@ class SampleNotGenerated(Exception):
 
 # -- options and set-up ---------------------------------------------------------------------
 
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_options(parser)
     group = parser.getgroup("codegen")
     # Filled in from pasted built-in node ids (see pytest_load_initial_conftests).
     group.addoption("--codegen-select", action="append", default=[], help=argparse_hidden())
-    group.addoption("--codegen-only", action="store_true", default=False,
-                    help=argparse_hidden())
+    group.addoption("--codegen-only", action="store_true", default=False, help=argparse_hidden())
 
 
 def argparse_hidden() -> str:
@@ -55,8 +55,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
-                                  args: list[str]) -> None:
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
     """Let ``humaneval::HumanEval_0[s0]`` work on the command line.
 
     Built-in suites have no file in the project, so pytest would reject such an argument as a
@@ -68,8 +69,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     for position, arg in reversed(list(enumerate(args))):
         if arg.startswith("-"):
             continue
-        follows_option = position > 0 and args[position - 1].startswith("-") \
-            and "=" not in args[position - 1]
+        follows_option = (
+            position > 0 and args[position - 1].startswith("-") and "=" not in args[position - 1]
+        )
         if "::" not in arg and follows_option:
             continue  # most likely an option's value ("--codegen-suite humaneval")
         head = arg.split("::", 1)[0]
@@ -83,7 +85,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "codegen: a sample of a benchmark problem graded by pytest-codegen")
+        "markers", "codegen: a sample of a benchmark problem graded by pytest-codegen"
+    )
     resolved = settings.resolve(config)
     state = CodegenState(config, resolved)
     config.stash[STATE_KEY] = state
@@ -114,6 +117,7 @@ def state_of(config: pytest.Config) -> CodegenState:
 
 
 # -- collection -----------------------------------------------------------------------------
+
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if config.getoption("codegen_only", False):
@@ -151,8 +155,9 @@ def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     state = state_of(config)
     if not state.settings.active:
         return
@@ -164,11 +169,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if name not in known:
             raise pytest.UsageError(
                 f"--codegen-suite: unknown suite {name!r} (built-in: {', '.join(sorted(known))};"
-                " give other suites as paths)")
+                " give other suites as paths)"
+            )
         path = known[name]
         if path.is_dir():
             raise pytest.UsageError(
-                f"--codegen-suite {name}: pass its directory as a path instead: {path}")
+                f"--codegen-suite {name}: pass its directory as a path instead: {path}"
+            )
         state.builtin_names[path] = name
         items.extend(session.genitems(make_builtin_file(session, name, path)))
     selected = config.getoption("codegen_select")
@@ -203,11 +210,17 @@ def _is_builtin(item: pytest.Item, known: dict[str, Path]) -> bool:
 
 
 def _matches(nodeid: str, selectors: list[str]) -> bool:
-    return any(nodeid == s or nodeid.startswith(s + "[") or nodeid.startswith(s + "::")
-               or nodeid.split("::", 1)[0] == s for s in selectors)
+    return any(
+        nodeid == s
+        or nodeid.startswith(s + "[")
+        or nodeid.startswith(s + "::")
+        or nodeid.split("::", 1)[0] == s
+        for s in selectors
+    )
 
 
 # -- the model fixture ----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def codegen_model(pytestconfig: pytest.Config) -> Model:
@@ -245,24 +258,33 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
     if spec in aliases:
         target, alias_params, alias_url = providers.resolve_alias(spec, aliases)
         return providers.make_provider_model(
-            target, base_url=opts.base_url or alias_url,
-            defaults=merge_params(alias_params, opts.params))
+            target,
+            base_url=opts.base_url or alias_url,
+            defaults=merge_params(alias_params, opts.params),
+        )
     if ":" in spec:
-        raise ModelError(f"unknown provider {provider!r} (known: "
-                         f"{', '.join(sorted(providers.PROVIDERS))})")
+        raise ModelError(
+            f"unknown provider {provider!r} (known: {', '.join(sorted(providers.PROVIDERS))})"
+        )
     return None
 
 
 # -- reports ----------------------------------------------------------------------------------
 
+
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
-                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     state = state_of(item.config)
     gated = state.settings.fail_under or state.settings.baseline is not None
-    if gated and report.when == "call" and report.failed \
-            and isinstance(call.excinfo and call.excinfo.value, SampleFailed):
+    if (
+        gated
+        and report.when == "call"
+        and report.failed
+        and isinstance(call.excinfo and call.excinfo.value, SampleFailed)
+    ):
         # Under a score gate a failing sample is an expected part of the score, not a
         # failure of the run: shown as xfailed, with the gate deciding the exit status.
         report.outcome = "skipped"
@@ -274,11 +296,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         item.record_sent = True  # type: ignore[attr-defined]
         # On the item: junitxml reads them from the teardown report.
         item.user_properties.extend(
-            (f"codegen_{k}", record[k]) for k in ("task_id", "outcome", "model",
-                                                  "prompt_tokens", "completion_tokens")
-            if record.get(k) is not None)
-    elif (report.when == "call" or report.failed) and hasattr(item, "problem") \
-            and not getattr(item, "record_sent", False):
+            (f"codegen_{k}", record[k])
+            for k in ("task_id", "outcome", "model", "prompt_tokens", "completion_tokens")
+            if record.get(k) is not None
+        )
+    elif (
+        (report.when == "call" or report.failed)
+        and hasattr(item, "problem")
+        and not getattr(item, "record_sent", False)
+    ):
         # A plugin bug or an interrupted item: still account for the sample.
         state = state_of(item.config)
         report.codegen = state.record_for_unexpected(item, report)  # type: ignore[attr-defined]
@@ -291,8 +317,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state.settings.active:
         state.collect_generation_stats()
-    if state.settings.active and not hasattr(session.config, "workerinput") \
-            and not session.config.option.collectonly:
+    if (
+        state.settings.active
+        and not hasattr(session.config, "workerinput")
+        and not session.config.option.collectonly
+    ):
         state.finish(session)
 
 
@@ -302,8 +331,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         total, cached, generates = state.plan_counts
         todo = total - cached if generates else 0
         terminalreporter.write_sep("=", f"codegen plan for {state.model_spec}")
-        terminalreporter.write_line(f"{total} samples: {cached} already generated (cached), "
-                                    f"{todo} to request from the model")
+        terminalreporter.write_line(
+            f"{total} samples: {cached} already generated (cached), "
+            f"{todo} to request from the model"
+        )
         return
     if not state.settings.active or hasattr(config, "workerinput") or state.rows is None:
         return
@@ -317,18 +348,24 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     for line in format_table(state.rows, state.settings.k):
         tr.write_line(line)
     for gate in state.gate_results:
-        tr.write_line(("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
-                      red=not gate.passed, green=gate.passed)
+        tr.write_line(
+            ("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
+            red=not gate.passed,
+            green=gate.passed,
+        )
     if state.comparison is not None:
         tr.write_sep("-", f"compared with baseline {state.settings.baseline}")
         for line in state.comparison.lines():
             tr.write_line(line)
     unstable = sorted(r["nodeid"] for r in state.records.values() if r.get("unstable"))
     if unstable:
-        shown = ", ".join(unstable[:10]) + (f" and {len(unstable) - 10} more"
-                                             if len(unstable) > 10 else "")
-        tr.write_line(f"unstable verdicts: {len(unstable)} samples changed outcome when "
-                      f"rerun: {shown}", yellow=True)
+        shown = ", ".join(unstable[:10]) + (
+            f" and {len(unstable) - 10} more" if len(unstable) > 10 else ""
+        )
+        tr.write_line(
+            f"unstable verdicts: {len(unstable)} samples changed outcome when rerun: {shown}",
+            yellow=True,
+        )
     for _suite, reason in sorted(state.tripwire_reason.items()):
         tr.write_line(f"stopped early: {reason}", yellow=True)
     if state.settings.html is not None:
@@ -337,14 +374,14 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         from .report import repair_lines
         from .score import repair_curve
 
-        for line in repair_lines(repair_curve(state.records.values(),
-                                              state.settings.repair_rounds)):
+        for line in repair_lines(
+            repair_curve(state.records.values(), state.settings.repair_rounds)
+        ):
             tr.write_line(line)
     if state.generation_stats:
         from .report import generation_lines
 
-        for line in generation_lines(state.generation_stats, state.records.values(),
-                                     state.price()):
+        for line in generation_lines(state.generation_stats, state.records.values(), state.price()):
             tr.write_line(line)
     if state.results is not None:
         tr.write_line(f"results: {state.results.path}")
@@ -370,6 +407,7 @@ class XdistHooks:
 
 
 # -- per-process state --------------------------------------------------------------------
+
 
 class CodegenState:
     """Everything one pytest process knows about the run (kept in ``config.stash``)."""
@@ -433,7 +471,8 @@ class CodegenState:
                 raise pytest.UsageError(
                     f"--codegen-model: unknown model {spec!r}; use reference, validate, "
                     "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, or "
-                    "override the codegen_model fixture")
+                    "override the codegen_model fixture"
+                )
             self._model = model
         return self._model
 
@@ -455,10 +494,15 @@ class CodegenState:
             from .engine import RateLimit
 
             self._engine = GenerationEngine(
-                model, cache_dir=cache_dir, concurrency=self.settings.concurrency,
-                regenerate=self.settings.regenerate, since=self.started_at,
-                rate_limit=RateLimit(self.settings.requests_per_minute,
-                                     self.settings.tokens_per_minute))
+                model,
+                cache_dir=cache_dir,
+                concurrency=self.settings.concurrency,
+                regenerate=self.settings.regenerate,
+                since=self.started_at,
+                rate_limit=RateLimit(
+                    self.settings.requests_per_minute, self.settings.tokens_per_minute
+                ),
+            )
         return self._engine
 
     def job(self, item: Any, prompt: Any = None) -> Any:
@@ -466,8 +510,9 @@ class CodegenState:
         from .prompts import build_prompt
 
         if prompt is None:
-            prompt = build_prompt(item.problem, self.settings.system_prompt,
-                                  self.settings.prompt_template)
+            prompt = build_prompt(
+                item.problem, self.settings.system_prompt, self.settings.prompt_template
+            )
         return Job(item.problem, prompt, item.sample_index, self.settings.params)
 
     def prefetch(self, items: list[Any]) -> None:
@@ -509,8 +554,10 @@ class CodegenState:
         item.completion = completion
         if completion.missing:
             item.record = self._record(item, outcomes.MISSING, error="no such sample")
-            pytest.skip(f"missing: {getattr(model, 'spec', model)!s} has no sample "
-                        f"{item.sample_index} of {problem.id}")
+            pytest.skip(
+                f"missing: {getattr(model, 'spec', model)!s} has no sample "
+                f"{item.sample_index} of {problem.id}"
+            )
         if completion.error:
             item.record = self._record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
@@ -523,14 +570,19 @@ class CodegenState:
         if engine is not None:
             completion = engine.get(job)
         else:
-            request = GenerationRequest(job.problem, job.prompt, (job.sample_index,),
-                                        job.params, repair_round=repair_round)
+            request = GenerationRequest(
+                job.problem, job.prompt, (job.sample_index,), job.params, repair_round=repair_round
+            )
             completions = list(model.generate(request))
-            completion = completions[0] if completions else Completion(
-                error="the model returned no completion")
+            completion = (
+                completions[0]
+                if completions
+                else Completion(error="the model returned no completion")
+            )
         if completion.latency_s is None:
-            completion = Completion(**{**completion.__dict__,
-                                       "latency_s": round(time.monotonic() - started, 4)})
+            completion = Completion(
+                **{**completion.__dict__, "latency_s": round(time.monotonic() - started, 4)}
+            )
         return completion
 
     def repair(self, item: Any, verdict: Any) -> None:
@@ -549,16 +601,21 @@ class CodegenState:
             completion = self.request(model, self.job(item, prompt), repair_round)
             entry: dict[str, Any] = {"round": repair_round, **generation_fields(completion)}
             if completion.missing or completion.error:
-                entry.update(outcome=outcomes.MISSING if completion.missing
-                             else outcomes.API_ERROR, error=completion.error or "no such sample")
+                entry.update(
+                    outcome=outcomes.MISSING if completion.missing else outcomes.API_ERROR,
+                    error=completion.error or "no such sample",
+                )
                 rounds.append(entry)
                 break  # nothing to grade: the sample stays as it was
             code, verdict = self.execute(item, completion.text)
-            entry.update(outcome=verdict.outcome, completion=completion.text, code=code,
-                         error=short_error(verdict.message))
+            entry.update(
+                outcome=verdict.outcome,
+                completion=completion.text,
+                code=code,
+                error=short_error(verdict.message),
+            )
             rounds.append(entry)
-            item.add_report_section("call", f"repair round {repair_round}: {verdict.outcome}",
-                                    code)
+            item.add_report_section("call", f"repair round {repair_round}: {verdict.outcome}", code)
             if verdict.passed:
                 break
         item.record["repairs"] = rounds
@@ -572,16 +629,22 @@ class CodegenState:
                 self._reference_checks[key] = "the problem has no reference solution"
             else:
                 _, verdict = self.execute(item, problem.reference)
-                self._reference_checks[key] = None if verdict.passed else (
-                    f"its reference fails on this machine ({verdict.outcome}: "
-                    f"{verdict.message.splitlines()[0] if verdict.message else ''})")
+                self._reference_checks[key] = (
+                    None
+                    if verdict.passed
+                    else (
+                        f"its reference fails on this machine ({verdict.outcome}: "
+                        f"{verdict.message.splitlines()[0] if verdict.message else ''})"
+                    )
+                )
         return self._reference_checks[key]
 
     def limits(self) -> Any:
         from .sandbox import Limits
 
-        return Limits(timeout_s=self.settings.timeout, memory_mb=self.settings.memory,
-                      cpus=self.cpus)
+        return Limits(
+            timeout_s=self.settings.timeout, memory_mb=self.settings.memory, cpus=self.cpus
+        )
 
     @property
     def cpus(self) -> tuple[int, ...]:
@@ -590,16 +653,20 @@ class CodegenState:
             from .execute import worker_cpus
 
             workerinput = getattr(self.config, "workerinput", {})
-            self._cpus = () if self.settings.cpu_pinning == "off" else worker_cpus(
-                workerinput.get("workerid"), workerinput.get("workercount"))
+            self._cpus = (
+                ()
+                if self.settings.cpu_pinning == "off"
+                else worker_cpus(workerinput.get("workerid"), workerinput.get("workercount"))
+            )
         return self._cpus
 
     def hidden(self, item: Any) -> tuple[str, ...]:
         if self._hide is None:
             from .execute import hidden_paths
 
-            self._hide = hidden_paths([p.parent if p.is_file() else p
-                                       for p in self.builtin_names] + [Path(item.path)])
+            self._hide = hidden_paths(
+                [p.parent if p.is_file() else p for p in self.builtin_names] + [Path(item.path)]
+            )
         return self._hide
 
     # execution (item call)
@@ -608,23 +675,33 @@ class CodegenState:
         from .execute import execute
 
         problem: Problem = item.problem
-        return execute(problem, text, self.limits(),
-                       jest=self.jest_runner() if problem.mode == "jest" else None,
-                       hide=self.hidden(item))
+        return execute(
+            problem,
+            text,
+            self.limits(),
+            jest=self.jest_runner() if problem.mode == "jest" else None,
+            hide=self.hidden(item),
+        )
 
     def grade(self, item: Any) -> None:
         problem: Problem = item.problem
         code, verdict = self.execute(item, item.completion.text)
-        if problem.reference is None and isinstance(item.funcargs["codegen_model"],
-                                                    ValidateModel):
+        if problem.reference is None and isinstance(item.funcargs["codegen_model"], ValidateModel):
             verdict = outcomes.judge_empty_solution(verdict, problem.mode)
         item.code, item.verdict = code, verdict
-        item.record = self._record(item, verdict.outcome, error=verdict.message,
-                                   verdict=verdict, duration_s=verdict.duration_s)
+        item.record = self._record(
+            item,
+            verdict.outcome,
+            error=verdict.message,
+            verdict=verdict,
+            duration_s=verdict.duration_s,
+        )
         if self.settings.reruns and verdict.outcome in RERUN_OUTCOMES:
             # The first verdict stands; a sample whose verdict changes is flagged unstable.
-            seen = [verdict.outcome] + [self.execute(item, item.completion.text)[1].outcome
-                                        for _ in range(self.settings.reruns)]
+            seen = [verdict.outcome] + [
+                self.execute(item, item.completion.text)[1].outcome
+                for _ in range(self.settings.reruns)
+            ]
             item.record["reruns"] = seen[1:]
             item.record["unstable"] = len(set(seen)) > 1
         if self.settings.repair_rounds and verdict.outcome in outcomes.REPAIRABLE:
@@ -646,22 +723,38 @@ class CodegenState:
             if self._jest_error is not None:
                 raise SampleFailed(self._jest_error)
             try:
-                self._jest = JestRunner(node=find_node(self.settings.node),
-                                        memory_mb=self.settings.memory)
+                self._jest = JestRunner(
+                    node=find_node(self.settings.node), memory_mb=self.settings.memory
+                )
             except (NodeNotFoundError, ToolchainError) as e:
                 # Said once per item, computed once per process: the environment is broken.
                 self._jest_error = f"crashed: the Node/Jest environment is unusable: {e}"
                 raise SampleFailed(self._jest_error) from None
         return self._jest
 
-    def _record(self, item: Any, outcome: str, *, error: str = "", verdict: Any = None,
-                duration_s: float = 0.0) -> dict[str, Any]:
+    def _record(
+        self,
+        item: Any,
+        outcome: str,
+        *,
+        error: str = "",
+        verdict: Any = None,
+        duration_s: float = 0.0,
+    ) -> dict[str, Any]:
         from .report import make_record
 
         record = make_record(
-            nodeid=item.nodeid, problem=item.problem, sample_index=item.sample_index,
-            outcome=outcome, model=self.model_spec, duration_s=duration_s,
-            completion=item.completion, code=item.code, error=error, verdict=verdict)
+            nodeid=item.nodeid,
+            problem=item.problem,
+            sample_index=item.sample_index,
+            outcome=outcome,
+            model=self.model_spec,
+            duration_s=duration_s,
+            completion=item.completion,
+            code=item.code,
+            error=error,
+            verdict=verdict,
+        )
         self._price(record, [record])
         return record
 
@@ -669,8 +762,7 @@ class CodegenState:
         """The configured price of this run's model (USD per million tokens in, out)."""
         from .prompts import price_of
 
-        return price_of(self.settings.prices, self.model_spec,
-                        getattr(self._model, "spec", None))
+        return price_of(self.settings.prices, self.model_spec, getattr(self._model, "spec", None))
 
     def _price(self, record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""
@@ -679,14 +771,16 @@ class CodegenState:
         price = self.price()
         if price is None:
             return
-        cost = sum(cost_usd(price, p.get("prompt_tokens"), p.get("completion_tokens"))
-                   for p in parts)
+        cost = sum(
+            cost_usd(price, p.get("prompt_tokens"), p.get("completion_tokens")) for p in parts
+        )
         record["cost_usd"] = round(record.get("cost_usd", 0.0) + cost, 8)
 
     def record_for_unexpected(self, item: Any, report: pytest.TestReport) -> dict[str, Any]:
         message = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []
-        return self._record(item, outcomes.CRASHED,
-                            error="grading did not complete: " + " ".join(message))
+        return self._record(
+            item, outcomes.CRASHED, error="grading did not complete: " + " ".join(message)
+        )
 
     # controller side
     def on_report(self, report: pytest.TestReport) -> None:
@@ -694,8 +788,12 @@ class CodegenState:
             return
         record = getattr(report, "codegen", None)
         if record is None:
-            if report.failed and report.nodeid not in self.records and "[s" in report.nodeid \
-                    and report.nodeid in self.expected:
+            if (
+                report.failed
+                and report.nodeid not in self.records
+                and "[s" in report.nodeid
+                and report.nodeid in self.expected
+            ):
                 # The worker running it died: xdist reports the item as failed without a record.
                 from .report import missing_record
 
@@ -707,7 +805,7 @@ class CodegenState:
         if record["nodeid"] in self.records:
             return
         if str(record.get("error", "")).startswith("not graded: "):  # a worker's tripwire
-            self.tripwire_reason.setdefault(record["suite"], record["error"][len("not graded: "):])
+            self.tripwire_reason.setdefault(record["suite"], record["error"][len("not graded: ") :])
         self.on_report_record(record)
         self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
 
@@ -718,11 +816,13 @@ class CodegenState:
         if not hasattr(self.config, "workerinput") and not self.expected:
             self.expected = {item.nodeid for item in session.items}
         # Samples that never reported take suite, task and category from a sibling sample.
-        known = {r["nodeid"].rsplit("[", 1)[0]: r for r in self.records.values()
-                 if r.get("category")}
+        known = {
+            r["nodeid"].rsplit("[", 1)[0]: r for r in self.records.values() if r.get("category")
+        }
         for nodeid in sorted(self.expected - set(self.records)):
-            record = missing_record(nodeid, self.model_spec,
-                                    "the run ended before this sample was graded")
+            record = missing_record(
+                nodeid, self.model_spec, "the run ended before this sample was graded"
+            )
             sibling = known.get(nodeid.rsplit("[", 1)[0])
             if sibling is not None:
                 record.update({k: sibling[k] for k in ("suite", "task_id", "category")})
@@ -745,14 +845,14 @@ class CodegenState:
                 baseline = load_results(self.settings.baseline)
             except (OSError, ValueError) as e:
                 raise pytest.UsageError(f"--codegen-baseline: {e}") from None
-            self.comparison = compare_to_baseline(list(self.records.values()), baseline,
-                                                  k=min(self.settings.k))
+            self.comparison = compare_to_baseline(
+                list(self.records.values()), baseline, k=min(self.settings.k)
+            )
             failed = failed or self.comparison.significant_drop
         if self.settings.fail_under or self.settings.baseline is not None:
             # The scores decide; an interrupted or errored run keeps its own status.
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                session.exitstatus = (pytest.ExitCode.TESTS_FAILED if failed
-                                      else pytest.ExitCode.OK)
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
 
     def write_reports(self) -> None:
         rows = [r.to_json() for r in self.rows or []]
@@ -766,17 +866,26 @@ class CodegenState:
             for row in rows:
                 if row["category"] is None:
                     for k, value in row["pass_at_k"].items():
-                        xml.add_global_property(f"codegen:{row['suite']}:pass@{k}",
-                                                "n/a" if value is None else f"{value:.4f}")
+                        xml.add_global_property(
+                            f"codegen:{row['suite']}:pass@{k}",
+                            "n/a" if value is None else f"{value:.4f}",
+                        )
         if self.settings.html is not None:
             from . import __version__
             from .html import write_html
 
-            write_html(self.settings.html, list(self.records.values()), rows, {
-                "model": self.model_spec, "k": list(self.settings.k),
-                "duration_s": round(time.time() - self.started_at, 2),
-                "pytest_version": pytest.__version__, "plugin_version": __version__,
-            })
+            write_html(
+                self.settings.html,
+                list(self.records.values()),
+                rows,
+                {
+                    "model": self.model_spec,
+                    "k": list(self.settings.k),
+                    "duration_s": round(time.time() - self.started_at, 2),
+                    "pytest_version": pytest.__version__,
+                    "plugin_version": __version__,
+                },
+            )
 
     def on_report_record(self, record: dict[str, Any]) -> None:
         """Keep a sample's record and append it to the results file at once."""

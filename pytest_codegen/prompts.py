@@ -57,19 +57,23 @@ def read_templates(specs: Iterable[str], *, base: Path) -> dict[str | None, str]
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            raise ValueError(f"cannot read prompt template {path}: "
-                             f"{getattr(e, 'strerror', None) or e}") from None
+            raise ValueError(
+                f"cannot read prompt template {path}: {getattr(e, 'strerror', None) or e}"
+            ) from None
         if not _FIELD.search(text):
-            raise ValueError(f"prompt template {path} uses none of the fields "
-                             f"{', '.join('{' + f + '}' for f in FIELDS)}")
+            raise ValueError(
+                f"prompt template {path} uses none of the fields "
+                f"{', '.join('{' + f + '}' for f in FIELDS)}"
+            )
         if suite in templates:
             raise ValueError(f"two prompt templates for {suite or 'every suite'}")
         templates[suite] = text
     return templates
 
 
-def build_prompt(problem: Problem, system: str | None = None,
-                 templates: Mapping[str | None, str] | None = None) -> Prompt:
+def build_prompt(
+    problem: Problem, system: str | None = None, templates: Mapping[str | None, str] | None = None
+) -> Prompt:
     """The prompt for ``problem``: the suite's own text, or a user template filled in."""
     template = (templates or {}).get(problem.suite, (templates or {}).get(None))
     text = problem.prompt if template is None else fill(template, fields_of(problem))
@@ -88,14 +92,18 @@ def repair_prompt(problem: Problem, first: Prompt, failed_code: str, log: str) -
         log = "[...]\n" + log[-REPAIR_LOG_CHARS:]
     if problem.mode == MODE_JEST:
         file = fields_of(problem)["file"]
-        text = (f"{failed_code.rstrip()}\nThe above code is the implementation of {file}. "
-                f"It failed the tests below\n{problem.tests}\nBelow is the test log\n{log}\n"
-                f"Try to generate {file} again to pass the tests. RETURN CODE ONLY.")
+        text = (
+            f"{failed_code.rstrip()}\nThe above code is the implementation of {file}. "
+            f"It failed the tests below\n{problem.tests}\nBelow is the test log\n{log}\n"
+            f"Try to generate {file} again to pass the tests. RETURN CODE ONLY."
+        )
     else:
-        text = (f"{first.text}\n\nThis earlier answer failed the tests:\n"
-                f"```{problem.language}\n{failed_code.rstrip()}\n```\n"
-                f"Below is the test log\n{log}\n"
-                "Write the code again to pass the tests. RETURN CODE ONLY.")
+        text = (
+            f"{first.text}\n\nThis earlier answer failed the tests:\n"
+            f"```{problem.language}\n{failed_code.rstrip()}\n```\n"
+            f"Below is the test log\n{log}\n"
+            "Write the code again to pass the tests. RETURN CODE ONLY."
+        )
     return Prompt(text=text, system=first.system)
 
 
@@ -112,14 +120,17 @@ def parse_prices(lines: Iterable[str]) -> dict[str, tuple[float, float]]:
             if price_in < 0 or price_out < 0:
                 raise ValueError
         except ValueError:
-            raise ValueError(f"bad price {line!r}: expected 'MODEL = INPUT OUTPUT' in USD per "
-                             "million tokens, e.g. 'openai:gpt-4o = 2.5 10'") from None
+            raise ValueError(
+                f"bad price {line!r}: expected 'MODEL = INPUT OUTPUT' in USD per "
+                "million tokens, e.g. 'openai:gpt-4o = 2.5 10'"
+            ) from None
         table[name.strip()] = (price_in, price_out)
     return table
 
 
-def price_of(prices: Mapping[str, tuple[float, float]], *specs: str | None
-             ) -> tuple[float, float] | None:
+def price_of(
+    prices: Mapping[str, tuple[float, float]], *specs: str | None
+) -> tuple[float, float] | None:
     """The price of the first of ``specs`` (alias, PROVIDER:MODEL, ...) the table names."""
     for spec in specs:
         if spec and spec in prices:
@@ -127,6 +138,7 @@ def price_of(prices: Mapping[str, tuple[float, float]], *specs: str | None
     return None
 
 
-def cost_usd(price: tuple[float, float], prompt_tokens: int | None,
-             completion_tokens: int | None) -> float:
+def cost_usd(
+    price: tuple[float, float], prompt_tokens: int | None, completion_tokens: int | None
+) -> float:
     return ((prompt_tokens or 0) * price[0] + (completion_tokens or 0) * price[1]) / 1e6

@@ -21,9 +21,19 @@ ERROR_CHARS = 2000
 OUTPUT_CHARS = 4000
 
 
-def make_record(*, nodeid: str, problem: Any, sample_index: int, outcome: str, model: str,
-                duration_s: float = 0.0, completion: Any = None, code: str = "",
-                error: str = "", verdict: Any = None) -> dict[str, Any]:
+def make_record(
+    *,
+    nodeid: str,
+    problem: Any,
+    sample_index: int,
+    outcome: str,
+    model: str,
+    duration_s: float = 0.0,
+    completion: Any = None,
+    code: str = "",
+    error: str = "",
+    verdict: Any = None,
+) -> dict[str, Any]:
     """The record of one sample (see the README for the meaning of each field)."""
     record: dict[str, Any] = {
         "nodeid": nodeid,
@@ -56,12 +66,22 @@ _NODE = re.compile(r"^(?P<file>.*?)::(?P<name>.*)\[s(?P<index>\d+)\]$")
 def missing_record(nodeid: str, model: str, reason: str) -> dict[str, Any]:
     """A record for a sample that never reported (its worker died, the run was cut short)."""
     match = _NODE.match(nodeid)
-    file, name, index = (match["file"], match["name"], int(match["index"])) if match else (
-        nodeid, nodeid, 0)
+    file, name, index = (
+        (match["file"], match["name"], int(match["index"])) if match else (nodeid, nodeid, 0)
+    )
     return {
-        "nodeid": nodeid, "suite": Path(file).name, "task_id": name, "category": "",
-        "sample_index": index, "outcome": outcomes.MISSING, "passed": False,
-        "duration_s": 0.0, "model": model, "mode": "", "completion": None, "code": "",
+        "nodeid": nodeid,
+        "suite": Path(file).name,
+        "task_id": name,
+        "category": "",
+        "sample_index": index,
+        "outcome": outcomes.MISSING,
+        "passed": False,
+        "duration_s": 0.0,
+        "model": model,
+        "mode": "",
+        "completion": None,
+        "code": "",
         "error": reason,
     }
 
@@ -69,8 +89,9 @@ def missing_record(nodeid: str, model: str, reason: str) -> dict[str, Any]:
 def generation_fields(completion: Any) -> dict[str, Any]:
     """What a record keeps of how a completion was generated (tokens, latency, cache)."""
     fields = ("prompt_tokens", "completion_tokens", "latency_s", "cached")
-    return {f: getattr(completion, f) for f in fields
-            if getattr(completion, f) not in (None, False)}
+    return {
+        f: getattr(completion, f) for f in fields if getattr(completion, f) not in (None, False)
+    }
 
 
 def short_error(text: str | None) -> str:
@@ -130,16 +151,23 @@ def _single_category_suites(rows: Sequence[Row]) -> set[str]:
 def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
     """The summary table, one string per line; column widths follow the data."""
     ks = list(ks)
-    header = ["suite", "category", "problems", "samples"] + [c for _, c in COLUMNS] + [
-        f"pass@{k}" for k in ks]
+    header = (
+        ["suite", "category", "problems", "samples"]
+        + [c for _, c in COLUMNS]
+        + [f"pass@{k}" for k in ks]
+    )
     body = []
     single = _single_category_suites(rows)
     for row in rows:
         if row.category is not None and row.suite in single:
             continue  # one category named like its suite: the suite line says it all
         body.append(
-            [row.suite if row.category is None else "", row.category or "(all)",
-             str(row.problems), str(row.samples)]
+            [
+                row.suite if row.category is None else "",
+                row.category or "(all)",
+                str(row.problems),
+                str(row.samples),
+            ]
             + [str(row.counts.get(o, 0)) for o, _ in COLUMNS]
             + [("n/a" if row.pass_at_k[k] is None else f"{row.pass_at_k[k]:.3f}") for k in ks]
         )
@@ -158,8 +186,9 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def generation_lines(stats: dict[str, float], records: Iterable[dict[str, Any]],
-                     price: tuple[float, float] | None) -> list[str]:
+def generation_lines(
+    stats: dict[str, float], records: Iterable[dict[str, Any]], price: tuple[float, float] | None
+) -> list[str]:
     """Summary lines on generation: requests, tokens, latency and (when priced) cost."""
     from .prompts import cost_usd
 
@@ -169,24 +198,33 @@ def generation_lines(stats: dict[str, float], records: Iterable[dict[str, Any]],
         f"{int(stats.get('samples_generated', 0))} samples generated, "
         f"{int(stats.get('cache_hits', 0))} from cache, {int(stats.get('errors', 0))} API "
         f"errors, tokens {int(stats.get('prompt_tokens', 0))} in / "
-        f"{int(stats.get('completion_tokens', 0))} out"]
-    fresh = [r["latency_s"] for r in records if r.get("latency_s") is not None
-             and not r.get("cached")]
+        f"{int(stats.get('completion_tokens', 0))} out"
+    ]
+    fresh = [
+        r["latency_s"] for r in records if r.get("latency_s") is not None and not r.get("cached")
+    ]
     if fresh:
-        lines.append(f"latency per sample: median {_quantile(fresh, 0.5):.2f} s, "
-                     f"p95 {_quantile(fresh, 0.95):.2f} s ({len(fresh)} samples generated "
-                     "in this run)")
+        lines.append(
+            f"latency per sample: median {_quantile(fresh, 0.5):.2f} s, "
+            f"p95 {_quantile(fresh, 0.95):.2f} s ({len(fresh)} samples generated "
+            "in this run)"
+        )
     if price is not None:
         total = sum(r.get("cost_usd", 0.0) for r in records)
-        spent = cost_usd(price, int(stats.get("prompt_tokens", 0)),
-                         int(stats.get("completion_tokens", 0)))
-        lines.append(f"cost: ${total:.4f} for these {len(records)} samples, ${spent:.4f} "
-                     f"spent in this run (at ${price[0]:g} / ${price[1]:g} per million tokens "
-                     "in / out)")
+        spent = cost_usd(
+            price, int(stats.get("prompt_tokens", 0)), int(stats.get("completion_tokens", 0))
+        )
+        lines.append(
+            f"cost: ${total:.4f} for these {len(records)} samples, ${spent:.4f} "
+            f"spent in this run (at ${price[0]:g} / ${price[1]:g} per million tokens "
+            "in / out)"
+        )
     return lines
 
 
 def repair_lines(curve: dict[str, list[float]]) -> list[str]:
     """One line per suite: pass@1 after each error-debugging round."""
-    return [f"repair rounds, pass@1 of {suite}: " + " -> ".join(
-        f"{value:.3f}" for value in values) for suite, values in curve.items()]
+    return [
+        f"repair rounds, pass@1 of {suite}: " + " -> ".join(f"{value:.3f}" for value in values)
+        for suite, values in curve.items()
+    ]

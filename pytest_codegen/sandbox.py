@@ -43,14 +43,52 @@ PID_SPAN = 1 << 22  # Linux's largest pid_max
 MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 # Standard-library modules the zygote imports ahead for samples when a suite's own code
 # (prompt, reference, tests) imports them: pure computation, no side effects on import.
-PRELOADABLE = frozenset({
-    "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections",
-    "collections.abc", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib", "enum",
-    "fnmatch", "fractions", "functools", "hashlib", "heapq", "html", "io", "ipaddress",
-    "itertools", "json", "math", "numbers", "operator", "pprint", "random", "re", "statistics",
-    "string", "struct", "textwrap", "time", "typing", "unicodedata", "urllib.parse", "uuid",
-    "zlib",
-})
+PRELOADABLE = frozenset(
+    {
+        "abc",
+        "array",
+        "base64",
+        "binascii",
+        "bisect",
+        "calendar",
+        "cmath",
+        "collections",
+        "collections.abc",
+        "copy",
+        "csv",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "enum",
+        "fnmatch",
+        "fractions",
+        "functools",
+        "hashlib",
+        "heapq",
+        "html",
+        "io",
+        "ipaddress",
+        "itertools",
+        "json",
+        "math",
+        "numbers",
+        "operator",
+        "pprint",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "struct",
+        "textwrap",
+        "time",
+        "typing",
+        "unicodedata",
+        "urllib.parse",
+        "uuid",
+        "zlib",
+    }
+)
 
 
 class SampleTimeout(BaseException):
@@ -99,8 +137,9 @@ class Limits:
 class Sandbox:
     """A running child for one sample. Use as a context manager; it is killed on exit."""
 
-    def __init__(self, limits: Limits, hide: tuple[str, ...] = (),
-                 preload: Iterable[str] = ()) -> None:
+    def __init__(
+        self, limits: Limits, hide: tuple[str, ...] = (), preload: Iterable[str] = ()
+    ) -> None:
         """``preload``: modules the sample's code is likely to import (of PRELOADABLE); the
         zygote imports them for later samples, so they find them loaded."""
         self.limits = limits
@@ -118,8 +157,9 @@ class Sandbox:
             "file_size": limits.file_size,
         }
         try:
-            spare = zygote.spawn(config, self.workdir, [req_r, resp_w, self.output.fileno()],
-                                 preload)
+            spare = zygote.spawn(
+                config, self.workdir, [req_r, resp_w, self.output.fileno()], preload
+            )
         finally:
             os.close(req_r)
             os.close(resp_w)
@@ -145,16 +185,27 @@ class Sandbox:
         answers to the very calls, in the same order, that they would have made one by one;
         calls planned beyond where they stop are never read. Anything else asked first
         raises :class:`PlanDiverged`."""
-        entry_point = call_remote(self, {"op": "load", "source": sources[0],
-                                         "fallbacks": list(sources[1:]), "entry": entry,
-                                         "then": list(plan.calls)})
+        entry_point = call_remote(
+            self,
+            {
+                "op": "load",
+                "source": sources[0],
+                "fallbacks": list(sources[1:]),
+                "entry": entry,
+                "then": list(plan.calls),
+            },
+        )
         if isinstance(entry_point, Remote):
             self._planned.extend((entry_point._id, key) for key in plan.keys)
         return entry_point
 
     def call(self, target: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        message = {"op": "call", "target": target, "args": wire.encode(args),
-                   "kwargs": wire.encode(kwargs)}
+        message = {
+            "op": "call",
+            "target": target,
+            "args": wire.encode(args),
+            "kwargs": wire.encode(kwargs),
+        }
         if not self._planned:
             return call_remote(self, message)
         expected = (target, _arguments_key(message["args"], message["kwargs"]))
@@ -306,15 +357,29 @@ class Zygote:
         self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
         os.chmod(self.workroot, 0o711)
         keep = _paths_to_keep()
-        view = {"mask": _dirs_to_mask(keep), "keep": keep, "hide": list(hide),
-                "workroot": self.workroot, "cpus": list(cpus)}
+        view = {
+            "mask": _dirs_to_mask(keep),
+            "keep": keep,
+            "hide": list(hide),
+            "workroot": self.workroot,
+            "cpus": list(cpus),
+        }
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
         env.update(PATH="/usr/bin:/bin", HOME="/tmp", PYTHONHASHSEED="0")
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD_SCRIPT), "--zygote", str(child_sock.fileno()),
-             json.dumps(view)],
-            pass_fds=(child_sock.fileno(),), env=env, cwd="/", stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-I",
+                str(CHILD_SCRIPT),
+                "--zygote",
+                str(child_sock.fileno()),
+                json.dumps(view),
+            ],
+            pass_fds=(child_sock.fileno(),),
+            env=env,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
         child_sock.close()
@@ -331,8 +396,12 @@ class Zygote:
     def get(cls, hide: tuple[str, ...] = (), cpus: tuple[int, ...] = ()) -> Zygote:
         with cls._lock:
             z = cls._instance
-            if z is None or z.owner != os.getpid() or z.proc.poll() is not None \
-                    or (z.hide, z.cpus) != (hide, cpus):
+            if (
+                z is None
+                or z.owner != os.getpid()
+                or z.proc.poll() is not None
+                or (z.hide, z.cpus) != (hide, cpus)
+            ):
                 if z is not None and z.owner == os.getpid():
                     z.stop()
                 cls._instance = z = cls(hide, cpus)
@@ -349,8 +418,9 @@ class Zygote:
             self.proc.kill()
         shutil.rmtree(self.workroot, ignore_errors=True)
 
-    def spawn(self, config: dict[str, Any], workdir: Path, fds: list[int],
-              preload: Iterable[str] = ()) -> Spare:
+    def spawn(
+        self, config: dict[str, Any], workdir: Path, fds: list[int], preload: Iterable[str] = ()
+    ) -> Spare:
         """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output) to a
         ready spare, and return it (its pid is what :meth:`end` takes).
 
@@ -364,8 +434,7 @@ class Zygote:
                 if os.getuid() == 0:
                     os.chown(workdir, spare.uid, spare.uid)
                 try:
-                    socket.send_fds(spare.handle, [marshal.dumps({"workdir": str(workdir)})],
-                                    fds)
+                    socket.send_fds(spare.handle, [marshal.dumps({"workdir": str(workdir)})], fds)
                 except OSError:
                     continue  # that spare died while waiting: take a fresh one
                 finally:
@@ -411,8 +480,9 @@ class Zygote:
             (key, uid), self._pending = self._pending, None
             self._spare = Spare(key, uid, *self._read_spare())
 
-    def _take(self, config: dict[str, Any], key: tuple[Any, ...],
-              preload: Iterable[str] = ()) -> Spare:
+    def _take(
+        self, config: dict[str, Any], key: tuple[Any, ...], preload: Iterable[str] = ()
+    ) -> Spare:
         self._collect()
         if self._spare is not None and self._spare.key != key:
             self._spare.handle.close()  # prepared for other limits: it exits
@@ -424,8 +494,9 @@ class Zygote:
         spare, self._spare = self._spare, None
         return spare
 
-    def _request(self, config: dict[str, Any], key: tuple[Any, ...],
-                 preload: Iterable[str] = ()) -> None:
+    def _request(
+        self, config: dict[str, Any], key: tuple[Any, ...], preload: Iterable[str] = ()
+    ) -> None:
         uid = self._free_uid()
         prepare: dict[str, Any] = {**{k: config[k] for k in SPARE_KEY}, "uid": uid}
         new = sorted((set(preload) & PRELOADABLE) - self._preloaded)

@@ -41,8 +41,21 @@ FD_SIZE = 4  # bytes of one fd in SCM_RIGHTS data (a C int)
 # loaded in every forked child. Each one also makes every fork dearer (~0.1 ms per MB of heap
 # the zygote holds), so heavier modules come only when a suite's own code imports them (the
 # ``preload`` of a prepare request).
-PRELOAD = ("typing", "re", "math", "collections", "itertools", "functools", "string", "heapq",
-           "bisect", "random", "fractions", "operator", "enum")
+PRELOAD = (
+    "typing",
+    "re",
+    "math",
+    "collections",
+    "itertools",
+    "functools",
+    "string",
+    "heapq",
+    "bisect",
+    "random",
+    "fractions",
+    "operator",
+    "enum",
+)
 _LIBC = []
 
 
@@ -81,8 +94,12 @@ def build_view(cfg):
     # A hidden directory under a masked one is already out of sight.
     hides = [h for h in cfg["hide"] if os.path.isdir(h) and not any(_under(h, m) for m in masks)]
     for target in masks + hides:
-        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                      b"size=1m,mode=0755") != 0:
+        if (
+            libc.mount(
+                b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=0755"
+            )
+            != 0
+        ):
             return _failed(f"mounting a tmpfs on {target}")
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
@@ -142,20 +159,23 @@ class Server:
     def send(self, message):
         data = self.wire.dumps(message)
         while data:
-            data = data[os.write(self.wfd, data):]
+            data = data[os.write(self.wfd, data) :]
 
     def reply_exception(self, exc):
         # Only the candidate's frames: ours would only distract from its mistake.
         te = traceback.TracebackException.from_exception(exc)
-        te.stack = traceback.StackSummary.from_list(
-            [f for f in te.stack if f.filename != __file__])
+        te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != __file__])
         tb = list(te.format())
-        self.send({"raise": {
-            "type": type(exc).__name__,
-            "builtin": type(exc).__module__ == "builtins",
-            "message": str(exc)[:2000],
-            "traceback": "".join(tb[-6:])[-4000:],
-        }})
+        self.send(
+            {
+                "raise": {
+                    "type": type(exc).__name__,
+                    "builtin": type(exc).__module__ == "builtins",
+                    "message": str(exc)[:2000],
+                    "traceback": "".join(tb[-6:])[-4000:],
+                }
+            }
+        )
 
     def serve(self):
         for request in self.wire.read_requests(self.rfd):
@@ -222,7 +242,8 @@ class Server:
             exec(compile(req["program"], "program.py", "exec"), namespace)
         except SystemExit as exc:
             raise RuntimeError(
-                f"the program called exit({exc.code!r}) before its tests finished") from None
+                f"the program called exit({exc.code!r}) before its tests finished"
+            ) from None
         return None
 
 
@@ -234,10 +255,12 @@ def _receive_handover(sock):
     # recvmsg itself, not socket.recv_fds: its 64 KiB buffer and array copy touch pages
     # this fresh fork would have to copy.
     message, ancillary, _, _ = sock.recvmsg(1 << 13, socket.CMSG_SPACE(3 * FD_SIZE))
-    fds = [int.from_bytes(data[i:i + FD_SIZE], sys.byteorder)
-           for level, kind, data in ancillary
-           if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
-           for i in range(0, len(data) - FD_SIZE + 1, FD_SIZE)]
+    fds = [
+        int.from_bytes(data[i : i + FD_SIZE], sys.byteorder)
+        for level, kind, data in ancillary
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+        for i in range(0, len(data) - FD_SIZE + 1, FD_SIZE)
+    ]
     if not message or len(fds) != 3:
         os._exit(0)  # the zygote is gone, or retired this spare
     return marshal.loads(message), fds
@@ -461,9 +484,16 @@ def zygote(sock_fd, view):
         reaper.samples[pid] = cfg["uid"] if as_root else None
         theirs.close()
         try:
-            sock.sendmsg([marshal.dumps({"pid": pid, "isolation": isolation})],
-                         [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                           mine.fileno().to_bytes(FD_SIZE, sys.byteorder))])
+            sock.sendmsg(
+                [marshal.dumps({"pid": pid, "isolation": isolation})],
+                [
+                    (
+                        socket.SOL_SOCKET,
+                        socket.SCM_RIGHTS,
+                        mine.fileno().to_bytes(FD_SIZE, sys.byteorder),
+                    )
+                ],
+            )
         except OSError:
             break
         finally:

@@ -118,5 +118,7 @@ def repair_curve(records: Iterable[Mapping[str, Any]], rounds: int) -> dict[str,
     suites: dict[str, list[list[float]]] = defaultdict(list)
     for (suite, _), curves in per_problem.items():
         suites[suite].append([sum(c[r] for c in curves) / len(curves) for r in range(rounds + 1)])
-    return {suite: [sum(p[r] for p in problems) / len(problems) for r in range(rounds + 1)]
-            for suite, problems in sorted(suites.items())}
+    return {
+        suite: [sum(p[r] for p in problems) / len(problems) for r in range(rounds + 1)]
+        for suite, problems in sorted(suites.items())
+    }

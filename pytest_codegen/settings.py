@@ -83,19 +83,36 @@ def _unit_float(text: str) -> float:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("model", "Model that writes the code: reference, validate, replay:PATH, "
-           "PROVIDER:MODEL or an alias from codegen_models. Benchmark items are collected only "
-           "when this is set.",
-           metavar="SPEC"),
-    Option("suite", "Built-in suite to grade, by name (humaneval, everyday, react); repeatable. "
-           "Suite files and directories can also be given as paths.", metavar="NAME",
-           multiple=True),
+    Option(
+        "model",
+        "Model that writes the code: reference, validate, replay:PATH, "
+        "PROVIDER:MODEL or an alias from codegen_models. Benchmark items are collected only "
+        "when this is set.",
+        metavar="SPEC",
+    ),
+    Option(
+        "suite",
+        "Built-in suite to grade, by name (humaneval, everyday, react); repeatable. "
+        "Suite files and directories can also be given as paths.",
+        metavar="NAME",
+        multiple=True,
+    ),
     Option("samples", "Samples per problem (n of pass@k).", _positive_int, 1, "N"),
     Option("k", "The k values of pass@k, comma-separated.", _k_list, (1, 5, 10), "LIST"),
-    Option("timeout", "Wall-clock limit for executing one sample, in seconds.",
-           _positive_float, DEFAULT_TIMEOUT_S, "SECONDS"),
-    Option("memory", "Memory limit for one sample's process, in MiB.", _positive_int,
-           DEFAULT_MEMORY_MB, "MIB"),
+    Option(
+        "timeout",
+        "Wall-clock limit for executing one sample, in seconds.",
+        _positive_float,
+        DEFAULT_TIMEOUT_S,
+        "SECONDS",
+    ),
+    Option(
+        "memory",
+        "Memory limit for one sample's process, in MiB.",
+        _positive_int,
+        DEFAULT_MEMORY_MB,
+        "MIB",
+    ),
     Option("results", "Write one JSON line per sample to this file.", str, None, "PATH"),
     Option("system_prompt", "System message sent with every prompt.", str, None, "TEXT"),
     Option("temperature", "Sampling temperature.", _unit_float, None, "T"),
@@ -105,47 +122,125 @@ OPTIONS: tuple[Option, ...] = (
     Option("presence_penalty", "Presence penalty.", float, None, "X"),
     Option("frequency_penalty", "Frequency penalty.", float, None, "X"),
     Option("seed", "Sampling seed, for providers that accept one.", int, None, "N"),
-    Option("base_url", "Endpoint of the model's API (overrides the provider's default and "
-           "its *_BASE_URL environment variable).", str, None, "URL"),
-    Option("concurrency", "Model requests in flight at once, per process.", _positive_int, 16,
-           "N"),
-    Option("requests_per_minute", "Rate limit on model requests, shared by every pytest "
-           "process on this machine.", _positive_float, None, "N"),
-    Option("tokens_per_minute", "Rate limit on model tokens (prompt and completion), shared "
-           "by every pytest process on this machine.", _positive_float, None, "N"),
-    Option("prices", "Price of a model in USD per million tokens, one per line: "
-           "'MODEL = INPUT OUTPUT' (MODEL: the --codegen-model spec or alias, or its "
-           "PROVIDER:MODEL); repeatable.", str, None, "'MODEL = IN OUT'", multiple=True),
-    Option("prompt_template", "A file whose text replaces the suite's prompt, with {prompt}, "
-           "{task_id}, {category}, {suite}, {language}, {file}, {tests} or {entry_point} "
-           "filled in; 'SUITE=PATH' for one suite only; repeatable.", str, None,
-           "[SUITE=]PATH", multiple=True),
-    Option("repair_rounds", "Error-debugging rounds: a failed sample is asked again with its "
-           "code and test log, up to N times; the summary shows pass@1 after each round.",
-           _non_negative_int, 0, "N"),
-    Option("cache", "Directory of the persistent generation cache (default: in pytest's "
-           "cache dir).", str, None, "DIR"),
-    Option("regenerate", "Ignore cached generations and request new ones.", flag=True,
-           default=False),
+    Option(
+        "base_url",
+        "Endpoint of the model's API (overrides the provider's default and "
+        "its *_BASE_URL environment variable).",
+        str,
+        None,
+        "URL",
+    ),
+    Option("concurrency", "Model requests in flight at once, per process.", _positive_int, 16, "N"),
+    Option(
+        "requests_per_minute",
+        "Rate limit on model requests, shared by every pytest process on this machine.",
+        _positive_float,
+        None,
+        "N",
+    ),
+    Option(
+        "tokens_per_minute",
+        "Rate limit on model tokens (prompt and completion), shared "
+        "by every pytest process on this machine.",
+        _positive_float,
+        None,
+        "N",
+    ),
+    Option(
+        "prices",
+        "Price of a model in USD per million tokens, one per line: "
+        "'MODEL = INPUT OUTPUT' (MODEL: the --codegen-model spec or alias, or its "
+        "PROVIDER:MODEL); repeatable.",
+        str,
+        None,
+        "'MODEL = IN OUT'",
+        multiple=True,
+    ),
+    Option(
+        "prompt_template",
+        "A file whose text replaces the suite's prompt, with {prompt}, "
+        "{task_id}, {category}, {suite}, {language}, {file}, {tests} or {entry_point} "
+        "filled in; 'SUITE=PATH' for one suite only; repeatable.",
+        str,
+        None,
+        "[SUITE=]PATH",
+        multiple=True,
+    ),
+    Option(
+        "repair_rounds",
+        "Error-debugging rounds: a failed sample is asked again with its "
+        "code and test log, up to N times; the summary shows pass@1 after each round.",
+        _non_negative_int,
+        0,
+        "N",
+    ),
+    Option(
+        "cache",
+        "Directory of the persistent generation cache (default: in pytest's cache dir).",
+        str,
+        None,
+        "DIR",
+    ),
+    Option(
+        "regenerate", "Ignore cached generations and request new ones.", flag=True, default=False
+    ),
     Option("node", "Path of the node executable for React suites.", str, None, "PATH"),
-    Option("models", "Model aliases, one per line: 'alias = provider:model key=value ...'.",
-           str, None, multiple=True),
-    Option("fail_under", "Gate on a score, e.g. pass@1=0.80 or humaneval:pass@1=0.9 "
-           "(repeatable): the exit status then follows the scores, and failing samples are "
-           "reported as xfailed.", str, None, "METRIC=VALUE", multiple=True),
-    Option("baseline", "An earlier --codegen-results file: compare per problem and fail on a "
-           "statistically significant drop.", str, None, "PATH"),
+    Option(
+        "models",
+        "Model aliases, one per line: 'alias = provider:model key=value ...'.",
+        str,
+        None,
+        multiple=True,
+    ),
+    Option(
+        "fail_under",
+        "Gate on a score, e.g. pass@1=0.80 or humaneval:pass@1=0.9 "
+        "(repeatable): the exit status then follows the scores, and failing samples are "
+        "reported as xfailed.",
+        str,
+        None,
+        "METRIC=VALUE",
+        multiple=True,
+    ),
+    Option(
+        "baseline",
+        "An earlier --codegen-results file: compare per problem and fail on a "
+        "statistically significant drop.",
+        str,
+        None,
+        "PATH",
+    ),
     Option("html", "Write a self-contained HTML report to this file.", str, None, "PATH"),
-    Option("check_references", "Grade each problem's reference solution first; problems whose "
-           "reference fails here are quarantined: reported apart, left out of pass@k.",
-           flag=True, default=False),
-    Option("reruns", "Execute failed and timed-out samples up to N more times; samples whose "
-           "verdict changes are counted as unstable.", _non_negative_int, 0, "N"),
-    Option("tripwire", "Stop grading a suite whose first N graded samples all fail the same "
-           "way (0 disables).", _non_negative_int, 20, "N"),
-    Option("cpu_pinning", "auto: with one xdist worker per usable CPU, each worker grades "
-           "Python samples on a CPU of its own, and runs them there; off: never pin.",
-           _auto_or_off, "auto", "auto|off"),
+    Option(
+        "check_references",
+        "Grade each problem's reference solution first; problems whose "
+        "reference fails here are quarantined: reported apart, left out of pass@k.",
+        flag=True,
+        default=False,
+    ),
+    Option(
+        "reruns",
+        "Execute failed and timed-out samples up to N more times; samples whose "
+        "verdict changes are counted as unstable.",
+        _non_negative_int,
+        0,
+        "N",
+    ),
+    Option(
+        "tripwire",
+        "Stop grading a suite whose first N graded samples all fail the same way (0 disables).",
+        _non_negative_int,
+        20,
+        "N",
+    ),
+    Option(
+        "cpu_pinning",
+        "auto: with one xdist worker per usable CPU, each worker grades "
+        "Python samples on a CPU of its own, and runs them there; off: never pin.",
+        _auto_or_off,
+        "auto",
+        "auto|off",
+    ),
 )
 
 
@@ -194,8 +289,9 @@ def add_options(parser: pytest.Parser) -> None:
             group.addoption(opt.flag_name, action="store_true", default=None, help=opt.help)
             parser.addini(opt.ini_name, opt.help, type="bool", default=opt.default)
         elif opt.multiple:
-            group.addoption(opt.flag_name, action="append", default=None, metavar=opt.metavar,
-                            help=opt.help)
+            group.addoption(
+                opt.flag_name, action="append", default=None, metavar=opt.metavar, help=opt.help
+            )
             parser.addini(opt.ini_name, opt.help, type="linelist", default=[])
         else:
             group.addoption(opt.flag_name, default=None, metavar=opt.metavar, help=opt.help)
@@ -245,9 +341,9 @@ def resolve(config: pytest.Config) -> Settings:
             raise pytest.UsageError(
                 f"{sources[opt.name]}: invalid value {raw!r} ({str(e) or 'not a valid value'})"
             ) from None
-    params = SamplingParams(**{
-        f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)
-    })
+    params = SamplingParams(
+        **{f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)}
+    )
     for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
@@ -258,7 +354,8 @@ def resolve(config: pytest.Config) -> Settings:
     tables: dict[str, Callable[[tuple[str, ...], str], Any]] = {
         "prices": lambda entries, source: parse_prices(entries),
         "prompt_template": lambda entries, source: read_templates(
-            entries, base=_relative_base(config, source)),
+            entries, base=_relative_base(config, source)
+        ),
         "fail_under": lambda entries, source: tuple(parse_threshold(t) for t in entries),
     }
     for name, parse in tables.items():

@@ -85,7 +85,7 @@ _BASES: tuple[tuple[type, Any], ...] = (
 def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
     if len(obj) != 1:
         raise WireError(f"malformed value with keys {sorted(obj)[:5]}")
-    (tag, payload), = obj.items()
+    ((tag, payload),) = obj.items()
     if tag == "$t":
         return tuple(decode_value(v, remote) for v in _list(payload))
     if tag == "$d":
@@ -162,8 +162,9 @@ def _line_encoder() -> Any:
     plain = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
     if encoder.c_make_encoder is None:
         return plain.iterencode
-    return encoder.c_make_encoder(None, plain.default, encoder.encode_basestring_ascii, None,
-                                  ":", ",", False, False, False)
+    return encoder.c_make_encoder(
+        None, plain.default, encoder.encode_basestring_ascii, None, ":", ",", False, False, False
+    )
 
 
 _encode_line = _line_encoder()

@@ -37,9 +37,13 @@ def run_vllm(pytester: pytest.Pytester, server, *args: str, timeout: float = 300
     """pytest in a subprocess, generating with ``vllm:tiny-coder`` from a fake model server,
     its own generation cache and results in ``r.jsonl``."""
     return pytester.runpytest_subprocess(
-        "--codegen-model=vllm:tiny-coder", f"--codegen-base-url={server.openai_url}",
-        f"--codegen-cache={pytester.path / 'gen-cache'}", "--codegen-results=r.jsonl",
-        *args, timeout=timeout)
+        "--codegen-model=vllm:tiny-coder",
+        f"--codegen-base-url={server.openai_url}",
+        f"--codegen-cache={pytester.path / 'gen-cache'}",
+        "--codegen-results=r.jsonl",
+        *args,
+        timeout=timeout,
+    )
 
 
 def write_replay(path: Path, rows: list[dict]) -> Path:
@@ -65,12 +69,12 @@ def react_samples() -> tuple[dict, list[dict]]:
     from pytest_codegen.suites.webapp1k import load_webapp1k
 
     problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")
-    answers = {kind: load_replay(FIXTURES / "replays" / f"react-{kind}.jsonl")
-               for kind in REACT_KINDS[1:]}
+    answers = {
+        kind: load_replay(FIXTURES / "replays" / f"react-{kind}.jsonl") for kind in REACT_KINDS[1:]
+    }
     rows = []
     for problem in problems:
         for index, kind in enumerate(REACT_KINDS):
-            text = (problem.reference if kind == "reference"
-                    else answers[kind][(problem.id, 0, 0)])
+            text = problem.reference if kind == "reference" else answers[kind][(problem.id, 0, 0)]
             rows.append({"task_id": problem.id, "sample_index": index, "completion": text})
     return {p.id: p for p in problems}, rows

@@ -20,16 +20,17 @@ PROBLEM = Path("tests/react/blogging/addComment.test.js")
 
 
 def _webapp1k() -> Path | None:
-    for candidate in (os.environ.get("WEBAPP1K_DIR"),
-                      ROOT.parent / "shared" / "reference" / "webapp1k"):
+    for candidate in (
+        os.environ.get("WEBAPP1K_DIR"),
+        ROOT.parent / "shared" / "reference" / "webapp1k",
+    ):
         if candidate and (Path(candidate) / PROBLEM).is_file():
             return Path(candidate)
     return None
 
 
 WEBAPP1K = _webapp1k()
-pytestmark = pytest.mark.skipif(WEBAPP1K is None, reason="no WebApp1K checkout "
-                                "(set WEBAPP1K_DIR)")
+pytestmark = pytest.mark.skipif(WEBAPP1K is None, reason="no WebApp1K checkout (set WEBAPP1K_DIR)")
 
 # WebApp1K paper, Table 3: the code GPT-4o generated for this problem, verbatim.
 TABLE_3 = """\
@@ -89,10 +90,13 @@ def variants(exec_marker: Path) -> dict[str, str]:
         "render_loop": TABLE_3.replace(body, body + "  while (true) {}\n", 1),
         "process_exit": TABLE_3 + "\nprocess.exit(0);\n",
         "exec_sync": "import { execSync } from 'child_process';\n"
-                     f"execSync('touch {exec_marker}');\n" + TABLE_3,
+        f"execSync('touch {exec_marker}');\n" + TABLE_3,
         "alloc_2gb": TABLE_3.replace(
-            body, body + "  const block = new ArrayBuffer(2 * 1024 * 1024 * 1024);\n"
-            "  block.byteLength;\n", 1),
+            body,
+            body + "  const block = new ArrayBuffer(2 * 1024 * 1024 * 1024);\n"
+            "  block.byteLength;\n",
+            1,
+        ),
     }
 
 
@@ -112,14 +116,24 @@ def test_addcomment_table3_passes_and_hostile_variants_get_their_outcomes(pytest
     shutil.copy(WEBAPP1K / PROBLEM, suite / PROBLEM.name)
     exec_marker = Path(tempfile.gettempdir()) / f"pcg-webapp1k-{uuid.uuid4().hex}"
     names = list(variants(exec_marker))
-    write_replay(pytester.path / "samples.jsonl", [
-        {"task_id": "blogging/addComment", "sample_index": i, "completion": code}
-        for i, code in enumerate(variants(exec_marker).values())])
+    write_replay(
+        pytester.path / "samples.jsonl",
+        [
+            {"task_id": "blogging/addComment", "sample_index": i, "completion": code}
+            for i, code in enumerate(variants(exec_marker).values())
+        ],
+    )
     before = {p.name for p in pytester.path.iterdir()}
 
     result = pytester.runpytest_subprocess(
-        "webapp1k", "--codegen-model=replay:samples.jsonl", f"--codegen-samples={len(names)}",
-        "--codegen-k=1", "--codegen-timeout=5", "--codegen-results=r.jsonl", timeout=600)
+        "webapp1k",
+        "--codegen-model=replay:samples.jsonl",
+        f"--codegen-samples={len(names)}",
+        "--codegen-k=1",
+        "--codegen-timeout=5",
+        "--codegen-results=r.jsonl",
+        timeout=600,
+    )
 
     records = {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
     got = {names[i]: records[i]["outcome"] for i in records}
@@ -132,4 +146,8 @@ def test_addcomment_table3_passes_and_hostile_variants_get_their_outcomes(pytest
     # Nothing was left behind in the project: no sample directory, no file a sample wrote.
     new = {p.name for p in pytester.path.iterdir()} - before
     assert {n for n in new if not n.startswith("runpytest")} <= {
-        "r.jsonl", ".pytest_cache", "stdout", "stderr"}
+        "r.jsonl",
+        ".pytest_cache",
+        "stdout",
+        "stderr",
+    }

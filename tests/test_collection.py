@@ -22,13 +22,17 @@ def test_ordinary_run_is_unchanged(pytester, tiny):
 
 
 def test_items_and_node_ids(pytester, tiny):
-    result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny),
-                                           "--codegen-samples=2", "--collect-only", "-q")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", str(tiny), "--codegen-samples=2", "--collect-only", "-q"
+    )
     lines = [ln for ln in result.stdout.lines if "::" in ln]
     assert lines == [
-        "tiny.jsonl::tiny_add[s0]", "tiny.jsonl::tiny_add[s1]",
-        "tiny.jsonl::tiny_reverse_words[s0]", "tiny.jsonl::tiny_reverse_words[s1]",
-        "tiny.jsonl::tiny_Counter[s0]", "tiny.jsonl::tiny_Counter[s1]",
+        "tiny.jsonl::tiny_add[s0]",
+        "tiny.jsonl::tiny_add[s1]",
+        "tiny.jsonl::tiny_reverse_words[s0]",
+        "tiny.jsonl::tiny_reverse_words[s1]",
+        "tiny.jsonl::tiny_Counter[s0]",
+        "tiny.jsonl::tiny_Counter[s1]",
     ]
 
 
@@ -40,11 +44,13 @@ def test_pasted_node_ids_select(pytester, tiny, xdist):
     assert_ran(one, "tiny.jsonl::tiny_add[s1]")
     problem = pytester.runpytest_subprocess(*base, "tiny.jsonl::tiny_Counter")
     problem.assert_outcomes(passed=3)
-    by_category = pytester.runpytest_subprocess(*base, str(tiny), "-k", "text",
-                                                "--codegen-results=r.jsonl")
+    by_category = pytester.runpytest_subprocess(
+        *base, str(tiny), "-k", "text", "--codegen-results=r.jsonl"
+    )
     by_category.assert_outcomes(passed=3, deselected=0 if xdist else 6)
     assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
-        f"tiny.jsonl::tiny_reverse_words[s{i}]" for i in range(3)}
+        f"tiny.jsonl::tiny_reverse_words[s{i}]" for i in range(3)
+    }
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -66,35 +72,46 @@ def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
         def codegen_model():
             return Alternating()
     """)
-    result = pytester.runpytest_subprocess("--codegen-model=alternating", str(tiny),
-                                           "--codegen-samples=2", "--codegen-results=r.jsonl",
-                                           *xdist)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=alternating",
+        str(tiny),
+        "--codegen-samples=2",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
     result.assert_outcomes(passed=3, failed=3)
     assert {r["model"] for r in read_results(pytester.path / "r.jsonl")} == {"alternating"}
     outcomes = outcomes_by_node(pytester.path / "r.jsonl")
     assert len(outcomes) == 6
     assert {node for node, outcome in outcomes.items() if outcome == "passed"} == {
-        f"tiny.jsonl::{p}[s0]" for p in ("tiny_add", "tiny_reverse_words", "tiny_Counter")}
+        f"tiny.jsonl::{p}[s0]" for p in ("tiny_add", "tiny_reverse_words", "tiny_Counter")
+    }
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_builtin_suite_ids_can_be_pasted(pytester, xdist):
-    result = pytester.runpytest_subprocess("--codegen-model=reference",
-                                           "humaneval::HumanEval_7[s0]", "-v", *xdist)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "humaneval::HumanEval_7[s0]", "-v", *xdist
+    )
     result.assert_outcomes(passed=1)
     assert_ran(result, "humaneval::HumanEval_7[s0]")
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
-    replay = write_replay(pytester.path / "replay.jsonl", [
-        {"task_id": "tiny/add", "completion": "    return a + b\n"},
-        {"task_id": "tiny/add", "completion": "    return a - b\n"},
-        {"task_id": "tiny/reverse_words", "completion": "    return s\n"},
-        {"task_id": "tiny/reverse_words",
-         "completion": "    return ' '.join(reversed(s.split()))\n"},
-        {"task_id": "tiny/Counter", "completion": "    pass\n"},
-    ])
+    replay = write_replay(
+        pytester.path / "replay.jsonl",
+        [
+            {"task_id": "tiny/add", "completion": "    return a + b\n"},
+            {"task_id": "tiny/add", "completion": "    return a - b\n"},
+            {"task_id": "tiny/reverse_words", "completion": "    return s\n"},
+            {
+                "task_id": "tiny/reverse_words",
+                "completion": "    return ' '.join(reversed(s.split()))\n",
+            },
+            {"task_id": "tiny/Counter", "completion": "    pass\n"},
+        ],
+    )
     base = [f"--codegen-model=replay:{replay}", "--codegen-samples=2", str(tiny), *xdist]
     first = pytester.runpytest_subprocess(*base)
     first.assert_outcomes(passed=2, failed=3, skipped=1)
@@ -102,37 +119,46 @@ def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
     # xdist's controller does not count deselected items; the results file shows the selection.
     again.assert_outcomes(failed=3, deselected=0 if xdist else 3)
     assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
-        "tiny.jsonl::tiny_add[s1]", "tiny.jsonl::tiny_reverse_words[s0]",
+        "tiny.jsonl::tiny_add[s1]",
+        "tiny.jsonl::tiny_reverse_words[s0]",
         "tiny.jsonl::tiny_Counter[s0]",
     }
 
 
 def test_suite_only_mode_leaves_project_tests_alone(pytester):
     pytester.makepyfile(test_project="def test_project(): raise AssertionError('ran')")
-    result = pytester.runpytest_subprocess("--codegen-model=reference",
-                                           "--codegen-suite=humaneval", "-k", "HumanEval_0")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-suite=humaneval", "-k", "HumanEval_0"
+    )
     result.assert_outcomes(passed=1, deselected=163)
 
 
 def test_malformed_suite_is_a_one_line_collection_error(pytester):
     bad = pytester.path / "bad.jsonl"
-    bad.write_text('{"task_id": "x/1", "prompt": "def f():\\n", "test": "", '
-                   '"entry_point": "f"}\n{"task_id": "x/2", "prompt": 3}\n')
+    bad.write_text(
+        '{"task_id": "x/1", "prompt": "def f():\\n", "test": "", '
+        '"entry_point": "f"}\n{"task_id": "x/2", "prompt": 3}\n'
+    )
     result = pytester.runpytest_subprocess("--codegen-model=reference", str(bad))
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*bad.jsonl:2: missing or non-string field(s) prompt, test*"])
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--codegen-samples=0"], "--codegen-samples: invalid value '0' (must be at least 1)"),
-    (["--codegen-k=1,x"], "--codegen-k: invalid value '1,x'"),
-    (["--codegen-timeout=-1"], "--codegen-timeout: invalid value '-1'"),
-    (["--codegen-cpu-pinning=always"],
-     "--codegen-cpu-pinning: invalid value 'always' (must be auto or off)"),
-    (["--codegen-model=nonsense"], "--codegen-model: unknown model 'nonsense'"),
-    (["--codegen-model=replay:nowhere.jsonl"], "cannot read replay file"),
-    (["--codegen-model=reference", "--codegen-suite=nope"], "unknown suite 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--codegen-samples=0"], "--codegen-samples: invalid value '0' (must be at least 1)"),
+        (["--codegen-k=1,x"], "--codegen-k: invalid value '1,x'"),
+        (["--codegen-timeout=-1"], "--codegen-timeout: invalid value '-1'"),
+        (
+            ["--codegen-cpu-pinning=always"],
+            "--codegen-cpu-pinning: invalid value 'always' (must be auto or off)",
+        ),
+        (["--codegen-model=nonsense"], "--codegen-model: unknown model 'nonsense'"),
+        (["--codegen-model=replay:nowhere.jsonl"], "cannot read replay file"),
+        (["--codegen-model=reference", "--codegen-suite=nope"], "unknown suite 'nope'"),
+    ],
+)
 def test_bad_options_fail_at_start(pytester, args, message):
     result = pytester.runpytest_subprocess(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -160,8 +186,11 @@ def test_readme_lists_every_option():
     from pytest_codegen.settings import OPTIONS
 
     readme = (ROOT / "README.md").read_text()
-    missing = [o.flag_name for o in OPTIONS
-               if f"| `{o.flag_name}" not in readme or f"`{o.ini_name}`" not in readme]
+    missing = [
+        o.flag_name
+        for o in OPTIONS
+        if f"| `{o.flag_name}" not in readme or f"`{o.ini_name}`" not in readme
+    ]
     assert missing == []
 
 
@@ -175,8 +204,9 @@ def pytest_runtest_call(item):
         f.write(f"{gc.get_freeze_count()}\\n")
 """)
     assert gc.get_freeze_count() == 0
-    result = pytester.runpytest_inprocess("--codegen-model=reference", str(tiny), "-p",
-                                          "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--codegen-model=reference", str(tiny), "-p", "no:cacheprovider"
+    )
     assert result.ret == 0
     counts = [int(n) for n in (pytester.path / "frozen.txt").read_text().split()]
     assert counts and min(counts) > 0

@@ -11,8 +11,9 @@ import pytest
 from pytest_codegen.execute import pinned_to, worker_cpus
 from pytest_codegen.sandbox import Limits, Sandbox, call_remote
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
-                                reason="CPU affinity is Linux's")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux's"
+)
 
 CPUS_OF = "import os\ndef f():\n    return sorted(os.sched_getaffinity(0))\n"
 
@@ -24,8 +25,7 @@ def cpus_of_a_sample(limits: Limits) -> list[int]:
 
 def test_a_sample_runs_on_the_cpus_of_its_limits():
     usable = sorted(os.sched_getaffinity(0))
-    assert cpus_of_a_sample(Limits(timeout_s=10, memory_mb=512, cpus=(usable[-1],))) \
-        == [usable[-1]]
+    assert cpus_of_a_sample(Limits(timeout_s=10, memory_mb=512, cpus=(usable[-1],))) == [usable[-1]]
     # Unpinned limits get a launcher of their own, which runs anywhere.
     assert cpus_of_a_sample(Limits(timeout_s=10, memory_mb=512)) == usable
 
@@ -68,25 +68,38 @@ def two_cpus():
 def suite_checking_cpus(path, expected: int):
     """A problem whose tests (run by the grader) check that the sample runs on the grader's
     own CPUs, ``expected`` of them."""
-    tests = ("import os\n\n\ndef check(candidate):\n"
-             "    mine = sorted(os.sched_getaffinity(0))\n"
-             "    assert candidate() == mine\n"
-             f"    assert len(mine) == {expected}, mine\n")
-    rows = [{"task_id": f"cpus/{i}", "prompt": "import os\n\n\ndef f():\n",
-             "canonical_solution": "    return sorted(os.sched_getaffinity(0))\n",
-             "test": tests, "entry_point": "f"} for i in range(4)]
+    tests = (
+        "import os\n\n\ndef check(candidate):\n"
+        "    mine = sorted(os.sched_getaffinity(0))\n"
+        "    assert candidate() == mine\n"
+        f"    assert len(mine) == {expected}, mine\n"
+    )
+    rows = [
+        {
+            "task_id": f"cpus/{i}",
+            "prompt": "import os\n\n\ndef f():\n",
+            "canonical_solution": "    return sorted(os.sched_getaffinity(0))\n",
+            "test": tests,
+            "entry_point": "f",
+        }
+        for i in range(4)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["-n", "2"], 1),
-    (["-n", "2", "--codegen-cpu-pinning=off"], 2),
-    ([], 2),  # no xdist: one process grades, and nothing is pinned
-    (["-n", "1"], 2),  # fewer workers than CPUs
-])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["-n", "2"], 1),
+        (["-n", "2", "--codegen-cpu-pinning=off"], 2),
+        ([], 2),  # no xdist: one process grades, and nothing is pinned
+        (["-n", "1"], 2),  # fewer workers than CPUs
+    ],
+)
 def test_one_worker_per_cpu_grades_on_its_own_cpu(pytester, two_cpus, args, expected):
     suite = suite_checking_cpus(pytester.path / "cpus.jsonl", expected)
-    result = pytester.runpytest_subprocess("--codegen-model=reference", "--codegen-samples=3",
-                                           str(suite), *args)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-samples=3", str(suite), *args
+    )
     result.assert_outcomes(passed=12)

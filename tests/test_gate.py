@@ -23,10 +23,18 @@ from pytest_codegen.gate import (
 from pytest_codegen.score import summarize
 
 
-def rec(task: str, outcome: str, *, suite: str = "humaneval", index: int = 0,
-        error: str = "") -> dict[str, Any]:
-    return {"suite": suite, "task_id": task, "category": "", "sample_index": index,
-            "outcome": outcome, "passed": outcome == "passed", "error": error}
+def rec(
+    task: str, outcome: str, *, suite: str = "humaneval", index: int = 0, error: str = ""
+) -> dict[str, Any]:
+    return {
+        "suite": suite,
+        "task_id": task,
+        "category": "",
+        "sample_index": index,
+        "outcome": outcome,
+        "passed": outcome == "passed",
+        "error": error,
+    }
 
 
 def binom_two_sided(b: int, c: int) -> float:
@@ -37,22 +45,43 @@ def binom_two_sided(b: int, c: int) -> float:
 
 # -- thresholds -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("pass@1=0.80", Threshold(k=1, value=0.8)),
-    (" pass@10 = 1 ", Threshold(k=10, value=1.0)),
-    ("PASS@5=0", Threshold(k=5, value=0.0)),
-    ("humaneval:pass@1=0.9", Threshold(k=1, value=0.9, suite="humaneval")),
-    ("webapp1k-react:pass@3=.5", Threshold(k=3, value=0.5, suite="webapp1k-react")),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("pass@1=0.80", Threshold(k=1, value=0.8)),
+        (" pass@10 = 1 ", Threshold(k=10, value=1.0)),
+        ("PASS@5=0", Threshold(k=5, value=0.0)),
+        ("humaneval:pass@1=0.9", Threshold(k=1, value=0.9, suite="humaneval")),
+        ("webapp1k-react:pass@3=.5", Threshold(k=3, value=0.5, suite="webapp1k-react")),
+    ],
+)
 def test_parse_threshold(text, expected):
     assert parse_threshold(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "", "pass@1", "0.8", "=0.8", "pass@1=", "pass@1=0.8=0.9", "pass@0=0.5", "pass@-1=0.5",
-    "pass@x=0.5", "pass1=0.5", "accuracy=0.5", "pass@1=high", "pass@1=1.5", "pass@1=-0.1",
-    "pass@1=nan", ":pass@1=0.5", "pass@1.5=0.5",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "pass@1",
+        "0.8",
+        "=0.8",
+        "pass@1=",
+        "pass@1=0.8=0.9",
+        "pass@0=0.5",
+        "pass@-1=0.5",
+        "pass@x=0.5",
+        "pass1=0.5",
+        "accuracy=0.5",
+        "pass@1=high",
+        "pass@1=1.5",
+        "pass@1=-0.1",
+        "pass@1=nan",
+        ":pass@1=0.5",
+        "pass@1.5=0.5",
+    ],
+)
 def test_parse_threshold_rejects_bad_text_naming_it(text):
     with pytest.raises(ValueError) as info:
         parse_threshold(text)
@@ -70,8 +99,13 @@ def test_threshold_str_round_trips():
     for text in ("pass@1=0.8", "humaneval:pass@10=0.95"):
         assert str(parse_threshold(text)) == text
         assert parse_threshold(str(parse_threshold(text))) == parse_threshold(text)
-    assert required_ks([parse_threshold("pass@10=0.1"), parse_threshold("a:pass@1=0.1"),
-                        parse_threshold("pass@1=0.2")]) == [1, 10]
+    assert required_ks(
+        [
+            parse_threshold("pass@10=0.1"),
+            parse_threshold("a:pass@1=0.1"),
+            parse_threshold("pass@1=0.2"),
+        ]
+    ) == [1, 10]
 
 
 def five_problems(passing: int, suite: str = "humaneval") -> list[dict[str, Any]]:
@@ -88,8 +122,9 @@ def test_gate_passes_exactly_at_the_boundary():
 
 def test_gate_boundary_survives_float_rounding():
     # Three problems with 3 samples each: 2/3 + 2/3 + 2/3 averaged is not exactly 2/3.
-    records = [rec(f"T/{t}", "passed" if i < 2 else "failed", index=i)
-               for t in range(3) for i in range(3)]
+    records = [
+        rec(f"T/{t}", "passed" if i < 2 else "failed", index=i) for t in range(3) for i in range(3)
+    ]
     rows = summarize(records, [1])
     [result] = check_thresholds(rows, [Threshold(k=1, value=rows[0].pass_at_k[1] + 1e-12)])
     assert result.passed
@@ -115,7 +150,8 @@ def test_na_score_fails_the_gate():
     [result] = check_thresholds(rows, [parse_threshold("pass@10=0.1")])
     assert not result.passed and result.actual is None
     assert result.message == (
-        "pass@10 is n/a for humaneval (fewer than 10 samples for some problem)")
+        "pass@10 is n/a for humaneval (fewer than 10 samples for some problem)"
+    )
 
 
 def test_no_graded_samples_and_uncomputed_k_fail():
@@ -156,15 +192,19 @@ def test_no_rows_fails():
 
 # -- McNemar --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("b, c, expected", [
-    (0, 5, 0.0625),  # 2 * (1/2)^5
-    (5, 0, 0.0625),
-    (1, 9, 0.021484375),  # 2 * (1 + 10) / 1024
-    (10, 0, 0.001953125),  # 2 / 1024
-    (0, 0, 1.0),
-    (3, 3, 1.0),
-    (4, 6, 0.75390625),  # 2 * (1 + 10 + 45 + 120 + 210) / 1024
-])
+
+@pytest.mark.parametrize(
+    "b, c, expected",
+    [
+        (0, 5, 0.0625),  # 2 * (1/2)^5
+        (5, 0, 0.0625),
+        (1, 9, 0.021484375),  # 2 * (1 + 10) / 1024
+        (10, 0, 0.001953125),  # 2 / 1024
+        (0, 0, 1.0),
+        (3, 3, 1.0),
+        (4, 6, 0.75390625),  # 2 * (1 + 10 + 45 + 120 + 210) / 1024
+    ],
+)
 def test_mcnemar_exact_matches_hand_computed_binomial(b, c, expected):
     assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-12)
     assert mcnemar_exact(b, c) == pytest.approx(binom_two_sided(b, c), rel=1e-12)
@@ -176,11 +216,14 @@ def test_mcnemar_large_counts_do_not_overflow():
 
 def regression_run(failing: int, problems: int = 164) -> tuple[list[dict], list[dict]]:
     baseline = [rec(f"HumanEval/{i}", "passed") for i in range(problems)]
-    current = [rec(f"HumanEval/{i}", "failed" if i % 30 == 7 and i // 30 < failing
-                   else "passed") for i in range(problems)]
+    current = [
+        rec(f"HumanEval/{i}", "failed" if i % 30 == 7 and i // 30 < failing else "passed")
+        for i in range(problems)
+    ]
     if failing > 6:  # 164 // 30 gives 6 slots; spread any more over the first problems
-        current = [rec(f"HumanEval/{i}", "failed" if i < failing else "passed")
-                   for i in range(problems)]
+        current = [
+            rec(f"HumanEval/{i}", "failed" if i < failing else "passed") for i in range(problems)
+        ]
     return current, baseline
 
 
@@ -264,8 +307,10 @@ def test_long_lists_are_cut_at_twenty():
 
 # -- several samples per problem: sign-flip p-value, bootstrap CI ------------------------------
 
-def multi_sample_run(drop_tasks: int, problems: int = 60, n: int = 5, before: int = 4,
-                     after: int = 1) -> tuple[list, list]:
+
+def multi_sample_run(
+    drop_tasks: int, problems: int = 60, n: int = 5, before: int = 4, after: int = 1
+) -> tuple[list, list]:
     """Every problem passes ``before`` of ``n`` samples; ``drop_tasks`` now pass ``after``."""
     baseline, current = [], []
     for t in range(problems):
@@ -299,8 +344,7 @@ def test_bootstrap_ci_is_deterministic_and_independent_of_record_order():
     first = compare_to_baseline(current, baseline, seed=7)
     again = compare_to_baseline(list(reversed(current)), list(reversed(baseline)), seed=7)
     assert first.test == BOOTSTRAP
-    assert (first.p_value, first.ci, first.statistic) == (again.p_value, again.ci,
-                                                          again.statistic)
+    assert (first.p_value, first.ci, first.statistic) == (again.p_value, again.ci, again.statistic)
     assert first.p_value == pytest.approx(2 / 8)  # three equal drops: all-negative or all-positive
     low, high = first.ci
     assert low <= first.delta <= high <= 0
@@ -383,24 +427,46 @@ def test_bad_arguments():
 
 # -- tripwire -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("outcome, error, words", [
-    ("unextractable", "no code block in the reply",
-     "every one unextractable — the replies contain no code"),
-    ("error", "the code raised SyntaxError: invalid syntax (<candidate>, line 3)",
-     "every one a SyntaxError"),
-    ("error", "the code raised IndentationError: unexpected indent", "every one a SyntaxError"),
-    ("error", "the code raised ModuleNotFoundError: No module named 'numpy'",
-     "every one a missing module"),
-    ("timeout", "no result within 3 s", "every one timed out"),
-    ("crashed", "killed by SIGKILL (memory limit)", "every one crashed"),
-    ("api_error", "HTTP 401: invalid api key", "every one an API error"),
-    ("error", "test suite failed to run: Cannot find module 'react' from 'App.test.js'",
-     "the Node/Jest environment"),
-    ("crashed", "grading did not complete: RunnerError: the Jest runner failed its warm-up",
-     "the Node/Jest environment"),
-    ("error", "Test environment jest-environment-jsdom cannot be found",
-     "the Node/Jest environment"),
-])
+
+@pytest.mark.parametrize(
+    "outcome, error, words",
+    [
+        (
+            "unextractable",
+            "no code block in the reply",
+            "every one unextractable — the replies contain no code",
+        ),
+        (
+            "error",
+            "the code raised SyntaxError: invalid syntax (<candidate>, line 3)",
+            "every one a SyntaxError",
+        ),
+        ("error", "the code raised IndentationError: unexpected indent", "every one a SyntaxError"),
+        (
+            "error",
+            "the code raised ModuleNotFoundError: No module named 'numpy'",
+            "every one a missing module",
+        ),
+        ("timeout", "no result within 3 s", "every one timed out"),
+        ("crashed", "killed by SIGKILL (memory limit)", "every one crashed"),
+        ("api_error", "HTTP 401: invalid api key", "every one an API error"),
+        (
+            "error",
+            "test suite failed to run: Cannot find module 'react' from 'App.test.js'",
+            "the Node/Jest environment",
+        ),
+        (
+            "crashed",
+            "grading did not complete: RunnerError: the Jest runner failed its warm-up",
+            "the Node/Jest environment",
+        ),
+        (
+            "error",
+            "Test environment jest-environment-jsdom cannot be found",
+            "the Node/Jest environment",
+        ),
+    ],
+)
 def test_tripwire_diagnoses_each_kind_once(outcome, error, words):
     wire = Tripwire(first_n=20)
     replies = [wire.observe(rec(f"T/{i}", outcome, error=error)) for i in range(19)]
@@ -415,26 +481,37 @@ def test_tripwire_diagnoses_each_kind_once(outcome, error, words):
 
 def test_tripwire_names_the_first_error():
     wire = Tripwire(first_n=2)
-    wire.observe(rec("T/0", "error", error="the code raised ModuleNotFoundError: "
-                                          "No module named 'numpy'\ntraceback..."))
+    wire.observe(
+        rec(
+            "T/0",
+            "error",
+            error="the code raised ModuleNotFoundError: No module named 'numpy'\ntraceback...",
+        )
+    )
     diagnosis = wire.observe(rec("T/1", "error", error="ModuleNotFoundError: No module named 'x'"))
-    assert diagnosis.endswith("(first: the code raised ModuleNotFoundError: "
-                              "No module named 'numpy')")
+    assert diagnosis.endswith(
+        "(first: the code raised ModuleNotFoundError: No module named 'numpy')"
+    )
 
 
 def test_tripwire_exact_unextractable_message():
     wire = Tripwire(first_n=3)
     out = [wire.observe(rec(f"T/{i}", "unextractable", error="no code")) for i in range(3)]
-    assert out[-1] == "first 3 samples of humaneval: every one unextractable — the replies " \
-                      "contain no code"
+    assert (
+        out[-1] == "first 3 samples of humaneval: every one unextractable — the replies "
+        "contain no code"
+    )
 
 
-@pytest.mark.parametrize("breaker", [
-    rec("T/5", "passed"),
-    rec("T/5", "timeout"),
-    rec("T/5", "failed", error="check failed at line 3: assert f(1) == 2"),
-    rec("T/5", "error", error="the code raised ZeroDivisionError: division by zero"),
-])
+@pytest.mark.parametrize(
+    "breaker",
+    [
+        rec("T/5", "passed"),
+        rec("T/5", "timeout"),
+        rec("T/5", "failed", error="check failed at line 3: assert f(1) == 2"),
+        rec("T/5", "error", error="the code raised ZeroDivisionError: division by zero"),
+    ],
+)
 def test_a_pass_or_another_kind_disarms(breaker):
     wire = Tripwire(first_n=10)
     for i in range(5):
@@ -446,8 +523,9 @@ def test_a_pass_or_another_kind_disarms(breaker):
 
 def test_plain_failures_never_trip():
     wire = Tripwire(first_n=3)
-    assert all(wire.observe(rec(f"T/{i}", "failed", error="check failed")) is None
-               for i in range(10))
+    assert all(
+        wire.observe(rec(f"T/{i}", "failed", error="check failed")) is None for i in range(10)
+    )
 
 
 def test_tripwire_is_per_suite_and_skips_missing():
@@ -460,7 +538,8 @@ def test_tripwire_is_per_suite_and_skips_missing():
         diagnoses.append(wire.observe(rec(f"T/{i}", "unextractable", suite="good")))
     assert [d for d in diagnoses if d] == [
         "first 3 samples of bad: every one an API error — the model API is failing "
-        "(key, model name, quota?) (first: HTTP 500)"]
+        "(key, model name, quota?) (first: HTTP 500)"
+    ]
     assert wire.tripped("bad") and not wire.tripped("good")
 
 
@@ -474,6 +553,7 @@ def test_failure_kind():
 
 
 # -- unstable -------------------------------------------------------------------------------
+
 
 def test_unstable():
     first = {"a": "passed", "b": "failed", "c": "timeout", "d": "passed"}

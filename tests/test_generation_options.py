@@ -36,8 +36,9 @@ def test_repair_rounds_ask_again_with_the_failure(pytester, tiny, xdist):
         result = run_vllm(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
         # The first answer decides the sample (and pass@k); the rounds are reported apart.
         result.assert_outcomes(failed=3)
-        result.stdout.fnmatch_lines(["*tiny*0.000*",
-                                     "repair rounds, pass@1 of tiny: 0.000 -> 1.000 -> 1.000"])
+        result.stdout.fnmatch_lines(
+            ["*tiny*0.000*", "repair rounds, pass@1 of tiny: 0.000 -> 1.000 -> 1.000"]
+        )
         records = read_results(pytester.path / "r.jsonl")
         assert {r["outcome"] for r in records} <= {"failed", "error"}
         assert all([x["round"] for x in r["repairs"]] == [1] for r in records)  # stops on pass
@@ -55,17 +56,31 @@ def test_repair_rounds_ask_again_with_the_failure(pytester, tiny, xdist):
 
 def test_repair_rounds_from_a_replay(pytester, tiny):
     add, rev = PROBLEMS[0], PROBLEMS[1]
-    write_replay(pytester.path / "s.jsonl", [
-        {"task_id": add["task_id"], "completion": "    return 0\n"},
-        {"task_id": add["task_id"], "sample_index": 0, "repair_round": 1,
-         "completion": "    return 1\n"},
-        {"task_id": add["task_id"], "sample_index": 0, "repair_round": 2,
-         "completion": add["canonical_solution"]},
-        {"task_id": rev["task_id"], "completion": "    return s\n"},  # no repair recorded
-    ])
+    write_replay(
+        pytester.path / "s.jsonl",
+        [
+            {"task_id": add["task_id"], "completion": "    return 0\n"},
+            {
+                "task_id": add["task_id"],
+                "sample_index": 0,
+                "repair_round": 1,
+                "completion": "    return 1\n",
+            },
+            {
+                "task_id": add["task_id"],
+                "sample_index": 0,
+                "repair_round": 2,
+                "completion": add["canonical_solution"],
+            },
+            {"task_id": rev["task_id"], "completion": "    return s\n"},  # no repair recorded
+        ],
+    )
     result = pytester.runpytest_subprocess(
-        str(tiny), "--codegen-model=replay:s.jsonl", "--codegen-repair-rounds=3",
-        "--codegen-results=r.jsonl")
+        str(tiny),
+        "--codegen-model=replay:s.jsonl",
+        "--codegen-repair-rounds=3",
+        "--codegen-results=r.jsonl",
+    )
     result.stdout.fnmatch_lines(["repair rounds, pass@1 of tiny: 0.000 -> 0.000 -> 0.500 -> 0.500"])
     records = {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
     assert [x["outcome"] for x in records["tiny/add"]["repairs"]] == ["failed", "passed"]
@@ -73,8 +88,9 @@ def test_repair_rounds_from_a_replay(pytester, tiny):
 
 
 def test_replay_repair_line_needs_its_sample(pytester, tiny):
-    write_replay(pytester.path / "s.jsonl", [
-        {"task_id": "tiny/add", "repair_round": 1, "completion": "x"}])
+    write_replay(
+        pytester.path / "s.jsonl", [{"task_id": "tiny/add", "repair_round": 1, "completion": "x"}]
+    )
     result = pytester.runpytest_subprocess(str(tiny), "--codegen-model=replay:s.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*s.jsonl:1: a repair answer needs its 'sample_index'*"])
@@ -83,107 +99,158 @@ def test_replay_repair_line_needs_its_sample(pytester, tiny):
 def test_repair_curve_counts_a_sample_passed_from_its_round_on():
     records = [
         {"suite": "s", "task_id": "a", "outcome": "passed"},
-        {"suite": "s", "task_id": "a", "outcome": "failed",
-         "repairs": [{"round": 1, "outcome": "failed"}, {"round": 2, "outcome": "passed"}]},
-        {"suite": "s", "task_id": "b", "outcome": "error",
-         "repairs": [{"round": 1, "outcome": "passed"}]},
+        {
+            "suite": "s",
+            "task_id": "a",
+            "outcome": "failed",
+            "repairs": [{"round": 1, "outcome": "failed"}, {"round": 2, "outcome": "passed"}],
+        },
+        {
+            "suite": "s",
+            "task_id": "b",
+            "outcome": "error",
+            "repairs": [{"round": 1, "outcome": "passed"}],
+        },
         {"suite": "s", "task_id": "b", "outcome": "missing"},  # not graded: not counted
     ]
     assert repair_curve(records, 2) == {"s": [0.25, 0.75, 1.0]}
 
 
 def test_webapp1k_repair_prompt_is_the_papers():
-    problem = Problem(id="blogging/addComment", suite="react", category="blogging",
-                      language="javascript", mode=MODE_JEST, prompt="Generate ...",
-                      tests="test('a', ...);\ntest('b', ...);\n",
-                      extra={"solution_filename": "addComment.js"})
-    prompt = repair_prompt(problem, Prompt("Generate ...", system="You are a code generator."),
-                           "export default () => null;", "\x1b[31mTestingLibraryElementError\n")
+    problem = Problem(
+        id="blogging/addComment",
+        suite="react",
+        category="blogging",
+        language="javascript",
+        mode=MODE_JEST,
+        prompt="Generate ...",
+        tests="test('a', ...);\ntest('b', ...);\n",
+        extra={"solution_filename": "addComment.js"},
+    )
+    prompt = repair_prompt(
+        problem,
+        Prompt("Generate ...", system="You are a code generator."),
+        "export default () => null;",
+        "\x1b[31mTestingLibraryElementError\n",
+    )
     assert prompt.system == "You are a code generator."
     assert prompt.text == (
         "export default () => null;\n"
         "The above code is the implementation of addComment.js. It failed the tests below\n"
         "test('a', ...);\ntest('b', ...);\n\n"
         "Below is the test log\n\x1b[31mTestingLibraryElementError\n"
-        "Try to generate addComment.js again to pass the tests. RETURN CODE ONLY.")
+        "Try to generate addComment.js again to pass the tests. RETURN CODE ONLY."
+    )
 
 
 def test_repair_prompt_quotes_the_end_of_a_long_log():
-    problem = Problem(id="p", suite="s", category="c", language="python",
-                      mode="python-call", prompt="def f():\n", tests="")
-    text = repair_prompt(problem, Prompt("def f():\n"), "def f(): pass",
-                         "x" * 10_000 + "LAST LINE").text
+    problem = Problem(
+        id="p",
+        suite="s",
+        category="c",
+        language="python",
+        mode="python-call",
+        prompt="def f():\n",
+        tests="",
+    )
+    text = repair_prompt(
+        problem, Prompt("def f():\n"), "def f(): pass", "x" * 10_000 + "LAST LINE"
+    ).text
     assert "LAST LINE" in text and len(text) < 4000
 
 
 # -- prompt templates
 
+
 def test_prompt_templates_fill_fields_and_keep_code_braces(pytester, tiny):
     (pytester.path / "all.txt").write_text("[{task_id}] {category}\n{prompt}\nconst x = {a: 1};")
     (pytester.path / "tiny.txt").write_text("Suite {suite}: {prompt}")
     with FakeProviders(reply=lambda r, i: answer(r, True), openai_key=None) as server:
-        run_vllm(pytester, server, "tiny.jsonl::tiny_add", "--codegen-prompt-template=all.txt"
-            ).assert_outcomes(passed=1)
+        run_vllm(
+            pytester, server, "tiny.jsonl::tiny_add", "--codegen-prompt-template=all.txt"
+        ).assert_outcomes(passed=1)
         assert server.requests[-1].user_text == (
-            f"[tiny/add] arith\n{PROBLEMS[0]['prompt']}\nconst x = {{a: 1}};")
+            f"[tiny/add] arith\n{PROBLEMS[0]['prompt']}\nconst x = {{a: 1}};"
+        )
         pytester.makeini("[pytest]\ncodegen_prompt_template =\n    all.txt\n    tiny=tiny.txt\n")
         run_vllm(pytester, server, "tiny.jsonl::tiny_add").assert_outcomes(passed=1)
         assert server.requests[-1].user_text == f"Suite tiny: {PROBLEMS[0]['prompt']}"
 
 
 def test_build_prompt_without_template_is_the_suites_own():
-    problem = Problem(id="p", suite="s", category="c", language="python",
-                      mode="python-call", prompt="def f():\n", tests="")
+    problem = Problem(
+        id="p",
+        suite="s",
+        category="c",
+        language="python",
+        mode="python-call",
+        prompt="def f():\n",
+        tests="",
+    )
     assert build_prompt(problem, "sys", {"other": "{task_id}"}) == Prompt("def f():\n", "sys")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "--codegen-prompt-template: cannot read prompt template *nope.txt*"),
-    ("no fields here", "--codegen-prompt-template: prompt template *uses none of the fields*"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "--codegen-prompt-template: cannot read prompt template *nope.txt*"),
+        ("no fields here", "--codegen-prompt-template: prompt template *uses none of the fields*"),
+    ],
+)
 def test_bad_prompt_template_fails_at_start(pytester, tiny, content, message):
     if content is not None:
         (pytester.path / "nope.txt").write_text(content)
-    result = pytester.runpytest_subprocess(str(tiny), "--codegen-model=reference",
-                                           "--codegen-prompt-template=nope.txt")
+    result = pytester.runpytest_subprocess(
+        str(tiny), "--codegen-model=reference", "--codegen-prompt-template=nope.txt"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}"])
 
 
 # -- cost, latency and rate limits
 
+
 def test_prices_give_cost_per_sample_and_in_summary(pytester, tiny):
-    with FakeProviders(reply=lambda r, i: answer(r, True), openai_key=None,
-                       latency_s=0.05) as server:
+    with FakeProviders(
+        reply=lambda r, i: answer(r, True), openai_key=None, latency_s=0.05
+    ) as server:
         result = run_vllm(pytester, server, str(tiny), "--codegen-prices=vllm:tiny-coder = 1 2")
     result.assert_outcomes(passed=3)
     records = read_results(pytester.path / "r.jsonl")
     for r in records:
         assert r["cost_usd"] == pytest.approx(
-            (r["prompt_tokens"] * 1 + r["completion_tokens"] * 2) / 1e6)
+            (r["prompt_tokens"] * 1 + r["completion_tokens"] * 2) / 1e6
+        )
     total = sum(r["cost_usd"] for r in records)
-    result.stdout.fnmatch_lines([
-        "latency per sample: median 0.0* s, p95 0.* s (3 samples generated in this run)",
-        f"cost: ${total:.4f} for these 3 samples, ${total:.4f} spent in this run*"])
+    result.stdout.fnmatch_lines(
+        [
+            "latency per sample: median 0.0* s, p95 0.* s (3 samples generated in this run)",
+            f"cost: ${total:.4f} for these 3 samples, ${total:.4f} spent in this run*",
+        ]
+    )
 
 
 def test_bad_price_fails_at_start(pytester, tiny):
-    result = pytester.runpytest_subprocess(str(tiny), "--codegen-model=reference",
-                                           "--codegen-prices=gpt = cheap")
+    result = pytester.runpytest_subprocess(
+        str(tiny), "--codegen-model=reference", "--codegen-prices=gpt = cheap"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--codegen-prices: bad price 'gpt = cheap'*"])
 
 
 def test_parse_prices_by_alias_or_spec():
     assert parse_prices(["coder = 0.9 0.9", "openai:gpt-4o = 2.5 10"]) == {
-        "coder": (0.9, 0.9), "openai:gpt-4o": (2.5, 10.0)}
+        "coder": (0.9, 0.9),
+        "openai:gpt-4o": (2.5, 10.0),
+    }
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_requests_per_minute_is_shared_by_workers(pytester, tiny, xdist):
     with FakeProviders(reply=lambda r, i: answer(r, True), openai_key=None) as server:
-        run_vllm(pytester, server, str(tiny), "--codegen-requests-per-minute=30", *xdist
-            ).assert_outcomes(passed=3)
+        run_vllm(
+            pytester, server, str(tiny), "--codegen-requests-per-minute=30", *xdist
+        ).assert_outcomes(passed=3)
     arrivals = sorted(r.time for r in server.requests)
     assert len(arrivals) == 3
     # One request every two seconds, whichever process sends it: the third leaves about four
@@ -202,18 +269,25 @@ def test_react_repair_round_uses_webapp1k_retry_prompt(pytester):
 
     def reply(request, index):
         text = request.user_text
-        return reference if text.endswith("Try to generate publishPost.js again to pass the "
-                                          "tests. RETURN CODE ONLY.") else empty
+        return (
+            reference
+            if text.endswith(
+                "Try to generate publishPost.js again to pass the tests. RETURN CODE ONLY."
+            )
+            else empty
+        )
 
     with FakeProviders(reply=reply, openai_key=None) as server:
-        result = run_vllm(pytester, server, str(test_file), "--codegen-repair-rounds=1",
-                     timeout=600)
+        result = run_vllm(
+            pytester, server, str(test_file), "--codegen-repair-rounds=1", timeout=600
+        )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["repair rounds, pass@1 of react: 0.000 -> 1.000"])
     retry = server.requests[-1].user_text
-    assert retry.startswith(empty.rstrip() + "\nThe above code is the implementation of "
-                            "publishPost.js. It failed the tests below\n"
-                            + test_file.read_text())
+    assert retry.startswith(
+        empty.rstrip() + "\nThe above code is the implementation of "
+        "publishPost.js. It failed the tests below\n" + test_file.read_text()
+    )
     log = retry.split("Below is the test log\n", 1)[1]
     assert "publish" in log.lower()  # the failing Jest test's name and message
     [record] = read_results(pytester.path / "r.jsonl")

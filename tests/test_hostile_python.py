@@ -14,8 +14,11 @@ from conftest import FIXTURES, read_results
 
 from pytest_codegen.sandbox import UID_BASE, grader_of
 
-HOSTILE = [json.loads(line) for line in (FIXTURES / "hostile" / "python.jsonl").read_text()
-           .splitlines() if line.strip()]
+HOSTILE = [
+    json.loads(line)
+    for line in (FIXTURES / "hostile" / "python.jsonl").read_text().splitlines()
+    if line.strip()
+]
 SECRET = "sk-codegen-hostile-0123456789"
 
 needs_root = pytest.mark.skipif(os.getuid() != 0, reason="full isolation needs root")
@@ -26,8 +29,9 @@ def leftover_sandbox_processes() -> list[str]:
 
     Samples of graders still running (another xdist worker's) are not leftovers.
     """
-    out = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,args="], capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        ["ps", "-eo", "uid=,pid=,stat=,args="], capture_output=True, text=True
+    ).stdout
     leftovers = []
     for line in out.splitlines():
         uid = int(line.split()[0])
@@ -50,8 +54,12 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
     monkeypatch.setenv("CODEGEN_HOSTILE_SECRET", SECRET)
     monkeypatch.setenv("HOSTILE_TARGET_DIR", str(outside))
     result = pytester.runpytest_subprocess(
-        f"--codegen-model=replay:{replay}", "tiny.jsonl::tiny_add",
-        "--codegen-timeout=3", "--codegen-results=r.jsonl", timeout=120)
+        f"--codegen-model=replay:{replay}",
+        "tiny.jsonl::tiny_add",
+        "--codegen-timeout=3",
+        "--codegen-results=r.jsonl",
+        timeout=120,
+    )
     # pytest itself finished and reported the sample as failed, never passed
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
     (record,) = read_results(pytester.path / "r.jsonl")
@@ -85,8 +93,9 @@ def test_sample_cannot_read_the_suite_files(pytester):
     steal = f"    import os\n    return os.path.exists({str(data)!r})\n"
     replay = pytester.path / "replay.jsonl"
     replay.write_text(json.dumps({"task_id": "HumanEval/0", "completion": steal}) + "\n")
-    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",
-                                           "humaneval::HumanEval_0", "--codegen-results=r.jsonl")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}", "humaneval::HumanEval_0", "--codegen-results=r.jsonl"
+    )
     (record,) = read_results(pytester.path / "r.jsonl")
     # has_close_elements returns bool; True would mean the suite file is visible
     assert record["outcome"] == "failed"

@@ -18,20 +18,32 @@ def test_report_of_164_by_10_samples_matches_the_terminal(pytester):
     for task, problem in read_problems().items():
         right = rng.randint(0, 10)
         for i in range(10):
-            rows.append({"task_id": task, "sample_index": i, "completion":
-                         problem["canonical_solution"] if i < right else "    return None\n"})
+            rows.append(
+                {
+                    "task_id": task,
+                    "sample_index": i,
+                    "completion": problem["canonical_solution"]
+                    if i < right
+                    else "    return None\n",
+                }
+            )
     (pytester.path / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = pytester.runpytest_subprocess(
-        "--codegen-model=replay:samples.jsonl", "--codegen-suite=humaneval",
-        "--codegen-samples=10", "--codegen-html=report.html", "-n", "2", timeout=900)
+        "--codegen-model=replay:samples.jsonl",
+        "--codegen-suite=humaneval",
+        "--codegen-samples=10",
+        "--codegen-html=report.html",
+        "-n",
+        "2",
+        timeout=900,
+    )
     line = next(ln for ln in result.stdout.lines if ln.startswith("humaneval "))
     cells = line.split()
     samples, passed = int(cells[3]), int(cells[4])
     terminal_pass_at = [float(c) for c in cells[-3:]]
     assert samples == 1640
 
-    dom = parse(dump_dom((pytester.path / "report.html").as_uri(), pytester.path,
-                         budget_ms=30_000))
+    dom = parse(dump_dom((pytester.path / "report.html").as_uri(), pytester.path, budget_ms=30_000))
     assert dom.find("body").attrs.get("data-ready") == "1"
     cards = {c.attrs["data-stat"]: c for c in dom.find_all(class_="card")}
     assert cards["samples"].find(class_="value").text() == f"{samples:,}"

@@ -63,8 +63,12 @@ def plain_runner():
 
 def node_probe(probe: str, *args: object, timeout: float = 60) -> Any:
     """What a Node script (``node -e probe args...``) prints as JSON; it must succeed."""
-    done = subprocess.run([find_node().path, "-e", probe, *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [find_node().path, "-e", probe, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -92,8 +96,9 @@ def test_isolation_is_in_force(runner):
     if os.geteuid() == 0:
         from pytest_codegen.jest import PACKAGE_DIR, _world_accessible
 
-        reachable = all(_world_accessible(Path(p)) for p in
-                        (runner.node.path, runner.toolchain, PACKAGE_DIR))
+        reachable = all(
+            _world_accessible(Path(p)) for p in (runner.node.path, runner.toolchain, PACKAGE_DIR)
+        )
         # The uid drop needs node, the toolchain and our JS reachable by another uid (not so
         # in a checkout under a private 0700 directory): then only the permission model holds.
         if reachable:
@@ -130,8 +135,10 @@ def test_exception_at_render_is_an_error(runner):
 def test_a_stack_trace_names_the_samples_own_lines(runner):
     # Babel's output is longer than the sample; the runner's source maps (written to its
     # transform cache, then read back) put the error at line 5 of what the model wrote.
-    code = ("import React from 'react';\n\nexport default function CommentBox() {\n"
-            "  const none = null;\n  return <div>{none.text}</div>;\n}\n")
+    code = (
+        "import React from 'react';\n\nexport default function CommentBox() {\n"
+        "  const none = null;\n  return <div>{none.text}</div>;\n}\n"
+    )
     verdict = grade(runner, code)
     assert verdict.outcome == ERROR
     assert f"{SOLUTION_FILE}:5:21)" in verdict.tests[0]["message"]
@@ -284,8 +291,10 @@ def test_the_testing_library_drives_fake_timers_through_its_own_jest_object(runn
     verdict = runner.run(FAKE_TIMERS_TEST, "later.test.js", "Later.js", LATER, TIMEOUT_S)
     assert verdict.outcome == PASSED, verdict.message
     never = LATER.replace("setReady(true)", "setReady(false)")
-    assert runner.run(FAKE_TIMERS_TEST, "later.test.js", "Later.js", never,
-                      TIMEOUT_S).outcome == FAILED
+    assert (
+        runner.run(FAKE_TIMERS_TEST, "later.test.js", "Later.js", never, TIMEOUT_S).outcome
+        == FAILED
+    )
 
 
 # Modern fake timers replace the window's Date with their clock's, which the guard otherwise
@@ -381,9 +390,7 @@ def test_the_runners_own_require_is_out_of_reach(runner, plain_runner):
     assert verdict.outcome == PASSED, verdict.message
 
 
-def test_a_sample_that_changes_a_core_module_fails_and_the_runner_is_replaced(
-    runner, plain_runner
-):
+def test_a_sample_that_changes_a_core_module_fails_and_the_runner_is_replaced(runner, plain_runner):
     # Core modules are the runner's own: under plain Jest the patch reaches the next file.
     hostile = sample("patch_core.prelude.js", PROBE)
     first, second = (probe(plain_runner, hostile) for _ in range(2))
@@ -461,12 +468,13 @@ THROWER = """export function check(n) {
 """
 
 
-def test_a_package_the_framework_loads_on_first_use_gives_plain_jests_message(
-        runner, plain_runner):
+def test_a_package_the_framework_loads_on_first_use_gives_plain_jests_message(runner, plain_runner):
     # jest-message-util's code frames (@babel/code-frame) are loaded only when a failure is
     # formatted (runtime.js's LAZY_REQUIRES): the message is still plain Jest's, frame included.
-    messages = [jest_runner.run(THROWER_TEST, "thrower.test.js", "Thrower.js", THROWER,
-                                TIMEOUT_S).message for jest_runner in (plain_runner, runner)]
+    messages = [
+        jest_runner.run(THROWER_TEST, "thrower.test.js", "Thrower.js", THROWER, TIMEOUT_S).message
+        for jest_runner in (plain_runner, runner)
+    ]
     assert "> 3 |     throw new Error('too big: ' + n);" in messages[0]
     assert messages[1] == messages[0]
 
@@ -538,20 +546,38 @@ def test_the_runners_transform_is_babel_jests_for_every_react_file(tmp_path):
     problems, rows = react_samples()
     files = []
     for i, problem in enumerate(problems.values()):
-        files.append({"path": str(tmp_path / f"sample-{i}" / problem.extra["test_filename"]),
-                      "source": problem.tests})
+        files.append(
+            {
+                "path": str(tmp_path / f"sample-{i}" / problem.extra["test_filename"]),
+                "source": problem.tests,
+            }
+        )
     for j, row in enumerate(rows):
         problem = problems[row["task_id"]]
-        files.append({"path": str(tmp_path / f"sample-{j}" / problem.extra["solution_filename"]),
-                      "source": row["completion"]})
+        files.append(
+            {
+                "path": str(tmp_path / f"sample-{j}" / problem.extra["solution_filename"]),
+                "source": row["completion"],
+            }
+        )
     # Compiled differently as Jest's runtime allows dynamic import() or not.
-    files.append({"path": str(tmp_path / "lazy.js"),
-                  "source": "export const load = () => import('./App.js');\n"})
+    files.append(
+        {
+            "path": str(tmp_path / "lazy.js"),
+            "source": "export const load = () => import('./App.js');\n",
+        }
+    )
     listing = tmp_path / "files.json"
     listing.write_text(json.dumps({"root": str(tmp_path), "files": files}))
     node_dir = ROOT / "pytest_codegen" / "node"
-    result = node_probe(SAME_AS_BABEL_JEST_PROBE, node_dir / "transformer.js",
-                        node_dir / "babel.config.js", toolchain, listing, timeout=300)
+    result = node_probe(
+        SAME_AS_BABEL_JEST_PROBE,
+        node_dir / "transformer.js",
+        node_dir / "babel.config.js",
+        toolchain,
+        listing,
+        timeout=300,
+    )
     assert result == {"compared": 2 * len(files), "differ": []}
     assert len(files) == 4 * len(problems) + 1 >= 4 * 40
 
@@ -614,14 +640,21 @@ def test_babels_output_for_a_file_is_remembered_from_one_test_file_to_the_next(t
     transformer = ROOT / "pytest_codegen" / "node" / "transformer.js"
     done = subprocess.run(
         [find_node().path, "-e", TRANSFORMER_PROBE, str(transformer), str(tmp_path)],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path,
-        env={"PATH": os.environ["PATH"],
-             "NODE_PATH": str(tmp_path / "node_modules" / "babel-jest" / "node_modules")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={
+            "PATH": os.environ["PATH"],
+            "NODE_PATH": str(tmp_path / "node_modules" / "babel-jest" / "node_modules"),
+        },
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["calls"], result["configs"]) == (3, 1)
-    assert result["outputs"] == ["/* 1 /p/a.test.js */ const a = 1;",
-                                 "/* 1 /p/a.test.js */ const a = 1;",
-                                 "/* 2 /p/a.test.js */ const a = 2;",
-                                 "/* 3 /p/b.test.js */ const a = 2;"]
+    assert result["outputs"] == [
+        "/* 1 /p/a.test.js */ const a = 1;",
+        "/* 1 /p/a.test.js */ const a = 1;",
+        "/* 2 /p/a.test.js */ const a = 2;",
+        "/* 3 /p/b.test.js */ const a = 2;",
+    ]

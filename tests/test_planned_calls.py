@@ -36,22 +36,27 @@ def check(candidate):
     )  # a starred argument ends the plan, though later asserts would qualify
 
 
-@pytest.mark.parametrize("stop", [
-    "x = 1",  # any statement other than an assert
-    "for i in range(3): assert candidate(i) == i",
-    "assert candidate(1) == 1 or candidate(2) == 2",  # the second call may not happen
-    "assert candidate(1) if flag else True",
-    "assert 0 < candidate(1) < 2",  # a chained comparison may stop early
-    "assert helper(candidate(1)) == 1",  # a helper could call the candidate itself
-    "assert candidate(1) == candidate(1)",  # two calls: their order is the test's business
-    "assert candidate(10**20) == 1",  # not a literal
-    "assert candidate(1) == 1, candidate(2)",  # the message calls it too
-    "assert candidate(...) == 1",  # not plain data
-    "assert [candidate(i) for i in (1, 2)] == [1, 2]",
-])
+@pytest.mark.parametrize(
+    "stop",
+    [
+        "x = 1",  # any statement other than an assert
+        "for i in range(3): assert candidate(i) == i",
+        "assert candidate(1) == 1 or candidate(2) == 2",  # the second call may not happen
+        "assert candidate(1) if flag else True",
+        "assert 0 < candidate(1) < 2",  # a chained comparison may stop early
+        "assert helper(candidate(1)) == 1",  # a helper could call the candidate itself
+        "assert candidate(1) == candidate(1)",  # two calls: their order is the test's business
+        "assert candidate(10**20) == 1",  # not a literal
+        "assert candidate(1) == 1, candidate(2)",  # the message calls it too
+        "assert candidate(...) == 1",  # not plain data
+        "assert [candidate(i) for i in (1, 2)] == [1, 2]",
+    ],
+)
 def test_the_plan_stops_at_what_it_cannot_foresee(stop):
-    tests = f"def check(candidate):\n    assert candidate(0) == 0\n    {stop}\n" \
-            "    assert candidate(5) == 5\n"
+    tests = (
+        f"def check(candidate):\n    assert candidate(0) == 0\n    {stop}\n"
+        "    assert candidate(5) == 5\n"
+    )
     assert planned_calls(tests) == (([0], {}),)
 
 
@@ -121,9 +126,16 @@ def test_asking_for_anything_else_during_the_plan_diverges():
 def problem(tests: str, prompt: str = "def counter(x):\n") -> Problem:
     # Compiled tests are kept per (suite, id): each source gets an id of its own.
     ident = hashlib.sha256((prompt + tests).encode()).hexdigest()[:12]
-    return Problem(id=f"t/{ident}", suite="planned", category="c", language="python",
-                   mode=MODE_PYTHON_CALL, prompt=prompt, tests=tests,
-                   extra={"entry_point": "counter"})
+    return Problem(
+        id=f"t/{ident}",
+        suite="planned",
+        category="c",
+        language="python",
+        mode=MODE_PYTHON_CALL,
+        prompt=prompt,
+        tests=tests,
+        extra={"entry_point": "counter"},
+    )
 
 
 COUNTER = "    counter.n = getattr(counter, 'n', 0) + 1\n    return counter.n\n"
@@ -133,14 +145,14 @@ def test_tests_that_leave_the_plan_are_graded_call_by_call():
     # ``abs`` is shadowed by a helper that calls the candidate before the second planned
     # call is made. Asked call by call the counter answers 1, 2 (the helper), 3: the test
     # passes. Had the planned call been answered out of turn it would see 1, 3, 2 and fail.
-    tests = '''
+    tests = """
 def abs(x):
     return counter("helper")
 
 def check(candidate):
     assert candidate("a") == 1
     assert abs(0) == candidate("b") - 1
-'''
+"""
     p = problem(tests)
     assert planned_calls(tests) == ((["a"], {}), (["b"], {}))
     _, verdict = execute.execute(p, COUNTER, LIMITS)
@@ -148,7 +160,7 @@ def check(candidate):
 
 
 def test_tests_that_catch_the_divergence_are_still_graded_again():
-    tests = '''
+    tests = """
 def abs(x):
     try:
         return counter("helper")
@@ -158,26 +170,33 @@ def abs(x):
 def check(candidate):
     assert candidate("a") == 1
     assert abs(0) == candidate("b") - 1
-'''
+"""
     _, verdict = execute.execute(problem(tests), COUNTER, LIMITS)
     assert verdict.outcome == outcomes.PASSED, verdict.message
 
 
-@pytest.mark.parametrize(("body", "outcome", "message"), [
-    ("    return x * 2\n", outcomes.PASSED, ""),
-    ("    return x * 2 if x < 3 else 0\n", outcomes.FAILED,
-     "check failed at line 4: assert candidate(3) == 6"),
-    ("    return x * 2 / (x - 2)\n", outcomes.FAILED, "assert -2.0 == 2"),
-    ("    return x * 2 if x < 2 else 1 / 0\n", outcomes.ERROR, "ZeroDivisionError"),
-    ("    while x == 2: pass\n    return x * 2\n", outcomes.TIMEOUT, "no result within"),
-])
+@pytest.mark.parametrize(
+    ("body", "outcome", "message"),
+    [
+        ("    return x * 2\n", outcomes.PASSED, ""),
+        (
+            "    return x * 2 if x < 3 else 0\n",
+            outcomes.FAILED,
+            "check failed at line 4: assert candidate(3) == 6",
+        ),
+        ("    return x * 2 / (x - 2)\n", outcomes.FAILED, "assert -2.0 == 2"),
+        ("    return x * 2 if x < 2 else 1 / 0\n", outcomes.ERROR, "ZeroDivisionError"),
+        ("    while x == 2: pass\n    return x * 2\n", outcomes.TIMEOUT, "no result within"),
+    ],
+)
 def test_planned_verdicts_and_messages_are_those_of_the_calls_one_by_one(
-        body, outcome, message, monkeypatch):
-    tests = '''def check(candidate):
+    body, outcome, message, monkeypatch
+):
+    tests = """def check(candidate):
     assert candidate(1) == 2
     assert candidate(2) == 4
     assert candidate(3) == 6
-'''
+"""
     p = problem(tests, "def double(x):\n")
     p.extra["entry_point"] = "double"
     limits = Limits(timeout_s=2, memory_mb=512)
@@ -190,8 +209,7 @@ def test_planned_verdicts_and_messages_are_those_of_the_calls_one_by_one(
     assert planned.message.splitlines()[:1] == one_by_one.message.splitlines()[:1]
 
 
-def test_rewritten_tests_are_kept_on_disk_and_a_damaged_copy_is_rewritten(
-        tmp_path, monkeypatch):
+def test_rewritten_tests_are_kept_on_disk_and_a_damaged_copy_is_rewritten(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(tmp_path))
     source = "def check(candidate):\n    assert candidate(1) == 2\n"
     first = execute._compile_tests(source, "<tests of t/x>")

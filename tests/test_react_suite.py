@@ -10,12 +10,14 @@ REACT = ROOT / "benchmarks" / "react"
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_references_all_pass(pytester, xdist):
-    result = pytester.runpytest_subprocess("--codegen-model=reference", str(REACT),
-                                           "--codegen-results=r.jsonl", *xdist, timeout=900)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", str(REACT), "--codegen-results=r.jsonl", *xdist, timeout=900
+    )
     records = read_results(pytester.path / "r.jsonl")
     assert len(records) == 48
     assert {r["outcome"] for r in records} == {"passed"}, [
-        (r["task_id"], r["error"]) for r in records if not r["passed"]]
+        (r["task_id"], r["error"]) for r in records if not r["passed"]
+    ]
     assert all(r["mode"] == "jest" and len(r["tests"]) == 2 for r in records)
     result.stdout.fnmatch_lines(["react *(all) *48 *48 *48 *1.000*"])
 
@@ -23,8 +25,13 @@ def test_references_all_pass(pytester, xdist):
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_empty_app_fails_every_problem(pytester, xdist):
     replay = FIXTURES / "replays" / "react-empty.jsonl"
-    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}", str(REACT),
-                                           "--codegen-results=r.jsonl", *xdist, timeout=900)
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        str(REACT),
+        "--codegen-results=r.jsonl",
+        *xdist,
+        timeout=900,
+    )
     result.assert_outcomes(failed=48)
     records = read_results(pytester.path / "r.jsonl")
     assert all(r["outcome"] == "failed" for r in records)
@@ -35,9 +42,9 @@ def test_empty_app_fails_every_problem(pytester, xdist):
 
 def test_wrong_answers_name_the_failing_test(pytester):
     replay = FIXTURES / "replays" / "react-wrong.jsonl"
-    result = pytester.runpytest_subprocess(f"--codegen-model=replay:{replay}",
-                                           f"{REACT}/blogging/publishPost.test.js",
-                                           timeout=600)
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}", f"{REACT}/blogging/publishPost.test.js", timeout=600
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["failed: publishes a new post*"])
     assert "Captured generated code" in result.stdout.str()
@@ -50,9 +57,11 @@ def test_suite_check_flags_unsolvable_problems(pytester):
         "import React from 'react';\n"
         "import { render, screen } from '@testing-library/react';\n"
         "import Approve from '../approve';\n"
-        "test('renders', () => { render(<Approve />); });\n")
+        "test('renders', () => { render(<Approve />); });\n"
+    )
     (shop / "approve.js").write_text("export default function A() { return null; }\n")
     result = pytester.runpytest_subprocess("--codegen-model=reference", "suite")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*cannot be solved as shipped: imports '../approve' from outside the sample's dir*"])
+        ["*cannot be solved as shipped: imports '../approve' from outside the sample's dir*"]
+    )

@@ -24,8 +24,9 @@ def load(box: Sandbox, source: str, entry: str = "f"):
 
 def processes_of(uid: int) -> list[str]:
     """Live processes of ``uid`` (a zombie has ended; its parent just has not reaped it)."""
-    out = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-u", str(uid)], capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        ["ps", "-o", "pid=,stat=,args=", "-u", str(uid)], capture_output=True, text=True
+    ).stdout
     return [line.strip() for line in out.splitlines() if not line.split()[1].startswith("Z")]
 
 
@@ -76,11 +77,14 @@ def test_a_sample_cannot_signal_the_launcher():
     with Sandbox(LIMITS) as box:
         if box.isolation != "namespaces+uid":
             pytest.skip("no namespaces here")
-        attack = load(box, "import os, signal\ndef f():\n    hit = []\n"
-                           "    for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):\n"
-                           "        try:\n            os.kill(1, sig); hit.append(sig)\n"
-                           "        except OSError:\n            pass\n"
-                           "    return os.getppid(), len(hit)\n")
+        attack = load(
+            box,
+            "import os, signal\ndef f():\n    hit = []\n"
+            "    for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):\n"
+            "        try:\n            os.kill(1, sig); hit.append(sig)\n"
+            "        except OSError:\n            pass\n"
+            "    return os.getppid(), len(hit)\n",
+        )
         parent, _ = attack()
         assert parent == 1  # the launcher is PID 1 of the samples' namespace
     launcher = Zygote.get()
@@ -135,12 +139,26 @@ def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
     prompt = "from typing import List\nimport os.path, re as regex\ndef f(x: List[int]):\n"
     assert imported_modules(prompt) == {"typing", "os.path", "re"}
     assert imported_modules("from . import sibling\nfrom .pkg import x\n") == set()
-    problem = Problem(id="p", category="c", prompt=prompt, tests="import json\n",
-                      language="python", reference="    import heapq\n    return x\n",
-                      suite="s", mode=MODE_PYTHON_CALL)
+    problem = Problem(
+        id="p",
+        category="c",
+        prompt=prompt,
+        tests="import json\n",
+        language="python",
+        reference="    import heapq\n    return x\n",
+        suite="s",
+        mode=MODE_PYTHON_CALL,
+    )
     # A body-only reference is read line by line too; tests that run in the grader do not count.
     assert problem_imports(problem) == ("heapq", "os.path", "re", "typing")
-    program = Problem(id="q", category="c", prompt="import csv\n", tests="import json\n",
-                      language="python", reference="import heapq\n", suite="s",
-                      mode=MODE_PYTHON_PROGRAM)
+    program = Problem(
+        id="q",
+        category="c",
+        prompt="import csv\n",
+        tests="import json\n",
+        language="python",
+        reference="import heapq\n",
+        suite="s",
+        mode=MODE_PYTHON_PROGRAM,
+    )
     assert problem_imports(program) == ("csv", "heapq", "json")

@@ -39,8 +39,10 @@ def rec(task, outcome, category="c", suite="s"):
 
 def test_summary_rows_and_missing_samples():
     records = [
-        rec("a", "passed"), rec("a", "failed"),
-        rec("b", "failed", "d"), rec("b", "missing", "d"),
+        rec("a", "passed"),
+        rec("a", "failed"),
+        rec("b", "failed", "d"),
+        rec("b", "missing", "d"),
         rec("c", "missing", "d"),  # nothing graded: counted, not scored
     ]
     rows = {(r.suite, r.category): r for r in summarize(records, [1, 2])}

@@ -15,8 +15,12 @@ REACT = ROOT / "benchmarks" / "react"
 
 
 def python_problem(task_id: str, test: str, reference: str | None = None) -> dict:
-    row = {"task_id": task_id, "prompt": "def double(x):\n    \"\"\"Twice x.\"\"\"\n",
-           "test": test, "entry_point": "double"}
+    row = {
+        "task_id": task_id,
+        "prompt": 'def double(x):\n    """Twice x."""\n',
+        "test": test,
+        "entry_point": "double",
+    }
     if reference is not None:
         row["canonical_solution"] = reference
     return row
@@ -26,18 +30,27 @@ def python_problem(task_id: str, test: str, reference: str | None = None) -> dic
 def test_python_suite_without_references(pytester, xdist):
     rows = [
         python_problem("v/sound", "def check(candidate):\n    assert candidate(2) == 4\n"),
-        python_problem("v/raises_on_none", "def check(candidate):\n"
-                       "    assert candidate(2) + 1 == 5\n"),  # None + 1: rejected too
+        python_problem(
+            "v/raises_on_none", "def check(candidate):\n    assert candidate(2) + 1 == 5\n"
+        ),  # None + 1: rejected too
         python_problem("v/vacuous", "def check(candidate):\n    candidate(2)\n"),
-        python_problem("v/with_ref", "def check(candidate):\n    assert candidate(3) == 6\n",
-                       reference="    return 2 * x\n"),
+        python_problem(
+            "v/with_ref",
+            "def check(candidate):\n    assert candidate(3) == 6\n",
+            reference="    return 2 * x\n",
+        ),
     ]
     (pytester.path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = pytester.runpytest_subprocess("v.jsonl", "--codegen-model=validate",
-                                           "--codegen-results=r.jsonl", *xdist)
+    result = pytester.runpytest_subprocess(
+        "v.jsonl", "--codegen-model=validate", "--codegen-results=r.jsonl", *xdist
+    )
     outcomes = {r["task_id"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
-    assert outcomes == {"v/sound": "passed", "v/raises_on_none": "passed",
-                        "v/vacuous": "failed", "v/with_ref": "passed"}
+    assert outcomes == {
+        "v/sound": "passed",
+        "v/raises_on_none": "passed",
+        "v/vacuous": "failed",
+        "v/with_ref": "passed",
+    }
     result.stdout.fnmatch_lines(["failed: vacuous: every test passes with an empty solution"])
     result.stdout.fnmatch_lines(["v *4 *4 *3 *1 *0.750*"])
 
@@ -52,26 +65,54 @@ def test_react_suite_without_references(pytester):
         "import React from 'react';\nimport { render } from '@testing-library/react';\n"
         "import App from './vacuous';\n"
         "test('renders', () => { render(<App />); });\n"
-        "test('still renders', () => { render(<App />); });\n")
+        "test('still renders', () => { render(<App />); });\n"
+    )
     (shop / "broken.test.js").write_text(
         "import React from 'react';\nimport axios from 'axios';\nimport App from './broken';\n"
-        "test('uses axios', () => { expect(axios).toBeDefined(); });\n")
-    result = pytester.runpytest_subprocess("noref", "--codegen-model=validate",
-                                           "--codegen-results=r.jsonl", timeout=600)
+        "test('uses axios', () => { expect(axios).toBeDefined(); });\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "noref", "--codegen-model=validate", "--codegen-results=r.jsonl", timeout=600
+    )
     outcomes = {r["task_id"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
-    assert outcomes == {"shop/publishPost": "passed", "shop/vacuous": "failed",
-                        "shop/broken": "error"}
-    result.stdout.fnmatch_lines([
-        "error: the tests cannot run against an empty solution: *Cannot find module 'axios'*",
-        "failed: vacuous: test 'renders' passes with an empty solution"])
+    assert outcomes == {
+        "shop/publishPost": "passed",
+        "shop/vacuous": "failed",
+        "shop/broken": "error",
+    }
+    result.stdout.fnmatch_lines(
+        [
+            "error: the tests cannot run against an empty solution: *Cannot find module 'axios'*",
+            "failed: vacuous: test 'renders' passes with an empty solution",
+        ]
+    )
 
 
 def test_empty_solutions_by_mode():
-    jest = Problem(id="a/b", suite="s", category="a", language="javascript", mode=MODE_JEST,
-                   prompt="", tests="")
+    jest = Problem(
+        id="a/b",
+        suite="s",
+        category="a",
+        language="javascript",
+        mode=MODE_JEST,
+        prompt="",
+        tests="",
+    )
     assert "export default function App()" in empty_solution(jest)
-    assert empty_solution(Problem(id="p", suite="s", category="c", language="python",
-                                  mode=MODE_PYTHON_CALL, prompt="", tests="")) == "    pass\n"
+    assert (
+        empty_solution(
+            Problem(
+                id="p",
+                suite="s",
+                category="c",
+                language="python",
+                mode=MODE_PYTHON_CALL,
+                prompt="",
+                tests="",
+            )
+        )
+        == "    pass\n"
+    )
 
 
 def test_judging_an_empty_solution():
@@ -79,6 +120,8 @@ def test_judging_an_empty_solution():
     assert judge_empty_solution(Verdict(FAILED, tests=tests[:1]), "jest").outcome == PASSED
     partial = judge_empty_solution(Verdict(FAILED, tests=tests), "jest")
     assert (partial.outcome, partial.message) == (
-        FAILED, "vacuous: test 'b' passes with an empty solution")
+        FAILED,
+        "vacuous: test 'b' passes with an empty solution",
+    )
     assert judge_empty_solution(Verdict(ERROR, "boom"), "jest").outcome == ERROR
     assert judge_empty_solution(Verdict(ERROR, "boom"), "python-call").outcome == PASSED

@@ -10,9 +10,23 @@ import pytest
 from pytest_codegen import wire
 
 VALUES = [
-    None, True, 0, -(10**30), 1.5, float("inf"), "x", b"\x00\xff", [1, [2]], (1, (2,)),
-    {1: "a", (2, 3): frozenset({4})}, {1, 2}, complex(1, 2), datetime.date(2024, 2, 29),
-    datetime.datetime(2024, 1, 1, 12, 30), datetime.time(8, 15), datetime.timedelta(days=-1),
+    None,
+    True,
+    0,
+    -(10**30),
+    1.5,
+    float("inf"),
+    "x",
+    b"\x00\xff",
+    [1, [2]],
+    (1, (2,)),
+    {1: "a", (2, 3): frozenset({4})},
+    {1, 2},
+    complex(1, 2),
+    datetime.date(2024, 2, 29),
+    datetime.datetime(2024, 1, 1, 12, 30),
+    datetime.time(8, 15),
+    datetime.timedelta(days=-1),
     decimal.Decimal("1.10"),
 ]
 
@@ -43,10 +57,17 @@ def test_objects_become_references_or_are_refused():
         wire.encode(obj)
 
 
-@pytest.mark.parametrize("data", [
-    {"$nope": 1}, {"$t": 1}, {"$d": [[[1], 2]]}, {"$f": "1e999"}, {"$a": 1, "$b": 2},
-    {"$ref": 1},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"$nope": 1},
+        {"$t": 1},
+        {"$d": [[[1], 2]]},
+        {"$f": "1e999"},
+        {"$a": 1, "$b": 2},
+        {"$ref": 1},
+    ],
+)
 def test_malformed_data_is_rejected(data):
     with pytest.raises(wire.WireError):
         wire.decode_value(data)
@@ -75,14 +96,17 @@ def test_requests_arrive_whole_however_the_pipe_splits_them():
     import os
     import threading
 
-    messages = [{"op": "call", "args": ["x" * 300_000]}, {"op": "load", "then": [[[1], {}]]},
-                {"op": "getattr", "name": ""}]
+    messages = [
+        {"op": "call", "args": ["x" * 300_000]},
+        {"op": "load", "then": [[[1], {}]]},
+        {"op": "getattr", "name": ""},
+    ]
     data = b"".join(wire.dumps_request(m) for m in messages)
     r, w = os.pipe()
 
     def write_in_odd_pieces() -> None:
         for i in range(0, len(data), 7777):
-            os.write(w, data[i:i + 7777])
+            os.write(w, data[i : i + 7777])
         os.close(w)
 
     writer = threading.Thread(target=write_in_odd_pieces)

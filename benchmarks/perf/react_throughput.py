@@ -60,8 +60,11 @@ REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "benchmarks" / "react"
 REPLAYS = REPO / "fixtures" / "replays"
 KINDS = ("reference", "wrong", "empty")
-def build_samples(problems: list[Problem], n: int,
-                  distinct: bool = True) -> tuple[list[dict[str, Any]], dict[str, int]]:
+
+
+def build_samples(
+    problems: list[Problem], n: int, distinct: bool = True
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """``n`` samples per problem cycling reference, wrong, empty; returns rows and kind counts.
     With ``distinct``, each sample's code ends with a comment of its own."""
     wrong = load_replay(REPLAYS / "react-wrong.jsonl")
@@ -75,16 +78,20 @@ def build_samples(problems: list[Problem], n: int,
             kind = KINDS[i % len(KINDS)] if i < 3 else KINDS[(i - 3) % 2]
             counts[kind] += 1
             code = by_kind[kind] + (f"\n// sample {i}\n" if distinct else "")
-            rows.append({"task_id": problem.id, "sample_index": i, "kind": kind,
-                         "completion": code})
+            rows.append(
+                {"task_id": problem.id, "sample_index": i, "kind": kind, "completion": code}
+            )
     return rows, counts
 
 
 def write_replay(path: Path, rows: list[dict[str, Any]]) -> None:
     """The samples as a replay file (``--codegen-model=replay:PATH``)."""
-    path.write_text("".join(
-        json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
-        for r in rows))
+    path.write_text(
+        "".join(
+            json.dumps({k: r[k] for k in ("task_id", "sample_index", "completion")}) + "\n"
+            for r in rows
+        )
+    )
 
 
 def verdicts_of(report: Path, dirs: dict[Sample, Path]) -> tuple[dict[Sample, bool], float]:
@@ -94,8 +101,9 @@ def verdicts_of(report: Path, dirs: dict[Sample, Path]) -> tuple[dict[Sample, bo
     return {key: passed(r) for key, r in results.items()}, body_ms / 1000
 
 
-def run_single(node: NodeInfo, toolchain: Path, dirs: dict[Sample, Path],
-               subset: list[Sample]) -> tuple[float, dict[Sample, bool]]:
+def run_single(
+    node: NodeInfo, toolchain: Path, dirs: dict[Sample, Path], subset: list[Sample]
+) -> tuple[float, dict[Sample, bool]]:
     """One jest process per sample, two at a time."""
 
     def one(key: Sample) -> tuple[Sample, bool]:
@@ -111,8 +119,9 @@ def run_single(node: NodeInfo, toolchain: Path, dirs: dict[Sample, Path],
     return time.perf_counter() - start, verdicts
 
 
-def run_batched(node: NodeInfo, toolchain: Path, root: Path,
-                dirs: dict[Sample, Path]) -> tuple[float, dict[Sample, bool], float]:
+def run_batched(
+    node: NodeInfo, toolchain: Path, root: Path, dirs: dict[Sample, Path]
+) -> tuple[float, dict[Sample, bool], float]:
     """One jest run over the whole tree with two workers."""
     out = root.parent / "batched.json"
     start = time.perf_counter()
@@ -122,16 +131,32 @@ def run_batched(node: NodeInfo, toolchain: Path, root: Path,
     return elapsed, verdicts, body_s
 
 
-def run_plugin(samples: Path, n: int,
-               workdir: Path) -> tuple[float, dict[Sample, bool], int, float]:
+def run_plugin(
+    samples: Path, n: int, workdir: Path
+) -> tuple[float, dict[Sample, bool], int, float]:
     """Wall time, verdicts, tests passed and the summed per-sample grading time (s)."""
     out = workdir / "plugin-results.jsonl"
     out.unlink(missing_ok=True)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", f"--codegen-model=replay:{samples}",
-                    str(SUITE), f"--codegen-samples={n}", "-n", "2", "-q",
-                    "-p", "no:cacheprovider", f"--codegen-results={out}"],
-                   cwd=workdir, stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"--codegen-model=replay:{samples}",
+            str(SUITE),
+            f"--codegen-samples={n}",
+            "-n",
+            "2",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--codegen-results={out}",
+        ],
+        cwd=workdir,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
     elapsed = time.perf_counter() - start
     verdicts: dict[Sample, bool] = {}
     tests_passed = 0
@@ -154,16 +179,24 @@ def disagreements(a: dict[Sample, bool], b: dict[Sample, bool]) -> list[Sample]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=10,
-                        help="samples per problem (WebApp1K's n = 10)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--samples", type=int, default=10, help="samples per problem (WebApp1K's n = 10)"
+    )
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--single", type=int, default=None,
-                        help="time only this many samples with one jest process each "
-                             "(default: every sample)")
-    parser.add_argument("--same-code", action="store_true",
-                        help="samples of one kind share their code (Babel's output is reused)")
+    parser.add_argument(
+        "--single",
+        type=int,
+        default=None,
+        help="time only this many samples with one jest process each (default: every sample)",
+    )
+    parser.add_argument(
+        "--same-code",
+        action="store_true",
+        help="samples of one kind share their code (Babel's output is reused)",
+    )
     args = parser.parse_args()
     byte_compile_plugin()
 
@@ -196,11 +229,9 @@ def main() -> None:
             before = children_cpu()
             t_single, v_single = run_single(node, toolchain, single_dirs, subset)
             after_single = children_cpu()
-            t_batched, v_batched, body_s = run_batched(node, toolchain, batched_root,
-                                                       batched_dirs)
+            t_batched, v_batched, body_s = run_batched(node, toolchain, batched_root, batched_dirs)
             after_batched = children_cpu()
-            t_plugin, v_plugin, tests_passed, graded_s = run_plugin(samples, args.samples,
-                                                                    workdir)
+            t_plugin, v_plugin, tests_passed, graded_s = run_plugin(samples, args.samples, workdir)
             cpu[1].append((after_single - before) / len(subset))
             cpu[2].append((after_batched - after_single) / total)
             cpu[3].append((children_cpu() - after_batched) / total)
@@ -218,34 +249,58 @@ def main() -> None:
     kinds = ", ".join(f"{counts[k]} {k}" for k in KINDS)
     subset_note = "all" if len(subset) == total else f"subset of {len(subset)}"
     ms = 1000
-    print(f"samples:                        {total} (48 problems x {args.samples}: {kinds})"
-          + ("" if args.same_code else ", the code of each distinct"))
+    print(
+        f"samples:                        {total} (48 problems x {args.samples}: {kinds})"
+        + ("" if args.same_code else ", the code of each distinct")
+    )
     print(f"node / toolchain:               {node.version} ({node.source}) / {toolchain}")
-    print(f"(1) jest per sample, 2 at once: {s1 * ms:7.0f} ms/sample  "
-          f"({subset_note}; {len(subset) * s1:.1f} s, {1 / s1:5.1f} samples/s"
-          f"{spread(single_times)})")
-    print(f"(2) jest --maxWorkers=2, batch: {s2 * ms:7.0f} ms/sample  "
-          f"({total * s2:.1f} s, {1 / s2:5.1f} samples/s{spread(batched_times)})")
-    print(f"(3) pytest-codegen -n 2:        {s3 * ms:7.0f} ms/sample  "
-          f"({total * s3:.1f} s, {1 / s3:5.1f} samples/s{spread(plugin_times)})")
-    print(f"    of which grading (duration_s): {graded * ms / total:4.0f} ms/sample summed, "
-          f"{graded * ms / total / 2:.0f} ms/sample over 2 workers ({graded:.1f} s in all)")
+    print(
+        f"(1) jest per sample, 2 at once: {s1 * ms:7.0f} ms/sample  "
+        f"({subset_note}; {len(subset) * s1:.1f} s, {1 / s1:5.1f} samples/s"
+        f"{spread(single_times)})"
+    )
+    print(
+        f"(2) jest --maxWorkers=2, batch: {s2 * ms:7.0f} ms/sample  "
+        f"({total * s2:.1f} s, {1 / s2:5.1f} samples/s{spread(batched_times)})"
+    )
+    print(
+        f"(3) pytest-codegen -n 2:        {s3 * ms:7.0f} ms/sample  "
+        f"({total * s3:.1f} s, {1 / s3:5.1f} samples/s{spread(plugin_times)})"
+    )
+    print(
+        f"    of which grading (duration_s): {graded * ms / total:4.0f} ms/sample summed, "
+        f"{graded * ms / total / 2:.0f} ms/sample over 2 workers ({graded:.1f} s in all)"
+    )
     c1, c2, c3 = (statistics.median(cpu[run]) for run in (1, 2, 3))
-    print(f"CPU per sample (1) / (2) / (3): {c1 * ms:.0f} / {c2 * ms:.0f} / {c3 * ms:.0f} ms "
-          f"(every process of each run; ratios {c1 / c3:.2f}x and {c2 / c3:.2f}x)")
-    print(f"ratio (1)/(3):                  {s1 / s3:7.2f}x (medians of {args.repeat}"
-          f"{per_run_ratios(single_times, plugin_times)})")
-    print(f"ratio (2)/(3):                  {s2 / s3:7.2f}x (medians of {args.repeat}"
-          f"{per_run_ratios(batched_times, plugin_times)})")
-    print(f"test-body floor (run 2):        {body * ms / total:7.0f} ms/sample summed over "
-          f"tests, {body * ms / total / 2:.0f} ms/sample over 2 workers "
-          f"({body:.1f} s in all)")
-    print(f"samples passed (2) / (3):       {sum(v_batched.values())} / "
-          f"{sum(bool(v) for v in v_plugin.values())}; tests passed (3): {tests_passed}")
-    print(f"same verdicts (2) vs (3):       {not diff_batched}"
-          + (f" ({len(diff_batched)} differ, e.g. {diff_batched[:3]})" if diff_batched else ""))
-    print(f"same verdicts (1) vs (3):       {not diff_single} (on the {len(subset)} samples of (1))"
-          + (f" ({len(diff_single)} differ, e.g. {diff_single[:3]})" if diff_single else ""))
+    print(
+        f"CPU per sample (1) / (2) / (3): {c1 * ms:.0f} / {c2 * ms:.0f} / {c3 * ms:.0f} ms "
+        f"(every process of each run; ratios {c1 / c3:.2f}x and {c2 / c3:.2f}x)"
+    )
+    print(
+        f"ratio (1)/(3):                  {s1 / s3:7.2f}x (medians of {args.repeat}"
+        f"{per_run_ratios(single_times, plugin_times)})"
+    )
+    print(
+        f"ratio (2)/(3):                  {s2 / s3:7.2f}x (medians of {args.repeat}"
+        f"{per_run_ratios(batched_times, plugin_times)})"
+    )
+    print(
+        f"test-body floor (run 2):        {body * ms / total:7.0f} ms/sample summed over "
+        f"tests, {body * ms / total / 2:.0f} ms/sample over 2 workers "
+        f"({body:.1f} s in all)"
+    )
+    print(
+        f"samples passed (2) / (3):       {sum(v_batched.values())} / "
+        f"{sum(bool(v) for v in v_plugin.values())}; tests passed (3): {tests_passed}"
+    )
+    print(
+        f"same verdicts (2) vs (3):       {not diff_batched}"
+        + (f" ({len(diff_batched)} differ, e.g. {diff_batched[:3]})" if diff_batched else "")
+    )
+    print(
+        f"same verdicts (1) vs (3):       {not diff_single} (on the {len(subset)} samples of (1))"
+        + (f" ({len(diff_single)} differ, e.g. {diff_single[:3]})" if diff_single else "")
+    )
 
 
 if __name__ == "__main__":

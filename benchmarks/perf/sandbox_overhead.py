@@ -108,10 +108,11 @@ def usage_by_role(launcher: int, forker: int) -> dict[str, tuple[float, int]]:
     forker_stat = _stat(forker)
     return {
         "grading process": (own.user + own.system, own_faults),
-        "zygote": (sum(process_cpu_s(pid) for pid in zygote),
-                   sum(int(_stat(pid)[7]) for pid in zygote)),
-        "sample processes": (sum(int(f) for f in forker_stat[13:15]) / tick,
-                             int(forker_stat[8])),
+        "zygote": (
+            sum(process_cpu_s(pid) for pid in zygote),
+            sum(int(_stat(pid)[7]) for pid in zygote),
+        ),
+        "sample processes": (sum(int(f) for f in forker_stat[13:15]) / tick, int(forker_stat[8])),
     }
 
 
@@ -124,8 +125,13 @@ def split_by_role(samples: int) -> dict[str, tuple[float, float]]:
     for _ in range(samples):
         sandbox_sample()
     after = usage_by_role(*pids)
-    return {role: ((after[role][0] - before[role][0]) / samples * 1e3,
-                   (after[role][1] - before[role][1]) / samples) for role in before}
+    return {
+        role: (
+            (after[role][0] - before[role][0]) / samples * 1e3,
+            (after[role][1] - before[role][1]) / samples,
+        )
+        for role in before
+    }
 
 
 def measure(run: Callable[[], None], samples: int) -> tuple[float, float]:
@@ -148,19 +154,26 @@ def main() -> None:
 
     many = f"sandbox, {args.calls} calls"
     planned = "  the same, planned"
-    rows: dict[str, list[tuple[float, float]]] = {"process per sample": [], "sandbox": [],
-                                                  many: [], planned: []}
+    rows: dict[str, list[tuple[float, float]]] = {
+        "process per sample": [],
+        "sandbox": [],
+        many: [],
+        planned: [],
+    }
     roles: list[dict[str, float]] = []
     for _ in range(args.repeat):
         rows["process per sample"].append(measure(process_per_sample, args.samples))
         rows["sandbox"].append(measure(sandbox_sample, args.samples))
         rows[many].append(measure(lambda: sandbox_sample(args.calls), args.samples))
-        rows[planned].append(measure(lambda: sandbox_sample(args.calls, planned=True),
-                                     args.samples))
+        rows[planned].append(
+            measure(lambda: sandbox_sample(args.calls, planned=True), args.samples)
+        )
         roles.append(split_by_role(args.samples))
     Zygote.shutdown()
-    medians = {name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
-               for name, runs in rows.items()}
+    medians = {
+        name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+        for name, runs in rows.items()
+    }
     print(f"samples per run: {args.samples}, runs: {args.repeat} (medians)")
     for name, (wall, cpu) in medians.items():
         print(f"{name:20s} {wall:6.2f} ms wall  {cpu:6.2f} ms CPU per sample")
@@ -170,10 +183,13 @@ def main() -> None:
     print(f"each further call:   {extra * 1e3:6.0f} us CPU (a round trip to the sample)")
     extra = (medians[planned][1] - ours[1]) / max(1, args.calls - 1)
     print(f"  planned:           {extra * 1e3:6.0f} us CPU")
-    for label, i, digits in (("CPU by role (ms per sample)", 0, 2),
-                             ("page faults by role (per sample)", 1, 0)):
-        split = "  ".join(f"{name} {statistics.median(r[name][i] for r in roles):.{digits}f}"
-                          for name in roles[0])
+    for label, i, digits in (
+        ("CPU by role (ms per sample)", 0, 2),
+        ("page faults by role (per sample)", 1, 0),
+    ):
+        split = "  ".join(
+            f"{name} {statistics.median(r[name][i] for r in roles):.{digits}f}" for name in roles[0]
+        )
         print(f"sandbox {label}: {split}")
 
 
