@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from .generate import Model
+    from .models.base import Model
     from .problems import Problem
 
 

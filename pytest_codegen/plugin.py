@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 from . import outcomes, settings
-from .generate import Completion, GenerationRequest, Model, ModelError, ValidateModel, merge_params
+from .models.base import (
+    Completion,
+    GenerationRequest,
+    Model,
+    ModelError,
+    ValidateModel,
+    merge_params,
+)
 from .problems import Problem
 
 STATE_KEY = pytest.StashKey["CodegenState"]()
@@ -63,7 +70,7 @@ def pytest_load_initial_conftests(
     Built-in suites have no file in the project, so pytest would reject such an argument as a
     missing path; rewrite it into options before pytest resolves its arguments.
     """
-    from .suites import builtin_suites
+    from .collect.suites import builtin_suites
 
     names = None
     for position, arg in reversed(list(enumerate(args))):
@@ -99,7 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         state.check_model_spec()
         if resolved.results is not None:
-            from .report import ResultsWriter
+            from .reporting.records import ResultsWriter
 
             state.results = ResultsWriter(resolved.results)
     if config.pluginmanager.hasplugin("xdist"):
@@ -129,9 +136,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     state = state_of(parent.config)
     if not state.settings.active:
         return None
-    from . import collect
-    from .suites import is_suite_file
-    from .suites.humaneval import looks_like_humaneval
+    from .collect import items as collect
+    from .collect.suites import is_suite_file
+    from .collect.suites.humaneval import looks_like_humaneval
 
     explicit = parent.session.isinitpath(file_path)
     if file_path.name.endswith(".test.js"):
@@ -143,11 +150,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem]:
-    from .suites import load_suite, suite_name_for
+    from .collect.suites import load_suite, suite_name_for
 
     state = state_of(config)
     if path.name.endswith(".test.js"):
-        from .suites.webapp1k import load_test_file
+        from .collect.suites.webapp1k import load_test_file
 
         return [load_test_file(path, state.suite_name_for_jest(path))]
     name = state.builtin_names.get(path) or suite_name_for(path)
@@ -161,8 +168,8 @@ def pytest_collection_modifyitems(
     state = state_of(config)
     if not state.settings.active:
         return
-    from .collect import make_builtin_file
-    from .suites import builtin_suites
+    from .collect.items import make_builtin_file
+    from .collect.suites import builtin_suites
 
     known = builtin_suites()
     for name in state.settings.suite:
@@ -230,14 +237,14 @@ def codegen_model(pytestconfig: pytest.Config) -> Model:
 
         @pytest.fixture(scope="session")
         def codegen_model():
-            return MyModel()  # a pytest_codegen.generate.Model
+            return MyModel()  # a pytest_codegen.models.base.Model
     """
     return state_of(pytestconfig).model
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
-    from .generate import ReferenceModel, ReplayModel
+    from .models.base import ReferenceModel, ReplayModel
 
     if spec == "reference":
         return ReferenceModel()
@@ -248,7 +255,7 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         if not path.is_absolute():
             path = config.invocation_params.dir / path
         return ReplayModel(path, spec=spec)
-    from . import providers
+    from .models import providers
 
     opts = state_of(config).settings
     provider = spec.split(":", 1)[0]
@@ -338,7 +345,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     if not state.settings.active or hasattr(config, "workerinput") or state.rows is None:
         return
-    from .report import format_table
+    from .reporting.records import format_table
 
     tr = terminalreporter
     tr.write_sep("=", f"codegen: pass@k of {state.model_spec}")
@@ -371,15 +378,15 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if state.settings.html is not None:
         tr.write_line(f"html report: {state.settings.html}")
     if state.settings.repair_rounds:
-        from .report import repair_lines
-        from .score import repair_curve
+        from .reporting.records import repair_lines
+        from .scoring import repair_curve
 
         for line in repair_lines(
             repair_curve(state.records.values(), state.settings.repair_rounds)
         ):
             tr.write_line(line)
     if state.generation_stats:
-        from .report import generation_lines
+        from .reporting.records import generation_lines
 
         for line in generation_lines(state.generation_stats, state.records.values(), state.price()):
             tr.write_line(line)
@@ -486,12 +493,12 @@ class CodegenState:
         if model is not self._model or not model.cacheable:
             return None
         if self._engine is None:
-            from .engine import GenerationEngine
+            from .generation.engine import GenerationEngine
 
             cache_dir = self.settings.cache
             if cache_dir is None and getattr(self.config, "cache", None) is not None:
                 cache_dir = self.config.cache.mkdir("codegen-generations")
-            from .engine import RateLimit
+            from .generation.engine import RateLimit
 
             self._engine = GenerationEngine(
                 model,
@@ -506,8 +513,8 @@ class CodegenState:
         return self._engine
 
     def job(self, item: Any, prompt: Any = None) -> Any:
-        from .engine import Job
-        from .prompts import build_prompt
+        from .generation.engine import Job
+        from .generation.prompts import build_prompt
 
         if prompt is None:
             prompt = build_prompt(
@@ -589,8 +596,8 @@ class CodegenState:
         """Error-debugging rounds: ask again with the failed code and its test log until a
         round passes. The sample's own verdict (and pass@k) stays that of its first answer;
         the rounds are kept in its record for the per-round pass@1."""
-        from .prompts import repair_prompt
-        from .report import generation_fields, short_error
+        from .generation.prompts import repair_prompt
+        from .reporting.records import generation_fields, short_error
 
         problem: Problem = item.problem
         model = item.funcargs["codegen_model"]
@@ -640,7 +647,7 @@ class CodegenState:
         return self._reference_checks[key]
 
     def limits(self) -> Any:
-        from .sandbox import Limits
+        from .execution.python.sandbox import Limits
 
         return Limits(
             timeout_s=self.settings.timeout, memory_mb=self.settings.memory, cpus=self.cpus
@@ -650,7 +657,7 @@ class CodegenState:
     def cpus(self) -> tuple[int, ...]:
         """Where this process grades Python samples (see ``execute.worker_cpus``)."""
         if self._cpus is None:
-            from .execute import worker_cpus
+            from .execution.dispatch import worker_cpus
 
             workerinput = getattr(self.config, "workerinput", {})
             self._cpus = (
@@ -662,7 +669,7 @@ class CodegenState:
 
     def hidden(self, item: Any) -> tuple[str, ...]:
         if self._hide is None:
-            from .execute import hidden_paths
+            from .execution.dispatch import hidden_paths
 
             self._hide = hidden_paths(
                 [p.parent if p.is_file() else p for p in self.builtin_names] + [Path(item.path)]
@@ -672,7 +679,7 @@ class CodegenState:
     # execution (item call)
     def execute(self, item: Any, text: str) -> tuple[str, Any]:
         """Grade ``text`` as an answer to the item's problem: ``(code run, verdict)``."""
-        from .execute import execute
+        from .execution.dispatch import execute
 
         problem: Problem = item.problem
         return execute(
@@ -717,8 +724,8 @@ class CodegenState:
 
     def jest_runner(self) -> Any:
         if self._jest is None:
-            from .jest import JestRunner
-            from .node_env import NodeNotFoundError, ToolchainError, find_node
+            from .execution.jest.node_env import NodeNotFoundError, ToolchainError, find_node
+            from .execution.jest.runner import JestRunner
 
             if self._jest_error is not None:
                 raise SampleFailed(self._jest_error)
@@ -741,7 +748,7 @@ class CodegenState:
         verdict: Any = None,
         duration_s: float = 0.0,
     ) -> dict[str, Any]:
-        from .report import make_record
+        from .reporting.records import make_record
 
         record = make_record(
             nodeid=item.nodeid,
@@ -760,13 +767,13 @@ class CodegenState:
 
     def price(self) -> tuple[float, float] | None:
         """The configured price of this run's model (USD per million tokens in, out)."""
-        from .prompts import price_of
+        from .generation.prompts import price_of
 
         return price_of(self.settings.prices, self.model_spec, getattr(self._model, "spec", None))
 
     def _price(self, record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""
-        from .prompts import cost_usd
+        from .generation.prompts import cost_usd
 
         price = self.price()
         if price is None:
@@ -795,7 +802,7 @@ class CodegenState:
                 and report.nodeid in self.expected
             ):
                 # The worker running it died: xdist reports the item as failed without a record.
-                from .report import missing_record
+                from .reporting.records import missing_record
 
                 record = missing_record(report.nodeid, self.model_spec, "")
                 record["outcome"] = outcomes.CRASHED
@@ -810,8 +817,8 @@ class CodegenState:
         self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
 
     def finish(self, session: pytest.Session) -> None:
-        from .report import missing_record
-        from .score import summarize
+        from .reporting.records import missing_record
+        from .scoring import summarize
 
         if not hasattr(self.config, "workerinput") and not self.expected:
             self.expected = {item.nodeid for item in session.items}
@@ -832,14 +839,14 @@ class CodegenState:
         self.write_reports()
 
     def apply_gates(self, session: pytest.Session) -> None:
-        from .gate import check_thresholds, compare_to_baseline
+        from .gates.gate import check_thresholds, compare_to_baseline
 
         failed = False
         if self.settings.fail_under:
             self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
             failed = any(not g.passed for g in self.gate_results)
         if self.settings.baseline is not None:
-            from .html import load_results
+            from .reporting.html import load_results
 
             try:
                 baseline = load_results(self.settings.baseline)
@@ -872,7 +879,7 @@ class CodegenState:
                         )
         if self.settings.html is not None:
             from . import __version__
-            from .html import write_html
+            from .reporting.html import write_html
 
             write_html(
                 self.settings.html,
@@ -897,7 +904,7 @@ class CodegenState:
         if not self.settings.tripwire:
             return
         if self.tripwire is None:
-            from .gate import Tripwire
+            from .gates.gate import Tripwire
 
             self.tripwire = Tripwire(self.settings.tripwire)
         reason = self.tripwire.observe(record)
@@ -922,8 +929,10 @@ class CodegenState:
     def close(self) -> None:
         import sys
 
-        if "pytest_codegen.sandbox" in sys.modules:  # stop the sample launcher, if started
-            sys.modules["pytest_codegen.sandbox"].Zygote.shutdown()
+        if (
+            "pytest_codegen.execution.python.sandbox" in sys.modules
+        ):  # stop the sample launcher, if started
+            sys.modules["pytest_codegen.execution.python.sandbox"].Zygote.shutdown()
         if self._engine is not None:
             self._engine.close()
         if self.results is not None:

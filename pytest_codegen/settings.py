@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .generate import SamplingParams
+from .models.base import SamplingParams
 
 # Default per-sample limit. HumanEval's grader uses 3 s; a correct answer must never time out
 # on a loaded 2-core machine, so leave a wide margin — wrong answers that loop pay it once each.
@@ -347,8 +347,8 @@ def resolve(config: pytest.Config) -> Settings:
     for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
-    from .gate import parse_threshold, required_ks
-    from .prompts import parse_prices, read_templates
+    from .gates.gate import parse_threshold, required_ks
+    from .generation.prompts import parse_prices, read_templates
 
     # Repeatable options whose entries are parsed together: (entries, where they came from).
     tables: dict[str, Callable[[tuple[str, ...], str], Any]] = {

@@ -59,7 +59,7 @@ def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
     # reference for even samples and a wrong body for odd ones.
     pytester.makeconftest("""
         import pytest
-        from pytest_codegen.generate import Completion, Model
+        from pytest_codegen.models.base import Completion, Model
 
         class Alternating(Model):
             spec = "alternating"

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from pytest_codegen.execute import pinned_to, worker_cpus
-from pytest_codegen.sandbox import Limits, Sandbox, call_remote
+from pytest_codegen.execution.dispatch import pinned_to, worker_cpus
+from pytest_codegen.execution.python.sandbox import Limits, Sandbox, call_remote
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux's"

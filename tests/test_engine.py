@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from fake_providers import FakeProviders, Fault, Recorded
 
-from pytest_codegen.engine import (
+from pytest_codegen.generation.engine import (
     DiskCache,
     GenerationEngine,
     Job,
@@ -28,7 +28,7 @@ from pytest_codegen.engine import (
     _TokenBucket,
     cache_key,
 )
-from pytest_codegen.generate import (
+from pytest_codegen.models.base import (
     Completion,
     GenerationRequest,
     Model,
@@ -37,8 +37,8 @@ from pytest_codegen.generate import (
     ReferenceModel,
     SamplingParams,
 )
+from pytest_codegen.models.providers import HTTPModel, make_provider_model
 from pytest_codegen.problems import Problem
-from pytest_codegen.providers import HTTPModel, make_provider_model
 
 ENV = {"VLLM_API_KEY": "sk-test"}
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codegen.problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
-from pytest_codegen.suites.execcsn import (
+from pytest_codegen.collect.suites.execcsn import (
     MASK,
     STDERR_FAIL_WORDS,
     TIMEOUT_S,
@@ -22,6 +21,7 @@ from pytest_codegen.suites.execcsn import (
     program_from_reply,
     splice,
 )
+from pytest_codegen.problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "suites" / "execcsn-tiny.json"
 

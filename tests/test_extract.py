@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_codegen.extract import ExtractionError, extract_code, python_candidate
+from pytest_codegen.execution.extract import ExtractionError, extract_code, python_candidate
 
 PROMPT = 'def add(a, b):\n    """Add."""\n'
 
@@ -88,9 +88,9 @@ def test_candidate_assembly():
     ],
 )
 def test_the_sandbox_loads_the_first_source_that_compiles(reply, outcome, message):
-    from pytest_codegen.execute import execute
+    from pytest_codegen.execution.dispatch import execute
+    from pytest_codegen.execution.python.sandbox import Limits
     from pytest_codegen.problems import MODE_PYTHON_CALL, Problem
-    from pytest_codegen.sandbox import Limits
 
     problem = Problem(
         id="t/add",

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codegen.gate import (
+from pytest_codegen.gates.gate import (
     BOOTSTRAP,
     MCNEMAR,
     Threshold,
@@ -20,7 +20,7 @@ from pytest_codegen.gate import (
     sign_flip_p,
     unstable,
 )
-from pytest_codegen.score import summarize
+from pytest_codegen.scoring import summarize
 
 
 def rec(

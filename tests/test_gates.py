@@ -201,7 +201,7 @@ def test_reruns_flag_unstable_verdicts(pytester, tiny):
 def test_reruns_count_a_changing_verdict_as_unstable(pytester, tiny):
     # A verdict that changes between executions: the first grading fails, later ones pass.
     pytester.makeconftest("""
-        import pytest_codegen.execute as ex
+        import pytest_codegen.execution.dispatch as ex
         real = ex.execute
         calls = []
 

@@ -8,10 +8,10 @@ import pytest
 from conftest import TINY, XDIST_MODES, read_results, run_vllm, write_replay
 from fake_providers import FakeProviders
 
-from pytest_codegen.generate import Prompt
+from pytest_codegen.generation.prompts import build_prompt, parse_prices, repair_prompt
+from pytest_codegen.models.base import Prompt
 from pytest_codegen.problems import MODE_JEST, Problem
-from pytest_codegen.prompts import build_prompt, parse_prices, repair_prompt
-from pytest_codegen.score import repair_curve
+from pytest_codegen.scoring import repair_curve
 
 PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]
 REPAIR_MARK = "This earlier answer failed the tests"

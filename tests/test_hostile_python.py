@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, read_results
 
-from pytest_codegen.sandbox import UID_BASE, grader_of
+from pytest_codegen.execution.python.sandbox import UID_BASE, grader_of
 
 HOSTILE = [
     json.loads(line)
@@ -78,7 +78,7 @@ def test_correct_sample_still_passes_with_isolation(pytester, tiny):
 
 
 def test_isolation_level_is_recorded(pytester, tiny, monkeypatch):
-    from pytest_codegen.sandbox import Limits, Sandbox
+    from pytest_codegen.execution.python.sandbox import Limits, Sandbox
 
     with Sandbox(Limits(timeout_s=5, memory_mb=256)) as box:
         expected = "namespaces+uid" if os.getuid() == 0 else "rlimits"

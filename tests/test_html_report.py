@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from pytest_codegen import html as report
-from pytest_codegen.score import summarize
+from pytest_codegen.reporting import html as report
+from pytest_codegen.scoring import summarize
 
 KS = [1, 5, 10]
 SCRIPT_PAYLOAD = "</script><script>alert(1)</script>"

@@ -6,7 +6,7 @@ aria-query (``pytest_codegen/node/runtime.js``), and Babel's output for a file i
 (``pytest_codegen/node/transformer.js``). That may only make it faster: for each of the 48
 problems of ``benchmarks/react`` with its reference, a wrong and an empty solution, every
 test's status must equal what plain ``jest --ci`` reports, where each file gets a fresh module
-registry and jsdom (:mod:`pytest_codegen.jest_cli`).
+registry and jsdom (:mod:`pytest_codegen.execution.jest.cli`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import pytest
 from conftest import REACT_KINDS, react_samples, shared_cache
 
-from pytest_codegen.extract import extract_code
-from pytest_codegen.jest import JestRunner
-from pytest_codegen.jest_cli import lay_out, read_report, run_jest
-from pytest_codegen.node_env import ensure_toolchain, find_node
+from pytest_codegen.execution.extract import extract_code
+from pytest_codegen.execution.jest.cli import lay_out, read_report, run_jest
+from pytest_codegen.execution.jest.node_env import ensure_toolchain, find_node
+from pytest_codegen.execution.jest.runner import JestRunner
 
 
 @pytest.fixture(scope="module")

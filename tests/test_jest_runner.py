@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from conftest import react_samples, shared_cache
 
-from pytest_codegen.jest import JestRunner
-from pytest_codegen.node_env import ensure_toolchain, find_node
+from pytest_codegen.collect.suites.webapp1k import check_problem, load_webapp1k
+from pytest_codegen.execution.jest.node_env import PACKAGE_DIR, ensure_toolchain, find_node
+from pytest_codegen.execution.jest.runner import JestRunner
 from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT
 from pytest_codegen.problems import MODE_JEST
-from pytest_codegen.suites.webapp1k import check_problem, load_webapp1k
 
 ROOT = Path(__file__).resolve().parents[1]
 REACT = ROOT / "fixtures" / "react"
@@ -94,7 +94,7 @@ def test_isolation_is_in_force(runner):
     assert facts["permission_model"] in ("--permission", "--experimental-permission")
     assert facts["hardened"] is True
     if os.geteuid() == 0:
-        from pytest_codegen.jest import PACKAGE_DIR, _world_accessible
+        from pytest_codegen.execution.jest.runner import _world_accessible
 
         reachable = all(
             _world_accessible(Path(p)) for p in (runner.node.path, runner.toolchain, PACKAGE_DIR)
@@ -502,7 +502,7 @@ def test_lazily_required_packages_are_declared_as_they_are():
     # toolchain: the file named requires it, and Babel's interop flag and whether it is a
     # function are as declared (the proxy answers them before the package exists).
     toolchain = ensure_toolchain(find_node(), shared_cache())
-    found = node_probe(LAZY_PROBE, ROOT / "pytest_codegen" / "node" / "runtime.js", toolchain)
+    found = node_probe(LAZY_PROBE, PACKAGE_DIR / "runtime.js", toolchain)
     assert {spec["module"] for spec in found} >= {"semver", "pure-rand", "micromatch"}
     for spec in found:
         assert spec["required"], spec
@@ -569,7 +569,7 @@ def test_the_runners_transform_is_babel_jests_for_every_react_file(tmp_path):
     )
     listing = tmp_path / "files.json"
     listing.write_text(json.dumps({"root": str(tmp_path), "files": files}))
-    node_dir = ROOT / "pytest_codegen" / "node"
+    node_dir = PACKAGE_DIR
     result = node_probe(
         SAME_AS_BABEL_JEST_PROBE,
         node_dir / "transformer.js",
@@ -637,7 +637,7 @@ def test_babels_output_for_a_file_is_remembered_from_one_test_file_to_the_next(t
     for name, text in FAKE_BABEL.items():
         (tmp_path / "node_modules" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "node_modules" / name).write_text(text)
-    transformer = ROOT / "pytest_codegen" / "node" / "transformer.js"
+    transformer = PACKAGE_DIR / "transformer.js"
     done = subprocess.run(
         [find_node().path, "-e", TRANSFORMER_PROBE, str(transformer), str(tmp_path)],
         capture_output=True,

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_cache
 
-from pytest_codegen import cachedir, node_env
-from pytest_codegen.node_env import (
+from pytest_codegen import cachedir
+from pytest_codegen.execution.jest import node_env
+from pytest_codegen.execution.jest.node_env import (
     MARKER,
     PACKAGE_DIR,
     NodeNotFoundError,
@@ -146,7 +147,7 @@ CONCURRENT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pytest_codegen import node_env
+    from pytest_codegen.execution.jest import node_env
 
     log, cache, package = sys.argv[1:4]
     real = node_env.NodeInfo.npm_command

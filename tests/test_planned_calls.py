@@ -10,10 +10,11 @@ import hashlib
 
 import pytest
 
-from pytest_codegen import execute, outcomes
-from pytest_codegen.execute import planned_calls
+from pytest_codegen import outcomes
+from pytest_codegen.execution import dispatch as execute
+from pytest_codegen.execution.dispatch import planned_calls
+from pytest_codegen.execution.python.sandbox import Limits, Plan, PlanDiverged, Remote, Sandbox
 from pytest_codegen.problems import MODE_PYTHON_CALL, Problem
-from pytest_codegen.sandbox import Limits, Plan, PlanDiverged, Remote, Sandbox
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
 

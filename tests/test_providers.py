@@ -9,15 +9,14 @@ from collections.abc import Iterator
 import pytest
 from fake_providers import FakeProviders, Fault, Recorded, Reply
 
-from pytest_codegen.generate import (
+from pytest_codegen.models.base import (
     Completion,
     GenerationRequest,
     ModelError,
     Prompt,
     SamplingParams,
 )
-from pytest_codegen.problems import Problem
-from pytest_codegen.providers import (
+from pytest_codegen.models.providers import (
     WEBAPP1K_PARAMS,
     HTTPModel,
     make_provider_model,
@@ -26,6 +25,7 @@ from pytest_codegen.providers import (
     resolve_alias,
     split_think,
 )
+from pytest_codegen.problems import Problem
 
 PROBLEM = Problem(
     id="T/0", suite="t", category="c", language="python", mode="python-call", prompt="p", tests=""

@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 
 import pytest
 
-from pytest_codegen import wire
+from pytest_codegen.execution.python import wire
 
 VALUES = [
     None,

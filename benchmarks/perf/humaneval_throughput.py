@@ -143,7 +143,8 @@ def write_grading_stub(workdir: Path) -> str:
     """A plugin module in ``workdir`` (a measuring instrument, never a grader) under which
     Python grading is a no-op that passes; returns its name for ``-p``."""
     (workdir / "codegen_grading_stub.py").write_text(
-        "from pytest_codegen import execute, outcomes\n\n\n"
+        "from pytest_codegen import outcomes\n"
+        "from pytest_codegen.execution import dispatch as execute\n\n\n"
         "def _passed(problem, code, limits, hide=()):\n"
         "    return outcomes.Verdict(outcomes.PASSED, mode='python-call')\n\n\n"
         "execute.run_python_call = _passed\n"

@@ -50,11 +50,11 @@ from humaneval_throughput import (  # this script's directory is on sys.path
     per_run_ratios,
 )
 
-from pytest_codegen.generate import load_replay
-from pytest_codegen.jest_cli import Sample, lay_out, passed, read_report, run_jest
-from pytest_codegen.node_env import NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.collect.suites.webapp1k import load_webapp1k
+from pytest_codegen.execution.jest.cli import Sample, lay_out, passed, read_report, run_jest
+from pytest_codegen.execution.jest.node_env import NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.models.base import load_replay
 from pytest_codegen.problems import Problem
-from pytest_codegen.suites.webapp1k import load_webapp1k
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "benchmarks" / "react"

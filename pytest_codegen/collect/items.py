@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .problems import MODE_JEST, Problem, SuiteError
+from ..problems import MODE_JEST, Problem, SuiteError
 
 if TYPE_CHECKING:
-    from .outcomes import Verdict
+    from ..outcomes import Verdict
 
 
 def state_of(config: pytest.Config) -> Any:
     # plugin imports this module lazily; importing it back at call time avoids a cycle.
-    from .plugin import state_of as get
+    from ..plugin import state_of as get
 
     return get(config)
 
@@ -136,7 +136,7 @@ class SampleItem(pytest.Function):
 
 def _grading_message(excinfo: Any) -> str | None:
     """The short headline of a grading outcome; None for a real error (full traceback)."""
-    from .plugin import SampleFailed, SampleNotGenerated
+    from ..plugin import SampleFailed, SampleNotGenerated
 
     if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
         return str(excinfo.value)

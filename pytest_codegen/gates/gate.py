@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import outcomes
-from .score import Row, pass_at_k
+from .. import outcomes
+from ..scoring import Row, pass_at_k
 
 # Scores are means of floats: 4/5 may come out as 0.7999999999999999. A threshold the score
 # meets up to rounding is met.

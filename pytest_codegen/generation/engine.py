@@ -37,8 +37,8 @@ from typing import Any
 
 import filelock
 
-from .cachedir import atomic_write
-from .generate import (
+from ..cachedir import atomic_write
+from ..models.base import (
     Completion,
     GenerationRequest,
     Model,
@@ -47,7 +47,7 @@ from .generate import (
     SamplingParams,
     merge_params,
 )
-from .problems import Problem
+from ..problems import Problem
 
 try:  # POSIX
     import fcntl

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .generate import Prompt
-from .problems import MODE_JEST, Problem
+from ..models.base import Prompt
+from ..problems import MODE_JEST, Problem
 
 # Fields a template may use. Only these braces are filled: code in a template (JavaScript,
 # dict literals) keeps its own braces untouched.

@@ -1,9 +1,9 @@
 """Trusted side of Python execution: one fresh, limited child process per sample.
 
-The child (``sandbox_child.py``) gets an allowlisted environment, a private working directory
+The child (``child.py``) gets an allowlisted environment, a private working directory
 removed afterwards, memory/CPU/file-size/process caps and, when we run as root, namespaces and
 a uid of its own (see that module). Requests and replies cross two pipes as plain data
-(:mod:`pytest_codegen.wire`); the child's stdout/stderr go to a capped file we read the tail of.
+(:mod:`.wire`); the child's stdout/stderr go to a capped file we read the tail of.
 Every wait has a deadline: at the deadline the sample times out, and when it ends for any
 reason the zygote kills every process it started (by its uid as root, else its process group).
 """
@@ -30,7 +30,7 @@ from typing import Any
 
 from . import wire
 
-CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
+CHILD_SCRIPT = Path(__file__).with_name("child.py")
 
 # Variables a Python child needs to behave normally; everything else (API keys, tokens,
 # the user's PATH additions, proxies) stays behind.
@@ -335,7 +335,7 @@ SPARE_KEY = ("timeout_s", "memory_mb", "max_procs", "file_size")
 
 @dataclasses.dataclass
 class Spare:
-    """A confined sample process waiting for its sample (see ``sandbox_child.spare``)."""
+    """A confined sample process waiting for its sample (see ``child.spare``)."""
 
     key: tuple[Any, ...]  # the limits it was confined with (SPARE_KEY)
     uid: int
@@ -345,7 +345,7 @@ class Spare:
 
 
 class Zygote:
-    """The per-process parent of all sample processes (see ``sandbox_child.zygote``)."""
+    """The per-process parent of all sample processes (see ``child.zygote``)."""
 
     _instance: Zygote | None = None
     _lock = threading.Lock()

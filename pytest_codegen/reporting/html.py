@@ -19,7 +19,7 @@ Keys: ``problem``, ``sample``, ``q``, ``suite``, ``category``, ``show`` (``all``
 
 It can also be built from a results file after the fact::
 
-    python -m pytest_codegen.html results.jsonl -o report.html
+    python -m pytest_codegen.reporting.html results.jsonl -o report.html
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import outcomes
-from .jsonl import read_objects
-from .score import pass_at_k, summarize
+from .. import outcomes
+from ..jsonl import read_objects
+from ..scoring import pass_at_k, summarize
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
 
@@ -262,7 +262,7 @@ def write_html(
     """Write the self-contained report for ``records`` to ``path``.
 
     ``records`` are per-sample result records, ``summary`` the rows of
-    :func:`pytest_codegen.score.summarize` as JSON (``Row.to_json``), ``meta`` the run's
+    :func:`pytest_codegen.scoring.summarize` as JSON (``Row.to_json``), ``meta`` the run's
     ``model``, ``started``, ``duration_s``, ``k``, ``pytest_version`` and ``plugin_version``.
     """
     path = Path(path)
@@ -333,7 +333,7 @@ def build_from_results(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_codegen.html",
+        prog="python -m pytest_codegen.reporting.html",
         description="Build a self-contained HTML report from a pytest-codegen results JSONL file.",
     )
     parser.add_argument("results", type=Path, help="results file, one JSON record per line")

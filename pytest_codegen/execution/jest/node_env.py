@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .cachedir import default_cache_root
+from ...cachedir import default_cache_root
 
 MIN_NODE_MAJOR = 18
 PACKAGE_DIR = Path(__file__).resolve().parent / "node"

@@ -44,7 +44,12 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from pytest_codegen.node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.execution.jest.node_env import (
+    PACKAGE_DIR,
+    NodeInfo,
+    ensure_toolchain,
+    find_node,
+)
 from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT, Verdict
 from pytest_codegen.problems import MODE_JEST
 

@@ -39,7 +39,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from .generate import (
+from .base import (
     Completion,
     GenerationRequest,
     Model,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..problems import Problem, SuiteError
+from ...problems import Problem, SuiteError
 
-_REPO_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+_REPO_BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 
 
 def builtin_suites() -> dict[str, Path]:

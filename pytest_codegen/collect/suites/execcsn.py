@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
+from ...problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
 
 MASK = "__MASK__"
 #: The docstring CodeBenchGen leaves in ``masked_method_no_test`` for the instruction to replace.

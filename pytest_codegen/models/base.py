@@ -2,7 +2,7 @@
 
 The :class:`Model` interface is what every source of code implements: the built-in
 ``reference`` and ``replay:PATH`` models here, the HTTP providers in
-:mod:`pytest_codegen.providers`, and any object a conftest.py returns from its own
+:mod:`pytest_codegen.models.providers`, and any object a conftest.py returns from its own
 ``codegen_model`` fixture.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .jsonl import JSONLinesError, read_objects
-from .problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
+from ..jsonl import JSONLinesError, read_objects
+from ..problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""The sandboxed side of Python execution: ``python -I sandbox_child.py --zygote FD VIEW``.
+"""The sandboxed side of Python execution: ``python -I child.py --zygote FD VIEW``.
 
-It is started once per grading process as a *zygote* by :mod:`pytest_codegen.sandbox` and forks
+It is started once per grading process as a *zygote* by :mod:`.sandbox` and forks
 one fresh child per sample, one sample ahead: the child is confined before its sample exists
 and waits for the grader to hand it over. It must not import the plugin. As root the zygote
 first builds, once, the world samples see: an empty network namespace, a PID namespace of which

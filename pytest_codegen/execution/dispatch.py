@@ -1,6 +1,6 @@
 """Execution stage: grade one sample of one problem and return a :class:`Verdict`.
 
-Python problems run in :mod:`pytest_codegen.sandbox` children. In ``python-call`` mode the
+Python problems run in :mod:`.python.sandbox` children. In ``python-call`` mode the
 benchmark's tests run here, in the trusted process, and every call of the candidate crosses
 into the sandbox as plain data — the sample never shares a process with its tests, so it
 cannot rebind ``check``, lie about equality or forge a verdict. ``python-program`` mode (formats
@@ -28,12 +28,13 @@ from typing import Any
 
 import pytest
 
-from . import outcomes, problems, wire
-from .cachedir import atomic_write, default_cache_root
+from .. import outcomes, problems
+from ..cachedir import atomic_write, default_cache_root
+from ..outcomes import Verdict
+from ..problems import Problem
 from .extract import ExtractionError, extract_code, python_candidate
-from .outcomes import Verdict
-from .problems import Problem
-from .sandbox import (
+from .python import wire
+from .python.sandbox import (
     NO_PLAN,
     CandidateException,
     Limits,
@@ -453,7 +454,7 @@ def _compile_tests(source: str, filename: str) -> Any:
 def run_python_program(
     problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
 ) -> Verdict:
-    from .suites.execcsn import extract_function, splice
+    from ..collect.suites.execcsn import extract_function, splice
 
     func = extract_function(code, problem.extra["func_name"]) or code
     program = splice(problem, func)

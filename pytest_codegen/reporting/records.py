@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from . import outcomes
-from .score import Row
+from .. import outcomes
+from ..scoring import Row
 
 ERROR_CHARS = 2000
 OUTPUT_CHARS = 4000
@@ -190,7 +190,7 @@ def generation_lines(
     stats: dict[str, float], records: Iterable[dict[str, Any]], price: tuple[float, float] | None
 ) -> list[str]:
     """Summary lines on generation: requests, tokens, latency and (when priced) cost."""
-    from .prompts import cost_usd
+    from ..generation.prompts import cost_usd
 
     records = list(records)
     lines = [

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..jsonl import JSONLinesError, open_text, read_objects
-from ..problems import MODE_PYTHON_CALL, Problem, SuiteError
+from ...jsonl import JSONLinesError, open_text, read_objects
+from ...problems import MODE_PYTHON_CALL, Problem, SuiteError
 
 REQUIRED = ("task_id", "prompt", "test", "entry_point")
 
