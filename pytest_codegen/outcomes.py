@@ -72,3 +72,11 @@ def judge_empty_solution(verdict: Verdict, mode: str) -> Verdict:
     return dataclasses.replace(
         verdict, message=f"the tests cannot run against an empty solution: {verdict.message}"
     )
+
+
+class SampleFailed(Exception):
+    """A graded sample did not pass; the message is the short failure headline."""
+
+
+class SampleNotGenerated(Exception):
+    """The model's API failed for this sample even after retries."""

@@ -53,30 +53,54 @@ class Row:
         }
 
 
+def latest_samples(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """One record per sample, the last one seen (a results file appended to by a re-run may
+    hold a sample twice): the one rule by which the summary, the HTML report and the gates
+    count a problem's samples. Records without a sample index cannot be matched up: each is
+    kept."""
+    latest: dict[tuple[str, str, int], Mapping[str, Any]] = {}
+    for i, rec in enumerate(records):
+        index = rec.get("sample_index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = -1 - i
+        latest[(str(rec.get("suite")), str(rec.get("task_id")), index)] = rec
+    return list(latest.values())
+
+
+def per_problem(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(suite, task_id) -> (n, c): graded samples and passed ones, by :func:`latest_samples`.
+
+    Missing, API-error and quarantined samples are not graded; a problem with none graded has
+    ``n == 0``.
+    """
+    counts: dict[tuple[str, str], list[int]] = {}
+    for rec in latest_samples(records):
+        nc = counts.setdefault((str(rec["suite"]), str(rec["task_id"])), [0, 0])
+        if rec["outcome"] in outcomes.GRADED:
+            nc[0] += 1
+            nc[1] += rec["outcome"] == outcomes.PASSED
+    return {key: (n, c) for key, (n, c) in counts.items()}
+
+
 def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[Row]:
     """Group per-sample records into suite and category rows with pass@k for each k.
 
     A problem contributes ``n`` = its graded samples (missing and API-error samples are not
-    graded) and ``c`` = those that passed. A row's pass@k is the mean over its problems; it is
-    ``None`` (n/a) when some problem has fewer than k graded samples (but at least one).
+    graded) and ``c`` = those that passed, counted by :func:`per_problem`. A row's pass@k is
+    the mean over its problems; it is ``None`` (n/a) when some problem has fewer than k graded
+    samples (but at least one).
     """
-    # (suite, task) -> [n, c]; insertion order keeps the first-seen order of records stable
-    per_problem: dict[tuple[str, str], list[int]] = {}
+    samples = latest_samples(records)
     category_of: dict[tuple[str, str], str] = {}
     counts: dict[tuple[str, str | None], Counter[str]] = defaultdict(Counter)
-    for rec in records:
-        key = (rec["suite"], rec["task_id"])
-        nc = per_problem.setdefault(key, [0, 0])
+    for rec in samples:
+        key = (str(rec["suite"]), str(rec["task_id"]))
         category_of[key] = rec.get("category") or ""
-        outcome = rec["outcome"]
-        if outcome in outcomes.GRADED:
-            nc[0] += 1
-            nc[1] += outcome == outcomes.PASSED
-        for group in ((rec["suite"], None), (rec["suite"], category_of[key])):
-            counts[group][outcome] += 1
+        for group in ((key[0], None), (key[0], category_of[key])):
+            counts[group][rec["outcome"]] += 1
 
     groups: dict[tuple[str, str | None], list[tuple[int, int]]] = defaultdict(list)
-    for key, (n, c) in per_problem.items():
+    for key, (n, c) in per_problem(samples).items():
         groups[(key[0], None)].append((n, c))
         groups[(key[0], category_of[key])].append((n, c))
 
@@ -105,7 +129,7 @@ def repair_curve(records: Iterable[Mapping[str, Any]], rounds: int) -> dict[str,
     last state. As for pass@k, a suite's value is the mean over its problems.
     """
     per_problem: dict[tuple[str, str], list[list[bool]]] = defaultdict(list)
-    for rec in records:
+    for rec in latest_samples(records):
         if rec["outcome"] not in outcomes.GRADED:
             continue
         passed = rec["outcome"] == outcomes.PASSED

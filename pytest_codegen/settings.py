@@ -320,6 +320,14 @@ def _relative_base(config: pytest.Config, source: str) -> Path:
     return Path(config.invocation_params.dir)
 
 
+SETTINGS_KEY = pytest.StashKey["Settings"]()
+
+
+def settings_of(config: pytest.Config) -> Settings:
+    """This run's resolved options (resolved once, in ``pytest_configure``)."""
+    return config.stash[SETTINGS_KEY]
+
+
 def resolve(config: pytest.Config) -> Settings:
     """Read and validate every ``codegen`` option; raises ``UsageError`` on a bad value."""
     values: dict[str, Any] = {}
@@ -347,8 +355,9 @@ def resolve(config: pytest.Config) -> Settings:
     for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
-    from .gates.gate import parse_threshold, required_ks
-    from .generation.prompts import parse_prices, read_templates
+    from .gates.thresholds import parse_threshold, required_ks
+    from .generation.cost import parse_prices
+    from .generation.prompts import read_templates
 
     # Repeatable options whose entries are parsed together: (entries, where they came from).
     tables: dict[str, Callable[[tuple[str, ...], str], Any]] = {

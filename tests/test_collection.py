@@ -133,15 +133,18 @@ def test_suite_only_mode_leaves_project_tests_alone(pytester):
     result.assert_outcomes(passed=1, deselected=163)
 
 
-def test_malformed_suite_is_a_one_line_collection_error(pytester):
+def test_malformed_suite_is_a_one_line_usage_error(pytester):
+    # Named on the command line, it is read at start: a usage error (see test_usage_errors).
     bad = pytester.path / "bad.jsonl"
     bad.write_text(
         '{"task_id": "x/1", "prompt": "def f():\\n", "test": "", '
         '"entry_point": "f"}\n{"task_id": "x/2", "prompt": 3}\n'
     )
     result = pytester.runpytest_subprocess("--codegen-model=reference", str(bad))
-    assert result.ret != 0
-    result.stdout.fnmatch_lines(["*bad.jsonl:2: missing or non-string field(s) prompt, test*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: *bad.jsonl:2: missing or non-string field(s) prompt, test*"]
+    )
 
 
 @pytest.mark.parametrize(

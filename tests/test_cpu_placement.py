@@ -1,5 +1,5 @@
 """Where Python samples are graded: with one xdist worker per usable CPU, each worker grades
-on a CPU of its own and its samples run there too (``execute.worker_cpus``)."""
+on a CPU of its own and its samples run there too (``execution.cpus.worker_cpus``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from pytest_codegen.execution.dispatch import pinned_to, worker_cpus
+from pytest_codegen.execution.cpus import pinned_to, worker_cpus
 from pytest_codegen.execution.python.sandbox import Limits, Sandbox, call_remote
 
 pytestmark = pytest.mark.skipif(

@@ -20,24 +20,22 @@ from typing import Any
 import pytest
 from fake_providers import FakeProviders, Fault, Recorded
 
-from pytest_codegen.generation.engine import (
-    DiskCache,
-    GenerationEngine,
-    Job,
-    RateLimit,
-    _TokenBucket,
-    cache_key,
-)
+from pytest_codegen.generation.cache import DiskCache, cache_key
+from pytest_codegen.generation.engine import GenerationEngine
+from pytest_codegen.generation.jobs import Job
+from pytest_codegen.generation.ratelimit import RateLimit
+from pytest_codegen.generation.ratelimit import TokenBucket as _TokenBucket
 from pytest_codegen.models.base import (
     Completion,
     GenerationRequest,
     Model,
     ModelError,
     Prompt,
-    ReferenceModel,
     SamplingParams,
 )
-from pytest_codegen.models.providers import HTTPModel, make_provider_model
+from pytest_codegen.models.builtin import ReferenceModel
+from pytest_codegen.models.connect import make_provider_model
+from pytest_codegen.models.http import HTTPModel
 from pytest_codegen.problems import Problem
 
 ENV = {"VLLM_API_KEY": "sk-test"}

@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 from pytest_codegen.collect.suites.execcsn import (
-    MASK,
     STDERR_FAIL_WORDS,
     TIMEOUT_S,
     build_prompt,
+    load_execcsn,
+)
+from pytest_codegen.collect.suites.execcsn_program import (
+    MASK,
     code_from_reply,
     extract_function,
-    load_execcsn,
     program_from_reply,
     splice,
 )

@@ -5,21 +5,21 @@ from typing import Any
 
 import pytest
 
-from pytest_codegen.gates.gate import (
+from pytest_codegen.gates.baseline import (
     BOOTSTRAP,
     MCNEMAR,
-    Threshold,
-    Tripwire,
     bootstrap_ci,
-    check_thresholds,
     compare_to_baseline,
-    failure_kind,
     mcnemar_exact,
+    sign_flip_p,
+)
+from pytest_codegen.gates.thresholds import (
+    Threshold,
+    check_thresholds,
     parse_threshold,
     required_ks,
-    sign_flip_p,
-    unstable,
 )
+from pytest_codegen.gates.tripwire import Tripwire, failure_kind, unstable
 from pytest_codegen.scoring import summarize
 
 

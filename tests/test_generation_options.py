@@ -8,7 +8,8 @@ import pytest
 from conftest import TINY, XDIST_MODES, read_results, run_vllm, write_replay
 from fake_providers import FakeProviders
 
-from pytest_codegen.generation.prompts import build_prompt, parse_prices, repair_prompt
+from pytest_codegen.generation.cost import parse_prices
+from pytest_codegen.generation.prompts import build_prompt, repair_prompt
 from pytest_codegen.models.base import Prompt
 from pytest_codegen.problems import MODE_JEST, Problem
 from pytest_codegen.scoring import repair_curve

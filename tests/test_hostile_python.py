@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, read_results
 
-from pytest_codegen.execution.python.sandbox import UID_BASE, grader_of
+from pytest_codegen.execution.python.zygote import UID_BASE, grader_of
 
 HOSTILE = [
     json.loads(line)

@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 from pytest_codegen.reporting import html as report
+from pytest_codegen.reporting.html import page
+from pytest_codegen.reporting.results import load_results
 from pytest_codegen.scoring import summarize
 
 KS = [1, 5, 10]
@@ -223,7 +225,7 @@ def test_embedded_json_cannot_close_the_script_element(tmp_path: Path) -> None:
     assert SCRIPT_PAYLOAD in reply_of(sample)
     assert MARK_PAYLOAD in sample["code"]
     assert IMG_PAYLOAD in sample["error"]
-    assert "</script" not in report._JS.lower() and "<!--" not in report._JS
+    assert "</script" not in page._JS.lower() and "<!--" not in page._JS
 
 
 def test_report_is_self_contained(tmp_path: Path) -> None:
@@ -304,12 +306,12 @@ def test_load_results_reads_jsonl_and_names_bad_lines(tmp_path: Path) -> None:
     records = make_records(problems=3, react=1)
     good = tmp_path / "results.jsonl"
     _write_jsonl(good, records)
-    assert report.load_results(good) == records
+    assert load_results(good) == records
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(records[0]) + "\n{not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.jsonl:2"):
-        report.load_results(bad)
+        load_results(bad)
 
 
 def test_cli_scores_records_with_the_unbiased_estimator(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 The runner keeps one Node process for many samples and shares, between test files, the
 toolchain's file contents and compiled scripts and the frozen exports of pure packages such as
-aria-query (``pytest_codegen/node/runtime.js``), and Babel's output for a file it has seen
-(``pytest_codegen/node/transformer.js``). That may only make it faster: for each of the 48
+aria-query (``execution/jest/node/runtime.js``), and Babel's output for a file it has seen
+(``execution/jest/node/transformer.js``). That may only make it faster: for each of the 48
 problems of ``benchmarks/react`` with its reference, a wrong and an empty solution, every
 test's status must equal what plain ``jest --ci`` reports, where each file gets a fresh module
 registry and jsdom (:mod:`pytest_codegen.execution.jest.cli`).

@@ -94,7 +94,7 @@ def test_isolation_is_in_force(runner):
     assert facts["permission_model"] in ("--permission", "--experimental-permission")
     assert facts["hardened"] is True
     if os.geteuid() == 0:
-        from pytest_codegen.execution.jest.runner import _world_accessible
+        from pytest_codegen.execution.jest.sandbox import _world_accessible
 
         reachable = all(
             _world_accessible(Path(p)) for p in (runner.node.path, runner.toolchain, PACKAGE_DIR)

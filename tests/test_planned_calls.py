@@ -12,8 +12,10 @@ import pytest
 
 from pytest_codegen import outcomes
 from pytest_codegen.execution import dispatch as execute
-from pytest_codegen.execution.dispatch import planned_calls
-from pytest_codegen.execution.python.sandbox import Limits, Plan, PlanDiverged, Remote, Sandbox
+from pytest_codegen.execution.python import grader
+from pytest_codegen.execution.python.errors import PlanDiverged
+from pytest_codegen.execution.python.grader import planned_calls
+from pytest_codegen.execution.python.sandbox import Limits, Plan, Remote, Sandbox
 from pytest_codegen.problems import MODE_PYTHON_CALL, Problem
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
@@ -202,8 +204,8 @@ def test_planned_verdicts_and_messages_are_those_of_the_calls_one_by_one(
     p.extra["entry_point"] = "double"
     limits = Limits(timeout_s=2, memory_mb=512)
     _, planned = execute.execute(p, body, limits)
-    monkeypatch.setattr(execute, "planned_calls", lambda tests: ())
-    monkeypatch.setattr(execute, "_COMPILED", {})
+    monkeypatch.setattr(grader, "planned_calls", lambda tests: ())
+    monkeypatch.setattr(grader, "_COMPILED", {})
     _, one_by_one = execute.execute(p, body, limits)
     assert planned.outcome == one_by_one.outcome == outcome
     assert message in planned.message
@@ -213,12 +215,12 @@ def test_planned_verdicts_and_messages_are_those_of_the_calls_one_by_one(
 def test_rewritten_tests_are_kept_on_disk_and_a_damaged_copy_is_rewritten(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(tmp_path))
     source = "def check(candidate):\n    assert candidate(1) == 2\n"
-    first = execute._compile_tests(source, "<tests of t/x>")
+    first = grader._compile_tests(source, "<tests of t/x>")
     (cached,) = (tmp_path / "rewritten-tests").iterdir()
-    assert execute._compile_tests(source, "<tests of t/x>") == first
+    assert grader._compile_tests(source, "<tests of t/x>") == first
     cached.write_bytes(b"\x00garbage")
     namespace: dict = {}
-    exec(execute._compile_tests(source, "<tests of t/x>"), namespace)
+    exec(grader._compile_tests(source, "<tests of t/x>"), namespace)
     with pytest.raises(AssertionError, match=r"assert 3 == 2"):  # still rewritten
         namespace["check"](lambda x: 3)
     assert cached.read_bytes() != b"\x00garbage"
@@ -229,6 +231,6 @@ def test_an_unwritable_cache_only_costs_the_rewriting(tmp_path, monkeypatch):
     blocker.write_text("")
     monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(blocker))  # not a directory
     namespace: dict = {}
-    exec(execute._compile_tests("def check(c):\n    assert c() == 1\n", "<t>"), namespace)
+    exec(grader._compile_tests("def check(c):\n    assert c() == 1\n", "<t>"), namespace)
     with pytest.raises(AssertionError, match=r"assert 0 == 1"):
         namespace["check"](lambda: 0)

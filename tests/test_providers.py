@@ -16,15 +16,9 @@ from pytest_codegen.models.base import (
     Prompt,
     SamplingParams,
 )
-from pytest_codegen.models.providers import (
-    WEBAPP1K_PARAMS,
-    HTTPModel,
-    make_provider_model,
-    parse_models_table,
-    parse_retry_after,
-    resolve_alias,
-    split_think,
-)
+from pytest_codegen.models.connect import make_provider_model
+from pytest_codegen.models.http import HTTPModel, parse_retry_after, split_think
+from pytest_codegen.models.registry import WEBAPP1K_PARAMS, parse_models_table, resolve_alias
 from pytest_codegen.problems import Problem
 
 PROBLEM = Problem(

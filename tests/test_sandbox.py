@@ -12,13 +12,9 @@ import time
 
 import pytest
 
-from pytest_codegen.execution.python.sandbox import (
-    Limits,
-    SampleCrashed,
-    Sandbox,
-    Zygote,
-    call_remote,
-)
+from pytest_codegen.execution.python.errors import SampleCrashed
+from pytest_codegen.execution.python.sandbox import Limits, Sandbox, call_remote
+from pytest_codegen.execution.python.zygote import Zygote
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
 needs_root = pytest.mark.skipif(os.getuid() != 0, reason="uids and namespaces need root")
@@ -138,7 +134,7 @@ def test_modules_a_suite_imports_are_loaded_before_its_samples_start():
 
 
 def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
-    from pytest_codegen.execution.dispatch import imported_modules, problem_imports
+    from pytest_codegen.execution.python.grader import imported_modules, problem_imports
     from pytest_codegen.problems import MODE_PYTHON_CALL, MODE_PYTHON_PROGRAM, Problem
 
     # A prompt that does not parse on its own is read import line by import line.

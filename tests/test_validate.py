@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import ROOT, XDIST_MODES, read_results
 
-from pytest_codegen.models.base import empty_solution
+from pytest_codegen.models.builtin import empty_solution
 from pytest_codegen.outcomes import ERROR, FAILED, PASSED, Verdict, judge_empty_solution
 from pytest_codegen.problems import MODE_JEST, MODE_PYTHON_CALL, Problem
 

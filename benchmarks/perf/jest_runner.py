@@ -7,7 +7,7 @@ garbage collector's and the compiler's included) and the most memory the runner 
 peak resident set: a heap that grows from file to file shows there). With ``--against DIR``
 it alternates, run by run, between this checkout and another one (e.g. ``git worktree add
 /tmp/base HEAD~3``) and prints the medians of both: an A/B of a change to
-``pytest_codegen/node/`` on a noisy machine.
+``execution/jest/node/`` on a noisy machine.
 
     python benchmarks/perf/jest_runner.py [--rounds 2] [--repeat 4] [--against DIR]
 """
@@ -25,7 +25,7 @@ def measure(rounds: int) -> tuple[float, float, float]:
     peak resident memory in MB."""
     from pytest_codegen.collect.suites.webapp1k import load_webapp1k
     from pytest_codegen.execution.jest.runner import JestRunner
-    from pytest_codegen.models.base import load_replay
+    from pytest_codegen.models.builtin import load_replay
 
     problems = load_webapp1k(REPO / "benchmarks" / "react", "react")
     wrong = load_replay(REPO / "fixtures" / "replays" / "react-wrong.jsonl")

@@ -14,7 +14,7 @@ empty ones from ``fixtures/replays/react-wrong.jsonl`` and ``react-empty.jsonl``
 3. ``python -m pytest --codegen-model=replay:... benchmarks/react -n 2``.
 
 All three use the toolchain the plugin builds (``node_env.ensure_toolchain``) and its Jest and
-Babel configuration (``pytest_codegen/node/jest.config.js``, unhardened for the CLI runs).
+Babel configuration (``execution/jest/node/jest.config.js``, unhardened for the CLI runs).
 Prints per-sample wall times, the CPU time per sample of every process each run started
 (steadier than wall time on a busy machine), the ratios (1)/(3) and (2)/(3), whether the
 pass/fail verdict of every sample agrees between (2) and (3) (and (1) on its subset), and the
@@ -53,7 +53,7 @@ from humaneval_throughput import (  # this script's directory is on sys.path
 from pytest_codegen.collect.suites.webapp1k import load_webapp1k
 from pytest_codegen.execution.jest.cli import Sample, lay_out, passed, read_report, run_jest
 from pytest_codegen.execution.jest.node_env import NodeInfo, ensure_toolchain, find_node
-from pytest_codegen.models.base import load_replay
+from pytest_codegen.models.builtin import load_replay
 from pytest_codegen.problems import Problem
 
 REPO = Path(__file__).resolve().parents[2]

@@ -86,7 +86,7 @@ def process_peak_rss_mb(pid: int) -> float:
 def zygote_pids() -> tuple[int, int]:
     """The zygote's launcher and the process that forks the samples (its child when the
     zygote runs in its own PID namespace, else the launcher itself)."""
-    from pytest_codegen.execution.python.sandbox import Zygote
+    from pytest_codegen.execution.python.zygote import Zygote
 
     launcher = Zygote.get().proc.pid
     for entry in filter(str.isdigit, os.listdir("/proc")):
@@ -150,7 +150,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--calls", type=int, default=10)
     args = parser.parse_args()
-    from pytest_codegen.execution.python.sandbox import Zygote
+    from pytest_codegen.execution.python.zygote import Zygote
 
     many = f"sandbox, {args.calls} calls"
     planned = "  the same, planned"

@@ -14,18 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import MODE_JEST, Problem, SuiteError
+from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
+from ..runner import runner_of
+from ..settings import settings_of
+from .selection import named_suite
 
 if TYPE_CHECKING:
+    from ..models.base import Completion
     from ..outcomes import Verdict
-
-
-def state_of(config: pytest.Config) -> Any:
-    # plugin imports this module lazily; importing it back at call time avoids a cycle.
-    from ..plugin import state_of as get
-
-    return get(config)
-
+    from ..reporting.records import SampleRecord
 
 # Outer time allowed for one repair round's model request (with its retries).
 REPAIR_REQUEST_BUDGET_S = 900
@@ -37,17 +36,17 @@ class SuiteFile(pytest.File):
     suite_name: str = ""
 
     def collect(self) -> Iterator[SampleItem]:
-        state = state_of(self.config)
+        samples = settings_of(self.config).samples
+        problems = named_suite(self.config, self.path)
         try:
-            problems = self.config.hook.pytest_codegen_load_suite(
-                path=self.path, config=self.config
-            )
+            if problems is None:
+                problems = self.config.hook.pytest_codegen_load_suite(
+                    path=self.path, config=self.config
+                )
         except SuiteError as e:
             raise self.CollectError(str(e)) from None
         seen: dict[str, str] = {}
-        # Every sample item here has the same test function and parent, so the same fixture
-        # closure: worked out for the first, given to the rest (like parametrized tests).
-        fixtureinfo = None
+        fixtureinfo = None  # resolved for the first item, given to the rest
         for problem in problems:
             name = problem.node_name
             if name in seen:
@@ -62,12 +61,11 @@ class SuiteFile(pytest.File):
                 issues = check_problem(problem)
                 if issues:  # graded as an error, with the reason, whatever the model writes
                     problem.extra["unsolvable"] = "; ".join(issues)
-            state.problems[(problem.suite, problem.id)] = problem
-            for index in range(state.settings.samples):
+            for index in range(samples):
                 item = SampleItem.from_parent(
                     self, problem=problem, sample_index=index, fixtureinfo=fixtureinfo
                 )
-                fixtureinfo = getattr(item, "_fixtureinfo", None)
+                fixtureinfo = fixture_closure(item)
                 yield item
 
     class CollectError(Exception):
@@ -84,8 +82,12 @@ def _grade(request: pytest.FixtureRequest, codegen_model: Any) -> None:
     request.node.grade(codegen_model)
 
 
-class SampleItem(pytest.Function):
-    """One sample of one problem: generate (setup), execute and check (call)."""
+class SampleItem(ShortFailureRepr, pytest.Function):
+    """One sample of one problem: generate (setup), execute and check (call).
+
+    The work is the process's :class:`~pytest_codegen.runner.SampleRunner`'s; the item holds
+    what it produced for this sample.
+    """
 
     def __init__(self, *, problem: Problem, sample_index: int, **kwargs: Any) -> None:
         name = f"{problem.node_name}[s{sample_index}]"
@@ -93,16 +95,12 @@ class SampleItem(pytest.Function):
         self.problem = problem
         self.sample_index = sample_index
         self.extra_keyword_matches.update({problem.category, problem.suite, problem.node_name})
-        # pytest >= 9.2 keeps a structured id; give ours its "[s<i>]" as params, like a
-        # parametrized test, so ids read back from the --lf cache compare equal (pytest#15045).
-        parent_id = getattr(self.parent, "id", None)
-        if parent_id is not None and hasattr(parent_id, "with_params"):
-            self._id = parent_id.child(problem.node_name).with_params(f"s{sample_index}")
+        give_param_id(self, problem.node_name, f"s{sample_index}")
         # pytest-timeout stays the outer guard of the execution, above the sample limit (and
         # its reruns, and a second grading when the tests leave the planned calls);
         # generation, in setup, has its own retry budget, and so does each repair round's
         # request.
-        opts = state_of(self.config).settings
+        opts = settings_of(self.config)
         executions = 2 * (1 + opts.reruns + opts.repair_rounds)
         self.add_marker(
             pytest.mark.timeout(
@@ -110,37 +108,28 @@ class SampleItem(pytest.Function):
                 func_only=True,
             )
         )
-        self.completion: Any = None
+        self.completion: Completion | None = None
         self.code = ""
         self.verdict: Verdict | None = None
-        self.record: dict[str, Any] | None = None
+        self.record: SampleRecord | None = None
+        self.record_sent = False  # the record went out with one of this item's reports
 
     def setup(self) -> None:
         super().setup()
-        state_of(self.config).generate(self)
+        runner_of(self.config).generate(self)
 
     def grade(self, model: Any) -> None:
-        state_of(self.config).grade(self)
+        runner_of(self.config).grade(self)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         problem = self.problem
         return self.path, None, f"{problem.suite}: {problem.id} sample {self.sample_index}"
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:  # type: ignore[override]
-        return _grading_message(excinfo) or super().repr_failure(excinfo, style=style)
-
-    def _repr_failure_py(self, excinfo: Any, style: Any = None) -> Any:
-        # pytest renders setup errors (generation, suite checks) through this one.
-        return _grading_message(excinfo) or super()._repr_failure_py(excinfo, style=style)
-
-
-def _grading_message(excinfo: Any) -> str | None:
-    """The short headline of a grading outcome; None for a real error (full traceback)."""
-    from ..plugin import SampleFailed, SampleNotGenerated
-
-    if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
-        return str(excinfo.value)
-    return None
+    def short_failure(self, excinfo: Any) -> str | None:
+        """The short headline of a grading outcome; None for a real error (full traceback)."""
+        if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
+            return str(excinfo.value)
+        return None
 
 
 def make_builtin_file(session: pytest.Session, name: str, path: Path) -> SuiteFile:

@@ -1,5 +1,9 @@
 """Models: what writes the samples.
 
 ``base`` defines the interface (:class:`Model`, :class:`GenerationRequest`, :class:`Completion`,
-:class:`SamplingParams`); the built-in models and the HTTP providers implement it.
+:class:`SamplingParams`). ``builtin`` holds the models that look answers up (reference,
+validate, replay); ``http`` the transport the HTTP providers share, with one wire format per
+module (``openai``, ``anthropic``, ``gemini``); ``catalog`` the providers and what they
+accept; ``connect`` builds a provider's model; ``registry`` turns a ``--codegen-model`` spec
+(or an alias) into a model.
 """

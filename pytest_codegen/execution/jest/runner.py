@@ -26,155 +26,38 @@ Isolation, from the outside in:
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
-import resource
 import secrets
 import select
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
-import threading
 import time
-from collections import deque
 from pathlib import Path
 from typing import Any
 
-from pytest_codegen.execution.jest.node_env import (
-    PACKAGE_DIR,
-    NodeInfo,
-    ensure_toolchain,
-    find_node,
-)
-from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT, Verdict
-from pytest_codegen.problems import MODE_JEST
+from ...outcomes import CRASHED, ERROR, TIMEOUT, Verdict
+from ...problems import MODE_JEST
+from .node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
+from .output import _Tail
+from .sandbox import _permission_flag, choose_uid, limit_resources, permission_args, runner_env
+from .verdicts import answer_verdict
 
 RUNNER_JS = PACKAGE_DIR / "runner.js"
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-# Exceptions that mean "the code is broken", not "the behaviour is wrong".
-PROGRAM_ERRORS = {
-    "TypeError",
-    "ReferenceError",
-    "SyntaxError",
-    "RangeError",
-    "EvalError",
-    "URIError",
-    "InternalError",
-    "ProcessExitError",
-    "SandboxViolation",
-}
+# The warm-up test and its component, copied into each runner's work root: Babel skips files
+# under PACKAGE_DIR (jest.config.js), and the warm-up must be transformed like any sample.
+WARMUP_DIR = PACKAGE_DIR / "warmup"
+WARMUP_FILES = ("Warmup.test.js", "Warmup.js")
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*\.(?:js|jsx|mjs|cjs|ts|tsx)$")
-ENV_ALLOWLIST = ("LANG", "LC_ALL", "TZ")
-SANDBOX_UID_BASE = 64000  # + pid % 1000: an unused uid per runner, owning nothing
-MESSAGE_LINES = 6
-
-WARMUP_TEST = """import React from 'react';
-import { render, screen, act, fireEvent } from '@testing-library/react';
-import { MemoryRouter } from 'react-router-dom';
-import fetchMock from 'fetch-mock';
-import '@testing-library/jest-dom';
-import Warmup from './Warmup';
-
-afterEach(() => {
-  fetchMock.reset();
-  fetchMock.restore();
-});
-
-test('loads every module a React test uses', async () => {
-  fetchMock.get('/api/warmup', { status: 200, body: { text: 'warm' } });
-  await act(async () => { render(<MemoryRouter><Warmup /></MemoryRouter>); });
-  await act(async () => { fireEvent.click(screen.getByText(/load/i)); });
-  expect(fetchMock.calls('/api/warmup').length).toBe(1);
-  expect(screen.getByText('warm')).toBeInTheDocument();
-}, 10000);
-"""
-
-WARMUP_COMPONENT = """import React, { useState } from 'react';
-
-export default function Warmup() {
-  const [text, setText] = useState('');
-  const load = async () => {
-    const response = await fetch('/api/warmup');
-    const data = await response.json();
-    setText(data.text);
-  };
-  return (<div><button onClick={load}>Load</button><p>{text}</p></div>);
-}
-"""
 
 
 class RunnerError(RuntimeError):
     """The runner could not be started (toolchain or Node broken); not a sample's fault."""
-
-
-def strip_ansi(text: str) -> str:
-    return ANSI.sub("", text)
-
-
-class _Tail:
-    """Drains a pipe in a thread, keeping the last ``limit`` characters (the pipe never fills)."""
-
-    def __init__(self, stream: Any, limit: int) -> None:
-        self._buffer: deque[str] = deque()
-        self._size = 0
-        self._limit = limit
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _drain(self, stream: Any) -> None:
-        for chunk in iter(lambda: stream.read1(8192), b""):
-            text = chunk.decode("utf-8", "replace")
-            with self._lock:
-                self._buffer.append(text)
-                self._size += len(text)
-                while self._size > self._limit and len(self._buffer) > 1:
-                    self._size -= len(self._buffer.popleft())
-
-    def take(self) -> str:
-        """Everything kept since the last call, capped to the limit."""
-        with self._lock:
-            text = "".join(self._buffer)
-            self._buffer.clear()
-            self._size = 0
-        return text[-self._limit :]
-
-    def join(self, timeout: float) -> None:
-        self._thread.join(timeout)
-
-
-def _permission_flag(node: str) -> str | None:
-    for flag in ("--permission", "--experimental-permission"):
-        try:
-            proc = subprocess.run(
-                [node, flag, "-e", "0"], capture_output=True, timeout=30, check=False
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if proc.returncode == 0:
-            return flag
-    return None
-
-
-def _world_accessible(path: Path) -> bool:
-    """Whether an unrelated uid can reach ``path`` (every parent searchable, it readable)."""
-    path = path.resolve()
-    for parent in reversed(path.parents):
-        try:
-            if not os.stat(parent).st_mode & stat.S_IXOTH:
-                return False
-        except OSError:
-            return False
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-    return mode & need == need
 
 
 class JestRunner:
@@ -205,7 +88,7 @@ class JestRunner:
         self.recycle_after = recycle_after
         self.hardened = hardened
         self.permission_flag = _permission_flag(self.node.path)
-        self.sandbox_uid = self._choose_uid(sandbox_uid)
+        self.sandbox_uid = choose_uid(sandbox_uid, self.node.path, self.toolchain)
         self.starts = 0  # how many runner processes were started (replacements included)
         self._proc: subprocess.Popen[bytes] | None = None
         self._results_fd: int | None = None
@@ -218,19 +101,7 @@ class JestRunner:
         self._baseline_resources = 0
         self._next_id = 0
 
-    # ---- isolation facts ------------------------------------------------------------------
-    def _choose_uid(self, wanted: int | str | None) -> int | None:
-        if wanted is None or not hasattr(os, "geteuid"):
-            return None
-        if isinstance(wanted, int):
-            return wanted
-        if os.geteuid() != 0:
-            return None  # already unprivileged
-        needed = [Path(self.node.path), self.toolchain, PACKAGE_DIR]
-        if not all(_world_accessible(p) for p in needed):
-            return None
-        return SANDBOX_UID_BASE + os.getpid() % 1000
-
+    # -- isolation facts
     @property
     def isolation(self) -> dict[str, Any]:
         """How samples are confined (for reports and tests)."""
@@ -242,7 +113,7 @@ class JestRunner:
             "hardened": self.hardened,
         }
 
-    # ---- process management ----------------------------------------------------------------
+    # -- process management
     def _node_args(self, work: Path) -> list[str]:
         # No incremental marking: marking a full heap while test files keep running retains the
         # windows that die meanwhile, and each collection then starts from a bigger heap (what
@@ -260,21 +131,8 @@ class JestRunner:
             "--single-threaded-gc",
         ]
         if self.permission_flag:
-            reads = [self.toolchain, PACKAGE_DIR, work]
-            # Jest looks for package.json and node_modules in every directory above a file.
-            for parent in work.parents:
-                for name in ("package.json", "node_modules", "node_modules/*"):
-                    reads.append(Path(parent, name))
-            args.append(self.permission_flag)
-            args += [f"--allow-fs-read={p}" for p in reads]
-            args.append(f"--allow-fs-write={work}")
+            args += permission_args(self.permission_flag, self.toolchain, work)
         return [*args, str(RUNNER_JS), str(self.toolchain), str(work)]
-
-    def _preexec(self) -> None:
-        limit = self.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024, 64 * 1024 * 1024))
 
     def start(self) -> None:
         """Start (or restart) the runner and wait until its warm-up file has passed."""
@@ -285,19 +143,18 @@ class JestRunner:
         cache.mkdir()
         warm = work / "warmup"
         warm.mkdir()
-        (warm / "Warmup.test.js").write_text(WARMUP_TEST)
-        (warm / "Warmup.js").write_text(WARMUP_COMPONENT)
+        try:
+            for name in WARMUP_FILES:
+                shutil.copyfile(WARMUP_DIR / name, warm / name)
+        except OSError as exc:
+            shutil.rmtree(work, ignore_errors=True)
+            raise RunnerError(f"cannot lay out the warm-up test: {exc}") from exc
         uid = self.sandbox_uid
         if uid is not None and os.geteuid() == 0:
             os.chown(cache, uid, uid)
         os.chmod(cache, 0o700)
         read_fd, write_fd = os.pipe()
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work)}
-        env["NODE_ENV"] = "test"
-        # fetch-mock makes new loggers of the `debug` package on every call, and each asks
-        # whether stderr is a terminal unless told its colours (its output is never enabled).
-        env["DEBUG_COLORS"] = "no"
-        env.update({k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ})
+        env = runner_env(work)
         extra: dict[str, Any] = {}
         if uid is not None and os.geteuid() == 0:
             extra = {"user": uid, "group": uid, "extra_groups": []}
@@ -311,7 +168,7 @@ class JestRunner:
                 cwd=work,
                 env=env,
                 start_new_session=True,  # its own process group: one kill ends it all
-                preexec_fn=self._preexec,
+                preexec_fn=functools.partial(limit_resources, self.memory_mb),
                 **extra,
             )
         except OSError as exc:
@@ -428,7 +285,7 @@ class JestRunner:
                 return None  # the runner is gone
             self._pending += chunk
 
-    # ---- grading ----------------------------------------------------------------------------
+    # -- grading
     def run(
         self,
         test_source: str,
@@ -471,7 +328,14 @@ class JestRunner:
         if answer is None:
             verdict = self._lost(timeout_s, duration)
         else:
-            verdict = self._verdict(answer, forged)
+            verdict = answer_verdict(
+                answer,
+                forged,
+                self._stdout.take() if self._stdout else "",
+                self._stderr.take() if self._stderr else "",
+                hardened=self.hardened,
+                output_limit=self.output_limit,
+            )
             verdict.duration_s = duration
             self._served += 1
             leaked = int(answer.get("resources", 0)) > self._baseline_resources
@@ -519,120 +383,7 @@ class JestRunner:
             mode=MODE_JEST,
         )
 
-    def _verdict(self, answer: dict[str, Any], forged: list[str]) -> Verdict:
-        stdout = strip_ansi(str(answer.get("console", "")))
-        runner_out = self._stdout.take() if self._stdout else ""
-        stderr = strip_ansi(self._stderr.take() if self._stderr else "")
-        if runner_out:
-            stdout = f"{stdout}\n{strip_ansi(runner_out)}".strip()
-
-        def verdict(outcome: str, message: str, tests: list[dict[str, Any]]) -> Verdict:
-            return Verdict(
-                outcome,
-                message,
-                tests=tests,
-                stdout=stdout[-self.output_limit :],
-                stderr=stderr[-self.output_limit :],
-                mode=MODE_JEST,
-            )
-
-        if "fatal" in answer:
-            return verdict(CRASHED, f"the Jest runner failed: {answer['fatal']}"[:2000], [])
-        exec_error = strip_ansi(str(answer.get("execError", "")))
-        circus = answer.get("circus") or []
-        guard = answer.get("guard")
-        tests = self._merge(guard, circus)
-        problems: list[str] = []
-        if forged:
-            problems.append(f"the sample wrote to the result channel ({forged[0]!r})")
-        if exec_error:
-            first = _headline(exec_error)
-            return verdict(ERROR, f"test suite failed to run: {first}", tests)
-        if self.hardened:
-            if not isinstance(guard, dict) or not guard.get("ready"):
-                return verdict(ERROR, "the grader's guard did not finish setting up", tests)
-            for note in guard.get("unverified") or []:
-                problems.append(f"unverified: {note}")
-        problems += [f"violation: {v}" for v in answer.get("violations") or []]
-        runnable = [t for t in tests if t["status"] not in ("skipped", "todo")]
-        if not runnable:
-            return verdict(ERROR, "no test ran", tests)
-        failing = [t for t in runnable if t["status"] != "passed"]
-        if failing:
-            first = failing[0]
-            outcome = ERROR if any(t.get("kind") == "error" for t in failing) else FAILED
-            message = f"{first['name']}: {_headline(first['message'])}"
-            if problems:
-                message += f" [{problems[0]}]"
-            return verdict(outcome, message, tests)
-        if problems:
-            return verdict(FAILED, f"integrity check failed: {problems[0]}", tests)
-        return verdict(PASSED, "", tests)
-
-    def _merge(self, guard: Any, circus: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Per-test results: Jest's report, each entry confirmed by the guard's own record.
-
-        A test passes only if Jest says so *and* the guard saw its body start and settle
-        without an exception. The lists are paired in declaration order; their lengths must
-        agree (a sample cannot add, drop or reorder tests unseen).
-        """
-        circus_tests = [
-            {
-                "name": str(c.get("name", "")),
-                "status": str(c.get("status", "")),
-                "message": strip_ansi(str(c.get("message", ""))).strip(),
-            }
-            for c in circus
-        ]
-        if not self.hardened:
-            for test in circus_tests:
-                test["status"] = _status(test["status"])
-            return circus_tests
-        recorded = (guard or {}).get("tests") or []
-        results: list[dict[str, Any]] = []
-        if len(recorded) != len(circus_tests) or (guard or {}).get("registered") != len(recorded):
-            results = [
-                {**c, "status": "failed" if c["status"] == "passed" else _status(c["status"])}
-                for c in circus_tests
-            ]
-            results.append(
-                {
-                    "name": "(integrity)",
-                    "status": "failed",
-                    "message": f"the test file declared {len(recorded)} tests, "
-                    f"Jest reported {len(circus_tests)}",
-                }
-            )
-            return results
-        for rec, reported in zip(recorded, circus_tests, strict=True):
-            mode = rec.get("mode")
-            name = reported["name"] or str(rec.get("name", ""))
-            entry: dict[str, Any] = {
-                "name": name,
-                "status": _status(reported["status"]),
-                "message": reported["message"],
-                "assertions": int(rec.get("pass", 0)),
-            }
-            if mode in ("skip", "todo"):
-                entry["status"] = "skipped" if mode == "skip" else "todo"
-            else:
-                confirmed = rec.get("started") and rec.get("end") == "ok"
-                if rec.get("name") and not name.endswith(str(rec.get("name")).split(" ")[-1]):
-                    confirmed = False
-                    entry["message"] = entry["message"] or "test names do not match Jest's report"
-                if entry["status"] == "passed" and not confirmed:
-                    entry["status"] = "failed"
-                    seen = f"settled: {rec.get('end')}" if rec.get("end") else "never ran"
-                    entry["message"] = f"Jest reported a pass the guard did not observe ({seen})"
-                if entry["status"] == "failed":
-                    if rec.get("end") == "exception" and rec.get("errorName") in PROGRAM_ERRORS:
-                        entry["kind"] = "error"
-                    if not entry["message"]:
-                        entry["message"] = f"{rec.get('errorName')}: {rec.get('errorMessage')}"
-            results.append(entry)
-        return results
-
-    # ---- convenience ------------------------------------------------------------------------
+    # -- convenience
     def run_problem(self, problem: Any, code: str, timeout_s: float = 30.0) -> Verdict:
         """Grade ``code`` for a :data:`~pytest_codegen.problems.MODE_JEST` problem."""
         return self.run(
@@ -642,19 +393,3 @@ class JestRunner:
             code,
             timeout_s,
         )
-
-
-def _status(status: str) -> str:
-    if status == "pending":
-        return "skipped"
-    return status if status in ("passed", "failed", "todo", "skipped") else "failed"
-
-
-def _headline(message: str) -> str:
-    """The first meaningful lines of a Jest failure message (no stack frames)."""
-    lines = [
-        line.strip()
-        for line in strip_ansi(message).splitlines()
-        if line.strip() and not line.strip().startswith("at ")
-    ]
-    return " | ".join(lines[:MESSAGE_LINES])[:600]

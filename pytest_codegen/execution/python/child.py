@@ -1,17 +1,14 @@
 """The sandboxed side of Python execution: ``python -I child.py --zygote FD VIEW``.
 
-It is started once per grading process as a *zygote* by :mod:`.sandbox` and forks
-one fresh child per sample, one sample ahead: the child is confined before its sample exists
-and waits for the grader to hand it over. It must not import the plugin. As root the zygote
-first builds, once, the world samples see: an empty network namespace, a PID namespace of which
-the zygote is PID 1 (so no sample can signal it, and all that is left dies with it), and a
-mount namespace where ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the home directory are empty and
-read-only, the suite files are hidden, and only the Python installation and the samples' own
-working directories are bound back. Each sample's process drops to an unprivileged uid that no
-other live sample has and applies resource limits; when the sample ends, every process of that
-uid is killed. Then it serves requests on two pipes it is handed (see :mod:`wire`: marshal
-frames in, JSON lines out): ``load`` a candidate module, ``call`` a function or method in it,
-``getattr`` of an object, or ``program`` (a whole program with its tests).
+It is started once per grading process as a *zygote* by :mod:`.zygote` and forks one fresh
+child per sample, one sample ahead: the child is confined before its sample exists and waits
+for the grader to hand it over. It must not import the plugin: its own modules are the plain
+``wire`` and ``confine`` next to it. As root the zygote first builds, once, the world samples
+see, and each sample's process drops to a uid of its own under resource limits; when the
+sample ends, every process it started is killed (see ``confine.py``). Then it serves requests
+on two pipes it is handed (see :mod:`wire`: marshal frames in, JSON lines out): ``load`` a
+candidate module, ``call`` a function or method in it, ``getattr`` of an object, or
+``program`` (a whole program with its tests).
 
 Everything between trusted processes (grader, zygote, a spare before its sample exists) is
 marshal, not JSON: a fresh fork copies every page the code it runs touches, and JSON's Python
@@ -23,17 +20,25 @@ import ctypes
 import json
 import marshal
 import os
-import resource
 import signal
 import sys
 import traceback
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWNET = 0x40000000
-CLONE_NEWPID = 0x20000000
+
+def _import_siblings(*names):
+    """The modules of this script's directory, as top-level modules: ``-I`` leaves that
+    directory off ``sys.path``, so it is put first for these imports only (meanwhile their
+    own imports look there first too: no module there is named like a standard one)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        return [__import__(name) for name in names]
+    finally:
+        del sys.path[0]
+
+
+wire, confine = _import_siblings("wire", "confine")
+
 PR_SET_NAME, PR_SET_CHILD_SUBREAPER = 15, 36
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
-MS_REC, MS_PRIVATE = 16384, 1 << 18
 FD_SIZE = 4  # bytes of one fd in SCM_RIGHTS data (a C int)
 
 
@@ -56,91 +61,6 @@ PRELOAD = (
     "operator",
     "enum",
 )
-_LIBC = []
-
-
-def _libc():
-    # Loaded once, in the zygote: every CDLL instance builds new ctypes classes.
-    if not _LIBC:
-        _LIBC.append(ctypes.CDLL(None, use_errno=True))
-    return _LIBC[0]
-
-
-def build_view(cfg):
-    """In the zygote, once: no network, and the mount view every sample will see.
-    Returns False where namespaces are not permitted (then samples only get a uid and limits).
-
-    Masked directories become empty tmpfs that an unprivileged uid cannot write; ``keep``
-    paths under them (the Python installation, site-packages, this package, the samples'
-    working directories) are bound back at the same place, read-only except the last.
-    """
-    libc = _libc()
-    if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
-        return _failed("unshare")
-    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-        return _failed("making mounts private")
-    masks = []
-    for m in sorted(set(cfg["mask"]), key=len):  # a mask inside another one is redundant
-        if os.path.isdir(m) and not any(_under(m, outer) for outer in masks):
-            masks.append(m)
-    writable = cfg["workroot"]
-    keep = {}
-    for path in cfg["keep"] + [writable]:
-        # Only what lies strictly inside a masked directory needs binding back (a keep path
-        # like /tmp itself, from sys.path, would undo the mask).
-        inside = any(_under(path, m) and path != m for m in masks)
-        if inside and os.path.isdir(path) and not (path != writable and _under(writable, path)):
-            keep[path] = os.open(path, os.O_PATH)
-    # A hidden directory under a masked one is already out of sight.
-    hides = [h for h in cfg["hide"] if os.path.isdir(h) and not any(_under(h, m) for m in masks)]
-    for target in masks + hides:
-        if (
-            libc.mount(
-                b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=0755"
-            )
-            != 0
-        ):
-            return _failed(f"mounting a tmpfs on {target}")
-    for path, fd in sorted(keep.items()):
-        os.makedirs(path, exist_ok=True)
-        source = f"/proc/self/fd/{fd}".encode()
-        if libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
-            return _failed(f"binding {path}")
-        if path != writable:
-            libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
-        os.close(fd)
-    return True
-
-
-def _failed(step):
-    err = ctypes.get_errno()
-    print(f"sandbox: no namespaces ({step}: {os.strerror(err)})", file=sys.stderr)
-    return False
-
-
-def _under(path, parent):
-    return path == parent or path.startswith(parent.rstrip("/") + "/")
-
-
-def drop_privileges(uid):
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-
-
-def apply_limits(cfg):
-    mem = cfg["memory_mb"] * 1024 * 1024
-    cpu = int(cfg["timeout_s"]) + 2
-    for limit, value in (
-        (resource.RLIMIT_AS, mem),
-        (resource.RLIMIT_CPU, cpu),
-        (resource.RLIMIT_FSIZE, cfg["file_size"]),
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_NOFILE, 256),
-    ):
-        resource.setrlimit(limit, (value, value))
-    if os.getuid() != 0:  # root is exempt from RLIMIT_NPROC; a dropped uid is not
-        resource.setrlimit(resource.RLIMIT_NPROC, (cfg["max_procs"], cfg["max_procs"]))
 
 
 class Server:
@@ -276,8 +196,8 @@ def spare(sock, cfg, wire):
     os.setsid()  # a process group of its own: without a uid, the group is what gets killed
     _name_sample()
     if os.getuid() == 0:
-        drop_privileges(cfg["uid"])  # never run a sample as root
-    apply_limits(cfg)
+        confine.drop_privileges(cfg["uid"])  # never run a sample as root
+    confine.apply_limits(cfg)
     work, fds = _receive_handover(sock)
     sock.close()
     _serve_sample(work, fds, wire)
@@ -296,72 +216,9 @@ def _serve_sample(work, fds, wire):
     os._exit(0)
 
 
-class Reaper:
-    """Ends samples and collects their exit statuses (the zygote is their parent, and PID 1
-    of their namespace: it also inherits whatever they started)."""
-
-    def __init__(self, pid_one):
-        self.pid_one = pid_one
-        self.statuses = {}  # pid -> wait status, for samples whose end is not asked yet
-        self.samples = {}  # pid -> the uid its processes run as (None: not root, no uid)
-
-    def reap(self):
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            if pid in self.samples:
-                self.statuses[pid] = status
-
-    def end(self, pid, wait=True):
-        """Kill everything the sample started; with ``wait``, returns how its own process
-        ended (otherwise it is reaped later)."""
-        uid = self.samples.get(pid)
-        if uid is None:
-            _signal_group(pid)
-        elif self.pid_one:
-            self._kill_uid(uid)
-        else:
-            # Not PID 1, this process could be signalled by the sample while it wears the
-            # sample's uid: a throwaway child does the killing.
-            killer = os.fork()
-            if killer == 0:
-                try:
-                    self._kill_uid(uid)
-                finally:
-                    os._exit(0)
-            os.waitpid(killer, 0)
-        if wait and pid not in self.statuses:
-            try:
-                _, status = os.waitpid(pid, 0)
-                self.statuses[pid] = status
-            except ChildProcessError:
-                pass
-        self.reap()
-        del self.samples[pid]
-        return describe(self.statuses.pop(pid, None))
-
-    @staticmethod
-    def _kill_uid(uid):
-        # kill(-1) as the sample's uid reaches exactly that uid's processes, wherever they
-        # moved (new sessions, re-parented orphans). The kernel walks the process list under
-        # the lock fork() needs, so a process forking meanwhile is either reached or killed
-        # before its child exists. The saved uid 0 lets this process take its privileges back.
-        os.setresuid(uid, uid, 0)
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        finally:
-            os.setresuid(0, 0, 0)
-
-
 def _name_process(name):
     # What ps, top and perf show instead of a row of indistinguishable "python" processes.
-    _libc().prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
+    confine.load_libc().prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
 
 
 def _name_sample():
@@ -393,24 +250,6 @@ def _preload(names):
     gc.freeze()
 
 
-def _signal_group(pid):
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def describe(status):
-    """How a sample's process ended, for the grader's crash message."""
-    if status is None:
-        return None
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        hint = " (CPU time limit)" if sig == signal.SIGXCPU else ""
-        return f"killed by {signal.Signals(sig).name}{hint}"
-    return f"exited with status {os.WEXITSTATUS(status)} before returning a result"
-
-
 def zygote(sock_fd, view):
     """Fork confined sample processes on request, from a process that has already paid for
     the interpreter start-up, the imports and the mount view (a few ms per sample instead of
@@ -421,7 +260,6 @@ def zygote(sock_fd, view):
     import _socket
     import socket
 
-    wire = _import_wire()
     _name_process(b"codegen-zygote")
     if view.get("cpus"):
         # Before anything is forked: every sample inherits the placement.
@@ -430,7 +268,7 @@ def zygote(sock_fd, view):
         except OSError:
             pass  # a CPU gone from our set: run anywhere rather than not at all
     as_root = os.getuid() == 0
-    namespaces = as_root and build_view(view)
+    namespaces = as_root and confine.build_view(view)
     # C-level sockets and sendmsg here, not the socket module's wrappers: every object this
     # loop (or a spare, closing them) touches is a page copied again after each fork.
     sock = _socket.socket(fileno=sock_fd)
@@ -446,12 +284,12 @@ def zygote(sock_fd, view):
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     else:
         # Orphans of samples come back here, not to an init that may never reap them.
-        _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        confine.load_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     isolation = "namespaces+uid" if namespaces else "uid" if as_root else "rlimits"
     # Output past a sample's file-size cap fails the write instead of killing the process:
     # ignored here once, inherited by every sample.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    reaper = Reaper(pid_one=namespaces)
+    reaper = confine.Reaper(pid_one=namespaces)
     # compile() builds its AST node types on first use in a process (~1.5 ms): done here once,
     # not in every sample (some preloaded modules would do it too, but only by chance).
     compile("0", "<zygote>", "eval")
@@ -510,14 +348,6 @@ def zygote(sock_fd, view):
         except ChildProcessError:
             pass
     os._exit(0)
-
-
-def _import_wire():
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import wire
-
-    del sys.path[0]
-    return wire
 
 
 def main():

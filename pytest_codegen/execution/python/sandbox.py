@@ -1,11 +1,12 @@
 """Trusted side of Python execution: one fresh, limited child process per sample.
 
-The child (``child.py``) gets an allowlisted environment, a private working directory
-removed afterwards, memory/CPU/file-size/process caps and, when we run as root, namespaces and
-a uid of its own (see that module). Requests and replies cross two pipes as plain data
-(:mod:`.wire`); the child's stdout/stderr go to a capped file we read the tail of.
-Every wait has a deadline: at the deadline the sample times out, and when it ends for any
-reason the zygote kills every process it started (by its uid as root, else its process group).
+A :class:`Sandbox` takes a confined process from the zygote (:mod:`.zygote`): an allowlisted
+environment, a private working directory removed afterwards, memory/CPU/file-size/process caps
+and, when we run as root, namespaces and a uid of its own (see ``child.py``). Requests and
+replies cross two pipes as plain data (:mod:`.wire`); the child's stdout/stderr go to a capped
+file we read the tail of. Every wait has a deadline: at the deadline the sample times out, and
+when it ends for any reason the zygote kills every process it started. Objects that are not
+plain data stay in the sample, behind :class:`Remote` handles.
 """
 
 from __future__ import annotations
@@ -14,94 +15,20 @@ import builtins
 import collections
 import dataclasses
 import json
-import marshal
 import os
 import select
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from . import wire
+from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTimeout
+from .zygote import Zygote
 
-CHILD_SCRIPT = Path(__file__).with_name("child.py")
-
-# Variables a Python child needs to behave normally; everything else (API keys, tokens,
-# the user's PATH additions, proxies) stays behind.
-ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
 OUTPUT_TAIL_BYTES = 4096
-# As root, samples run as an unprivileged uid of their grading process's own:
-# UID_BASE + pid + k * PID_SPAN, k = 0, 1, ...; two live samples never share one.
-UID_BASE = 200_000
-PID_SPAN = 1 << 22  # Linux's largest pid_max
-MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
-# Standard-library modules the zygote imports ahead for samples when a suite's own code
-# (prompt, reference, tests) imports them: pure computation, no side effects on import.
-PRELOADABLE = frozenset(
-    {
-        "abc",
-        "array",
-        "base64",
-        "binascii",
-        "bisect",
-        "calendar",
-        "cmath",
-        "collections",
-        "collections.abc",
-        "copy",
-        "csv",
-        "dataclasses",
-        "datetime",
-        "decimal",
-        "difflib",
-        "enum",
-        "fnmatch",
-        "fractions",
-        "functools",
-        "hashlib",
-        "heapq",
-        "html",
-        "io",
-        "ipaddress",
-        "itertools",
-        "json",
-        "math",
-        "numbers",
-        "operator",
-        "pprint",
-        "random",
-        "re",
-        "statistics",
-        "string",
-        "struct",
-        "textwrap",
-        "time",
-        "typing",
-        "unicodedata",
-        "urllib.parse",
-        "uuid",
-        "zlib",
-    }
-)
-
-
-class SampleTimeout(BaseException):
-    """The sample ran past its wall-clock limit (BaseException: tests must not catch it)."""
-
-
-class SampleCrashed(BaseException):
-    """The sample's process died, ran out of memory, or broke the protocol."""
-
-
-class PlanDiverged(BaseException):
-    """The tests asked for something other than the next planned call (see
-    :meth:`Sandbox.load`): the sample must be graded again, call by call."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,17 +48,13 @@ class Plan:
 NO_PLAN = Plan()
 
 
-class CandidateException(Exception):
-    """An exception raised by the candidate whose type is not a built-in one."""
-
-
 @dataclasses.dataclass(frozen=True)
 class Limits:
     timeout_s: float
     memory_mb: int
     max_procs: int = 32
     file_size: int = 8 * 1024 * 1024  # caps the sample's output and any file it writes
-    cpus: tuple[int, ...] = ()  # where its processes run (see execute.worker_cpus); () any
+    cpus: tuple[int, ...] = ()  # where its processes run (see cpus.worker_cpus); () any
 
 
 class Sandbox:
@@ -288,244 +211,6 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _paths_to_keep() -> list[str]:
-    """Where the child's Python finds its code: stdlib, site-packages, this package."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(CHILD_SCRIPT.parent)}
-    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    paths.update(p for p in sys.path if p and os.path.isdir(p))
-    return sorted(os.path.realpath(p) for p in paths)
-
-
-def _dirs_to_mask(keep: list[str]) -> list[str]:
-    """Private scratch dirs, the user's home, and any directory an unprivileged uid could
-    not pass through on the way to the Python it must run (``/root`` for a pyenv install):
-    those become empty tmpfs with the ``keep`` paths bound back inside."""
-    masks = set(MASKED_DIRS) | {os.path.expanduser("~")}
-    for path in keep:
-        parts = Path(path).parts
-        for i in range(2, len(parts)):
-            ancestor = os.path.join(*parts[:i])
-            try:
-                if not os.stat(ancestor).st_mode & 0o001:
-                    masks.add(ancestor)
-                    break
-            except OSError:
-                break
-    return sorted(masks)
-
-
-def sample_uids(grader_pid: int) -> Iterator[int]:
-    """The uids samples of one grading process run as, in order of preference."""
-    uid = UID_BASE + grader_pid
-    while True:
-        yield uid
-        uid += PID_SPAN
-
-
-def grader_of(uid: int) -> int:
-    """The pid of the grading process a sample uid belongs to."""
-    return (uid - UID_BASE) % PID_SPAN
-
-
-# What a spare sample process is confined with; a sample with other limits needs another.
-SPARE_KEY = ("timeout_s", "memory_mb", "max_procs", "file_size")
-
-
-@dataclasses.dataclass
-class Spare:
-    """A confined sample process waiting for its sample (see ``child.spare``)."""
-
-    key: tuple[Any, ...]  # the limits it was confined with (SPARE_KEY)
-    uid: int
-    pid: int
-    handle: socket.socket
-    isolation: str  # what confines it: "namespaces+uid", "uid" or "rlimits"
-
-
-class Zygote:
-    """The per-process parent of all sample processes (see ``child.zygote``)."""
-
-    _instance: Zygote | None = None
-    _lock = threading.Lock()
-
-    def __init__(self, hide: tuple[str, ...], cpus: tuple[int, ...] = ()) -> None:
-        self.hide = hide
-        self.cpus = cpus
-        # The samples' working directories live here; other uids may pass, not list.
-        self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
-        os.chmod(self.workroot, 0o711)
-        keep = _paths_to_keep()
-        view = {
-            "mask": _dirs_to_mask(keep),
-            "keep": keep,
-            "hide": list(hide),
-            "workroot": self.workroot,
-            "cpus": list(cpus),
-        }
-        parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
-        env.update(PATH="/usr/bin:/bin", HOME="/tmp", PYTHONHASHSEED="0")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-I",
-                str(CHILD_SCRIPT),
-                "--zygote",
-                str(child_sock.fileno()),
-                json.dumps(view),
-            ],
-            pass_fds=(child_sock.fileno(),),
-            env=env,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        child_sock.close()
-        self.sock = parent_sock
-        self.owner = os.getpid()
-        # A spare sample process ready for the next sample, and one requested but not yet
-        # read back; the samples handed over and not yet ended (pid -> uid).
-        self._spare: Spare | None = None
-        self._pending: tuple[tuple[Any, ...], int] | None = None
-        self._live: dict[int, int] = {}
-        self._preloaded: set[str] = set()  # modules already asked of the zygote
-
-    @classmethod
-    def get(cls, hide: tuple[str, ...] = (), cpus: tuple[int, ...] = ()) -> Zygote:
-        with cls._lock:
-            z = cls._instance
-            if (
-                z is None
-                or z.owner != os.getpid()
-                or z.proc.poll() is not None
-                or (z.hide, z.cpus) != (hide, cpus)
-            ):
-                if z is not None and z.owner == os.getpid():
-                    z.stop()
-                cls._instance = z = cls(hide, cpus)
-            return z
-
-    def stop(self) -> None:
-        if self._spare is not None:
-            self._spare.handle.close()
-            self._spare = None
-        self.sock.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        shutil.rmtree(self.workroot, ignore_errors=True)
-
-    def spawn(
-        self, config: dict[str, Any], workdir: Path, fds: list[int], preload: Iterable[str] = ()
-    ) -> Spare:
-        """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output) to a
-        ready spare, and return it (its pid is what :meth:`end` takes).
-
-        The spare was confined while the previous sample ran; the next one is requested
-        now, so the zygote forks it off this sample's critical path.
-        """
-        key = tuple(config[k] for k in SPARE_KEY)
-        with self._lock:
-            for _attempt in range(2):
-                spare = self._take(config, key, preload)
-                if os.getuid() == 0:
-                    os.chown(workdir, spare.uid, spare.uid)
-                try:
-                    socket.send_fds(spare.handle, [marshal.dumps({"workdir": str(workdir)})], fds)
-                except OSError:
-                    continue  # that spare died while waiting: take a fresh one
-                finally:
-                    spare.handle.close()
-                self._live[spare.pid] = spare.uid
-                self._request(config, key, preload)
-                return spare
-        raise SampleCrashed("the sandbox launcher died")
-
-    def end(self, pid: int, status: bool = False) -> str | None:
-        """Kill sample ``pid`` and every process it started. With ``status``, wait for its
-        process and say how it ended; without, the zygote does the killing while the next
-        sample is prepared (it handles requests in order, so before that spare exists)."""
-        with self._lock:
-            if self._live.pop(pid, None) is None:
-                return None
-            self._collect()  # replies come in request order
-            try:
-                self.sock.send(marshal.dumps({"end": pid, "status": status}))
-                reply = self.sock.recv(4096) if status else None
-            except OSError:
-                reply = b""
-            if reply is None:
-                return None
-            if not reply:
-                raise SampleCrashed("the sandbox launcher died")
-            ended = marshal.loads(reply)["status"]
-            return None if ended is None else str(ended)
-
-    def _free_uid(self) -> int:
-        """A uid no live sample and no spare has: kill-by-uid then hits one sample only."""
-        if os.getuid() != 0:
-            return os.getuid()
-        taken = set(self._live.values())
-        if self._spare is not None:
-            taken.add(self._spare.uid)
-        if self._pending is not None:
-            taken.add(self._pending[1])
-        return next(uid for uid in sample_uids(self.owner) if uid not in taken)
-
-    def _collect(self) -> None:
-        if self._pending is not None:
-            (key, uid), self._pending = self._pending, None
-            self._spare = Spare(key, uid, *self._read_spare())
-
-    def _take(
-        self, config: dict[str, Any], key: tuple[Any, ...], preload: Iterable[str] = ()
-    ) -> Spare:
-        self._collect()
-        if self._spare is not None and self._spare.key != key:
-            self._spare.handle.close()  # prepared for other limits: it exits
-            self._spare = None
-        if self._spare is None:
-            self._request(config, key, preload)
-            self._collect()
-        assert self._spare is not None
-        spare, self._spare = self._spare, None
-        return spare
-
-    def _request(
-        self, config: dict[str, Any], key: tuple[Any, ...], preload: Iterable[str] = ()
-    ) -> None:
-        uid = self._free_uid()
-        prepare: dict[str, Any] = {**{k: config[k] for k in SPARE_KEY}, "uid": uid}
-        new = sorted((set(preload) & PRELOADABLE) - self._preloaded)
-        if new:
-            # Imported before this spare is forked: it and every later sample have them.
-            prepare["preload"] = new
-            self._preloaded.update(new)
-        try:
-            self.sock.send(marshal.dumps({"prepare": prepare}))
-        except OSError:
-            raise SampleCrashed("the sandbox launcher died") from None
-        self._pending = (key, uid)
-
-    def _read_spare(self) -> tuple[int, socket.socket, str]:
-        try:
-            message, fds, _, _ = socket.recv_fds(self.sock, 4096, 1)
-        except OSError:
-            message, fds = b"", []
-        if not message or len(fds) != 1:
-            raise SampleCrashed("the sandbox launcher died")
-        reply = marshal.loads(message)
-        return int(reply["pid"]), socket.socket(fileno=fds[0]), str(reply["isolation"])
-
-    @classmethod
-    def shutdown(cls) -> None:
-        with cls._lock:
-            if cls._instance is not None and cls._instance.owner == os.getpid():
-                cls._instance.stop()
-            cls._instance = None
 
 
 class Remote:

@@ -1,0 +1,241 @@
+"""The controller side: a run collector in the process that reports the run.
+
+Registered where ``workerinput`` is absent (the xdist controller, or a run without xdist),
+as junitxml registers its writer. It receives every sample's record in
+``pytest_runtest_logreport``, appends it to the results file at once (so an interrupted run
+keeps what it graded), and at the end scores the records, applies the gates and writes the
+terminal summary and reports. Scores come from records only, never from collected items: the
+numbers are the same whether one process ran every sample or xdist spread them over workers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from . import outcomes
+from .reporting.records import SampleRecord
+from .settings import Settings
+
+CONTROLLER_KEY = pytest.StashKey["RunCollector"]()
+NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
+
+
+def controller_of(config: pytest.Config) -> RunCollector:
+    return config.stash[CONTROLLER_KEY]
+
+
+class RunCollector:
+    """Records, scores, gates and writers of one run."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.model_spec = settings.model or ""
+        self.model_id: str | None = None  # the built model's own spec, for its price
+        self.records: dict[str, SampleRecord] = {}
+        self.expected: set[str] = set()
+        self.rows: list[Any] | None = None
+        self.gate_results: list[Any] = []
+        self.comparison: Any = None
+        self.stopped: dict[str, str] = {}  # suite -> why the tripwire stopped it
+        self.generation_stats: dict[str, float] = {}
+        self.started_at = time.time()
+        self.results: Any = None
+        if settings.results is not None:
+            from .reporting.results import ResultsWriter
+
+            self.results = ResultsWriter(settings.results)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "codegen", None)
+        if record is None:
+            if (
+                report.failed
+                and report.nodeid not in self.records
+                and "[s" in report.nodeid
+                and report.nodeid in self.expected
+            ):
+                # The worker running it died: xdist reports the item as failed without a record.
+                from .reporting.records import missing_record
+
+                record = missing_record(report.nodeid, self.model_spec, "")
+                record["outcome"] = outcomes.CRASHED
+                record["error"] = "the process grading it died"
+            else:
+                return
+        if record["nodeid"] in self.records:
+            return
+        if str(record.get("error", "")).startswith(NOT_GRADED_PREFIX):  # a worker's tripwire
+            self.stopped.setdefault(record["suite"], record["error"][len(NOT_GRADED_PREFIX) :])
+        self.keep(record)
+        self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
+
+    def keep(self, record: SampleRecord) -> None:
+        """Keep a sample's record and append it to the results file at once."""
+        self.records[record["nodeid"]] = record
+        if self.results is not None:
+            self.results.write(record)
+
+    def add_generation_stats(self, stats: dict[str, Any]) -> None:
+        for key, value in stats.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.generation_stats[key] = self.generation_stats.get(key, 0) + value
+
+    @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if session.config.option.collectonly:
+            return
+        from .reporting.records import missing_record
+        from .scoring import summarize
+
+        if not self.expected:
+            self.expected = {item.nodeid for item in session.items}
+        # Samples that never reported take suite, task and category from a sibling sample.
+        known = {
+            r["nodeid"].rsplit("[", 1)[0]: r for r in self.records.values() if r.get("category")
+        }
+        for nodeid in sorted(self.expected - set(self.records)):
+            record = missing_record(
+                nodeid, self.model_spec, "the run ended before this sample was graded"
+            )
+            sibling = known.get(nodeid.rsplit("[", 1)[0])
+            if sibling is not None:
+                record.update({k: sibling[k] for k in ("suite", "task_id", "category")})  # type: ignore[typeddict-item]
+            self.keep(record)
+        self.rows = summarize(self.records.values(), self.settings.k)
+        self.apply_gates(session)
+        self.write_reports()
+
+    def apply_gates(self, session: pytest.Session) -> None:
+        from .gates.baseline import compare_to_baseline
+        from .gates.thresholds import check_thresholds
+
+        failed = False
+        if self.settings.fail_under:
+            self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
+            failed = any(not g.passed for g in self.gate_results)
+        if self.settings.baseline is not None:
+            from .reporting.results import load_results
+
+            try:
+                baseline = load_results(self.settings.baseline)
+            except (OSError, ValueError) as e:
+                raise pytest.UsageError(f"--codegen-baseline: {e}") from None
+            self.comparison = compare_to_baseline(
+                list(self.records.values()), baseline, k=min(self.settings.k)
+            )
+            failed = failed or self.comparison.significant_drop
+        if self.settings.fail_under or self.settings.baseline is not None:
+            # The scores decide; an interrupted or errored run keeps its own status.
+            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+
+    def write_reports(self) -> None:
+        from .pytest_internals import junitxml_of
+
+        rows = [r.to_json() for r in self.rows or []]
+        xml = junitxml_of(self.config)
+        if xml is not None:
+            for row in rows:
+                if row["category"] is None:
+                    for k, value in row["pass_at_k"].items():
+                        xml.add_global_property(
+                            f"codegen:{row['suite']}:pass@{k}",
+                            "n/a" if value is None else f"{value:.4f}",
+                        )
+        if self.settings.html is not None:
+            from . import __version__
+            from .reporting.html import write_html
+
+            write_html(
+                self.settings.html,
+                list(self.records.values()),
+                rows,
+                {
+                    "model": self.model_spec,
+                    "k": list(self.settings.k),
+                    "duration_s": round(time.time() - self.started_at, 2),
+                    "pytest_version": pytest.__version__,
+                    "plugin_version": __version__,
+                },
+            )
+
+    def price(self) -> tuple[float, float] | None:
+        """The configured price of this run's model (USD per million tokens in, out)."""
+        from .generation.cost import price_of
+
+        return price_of(self.settings.prices, self.model_spec, self.model_id)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.rows is None:
+            return
+        from .reporting.terminal import format_table, generation_lines, repair_lines
+        from .scoring import repair_curve
+
+        tr = terminalreporter
+        tr.write_sep("=", f"codegen: pass@k of {self.model_spec}")
+        if not self.rows:
+            tr.write_line("no samples were graded")
+            return
+        for line in format_table(self.rows, self.settings.k):
+            tr.write_line(line)
+        for gate in self.gate_results:
+            tr.write_line(
+                ("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
+                red=not gate.passed,
+                green=gate.passed,
+            )
+        if self.comparison is not None:
+            tr.write_sep("-", f"compared with baseline {self.settings.baseline}")
+            for line in self.comparison.lines():
+                tr.write_line(line)
+        unstable = sorted(r["nodeid"] for r in self.records.values() if r.get("unstable"))
+        if unstable:
+            shown = ", ".join(unstable[:10]) + (
+                f" and {len(unstable) - 10} more" if len(unstable) > 10 else ""
+            )
+            tr.write_line(
+                f"unstable verdicts: {len(unstable)} samples changed outcome when rerun: {shown}",
+                yellow=True,
+            )
+        for _suite, reason in sorted(self.stopped.items()):
+            tr.write_line(f"stopped early: {reason}", yellow=True)
+        if self.settings.html is not None:
+            tr.write_line(f"html report: {self.settings.html}")
+        if self.settings.repair_rounds:
+            curve = repair_curve(self.records.values(), self.settings.repair_rounds)
+            for line in repair_lines(curve):
+                tr.write_line(line)
+        if self.generation_stats:
+            for line in generation_lines(
+                self.generation_stats, self.records.values(), self.price()
+            ):
+                tr.write_line(line)
+        if self.results is not None:
+            tr.write_line(f"results: {self.results.path}")
+
+    def close(self) -> None:
+        if self.results is not None:
+            self.results.close()
+
+
+class XdistControllerHooks:
+    """The collector's hooks that exist only with pytest-xdist."""
+
+    def __init__(self, collector: RunCollector) -> None:
+        self.collector = collector
+
+    def pytest_configure_node(self, node: Any) -> None:
+        # Workers judge "regenerate" against the controller's start, not their own.
+        node.workerinput["codegen_started_at"] = self.collector.started_at
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.collector.expected.update(ids)
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        stats = getattr(node, "workeroutput", {}).get("codegen_generation")
+        if stats:
+            self.collector.add_generation_stats(stats)

@@ -1,0 +1,23 @@
+"""How running a Python sample can go wrong, as exceptions the grader turns into verdicts.
+
+Shared by the sandbox (:mod:`.sandbox`), its launcher (:mod:`.zygote`) and the grader.
+"""
+
+from __future__ import annotations
+
+
+class SampleTimeout(BaseException):
+    """The sample ran past its wall-clock limit (BaseException: tests must not catch it)."""
+
+
+class SampleCrashed(BaseException):
+    """The sample's process died, ran out of memory, or broke the protocol."""
+
+
+class PlanDiverged(BaseException):
+    """The tests asked for something other than the next planned call (see
+    :meth:`Sandbox.load`): the sample must be graded again, call by call."""
+
+
+class CandidateException(Exception):
+    """An exception raised by the candidate whose type is not a built-in one."""

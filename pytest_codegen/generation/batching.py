@@ -1,0 +1,174 @@
+"""Request batching for the generation engine: samples grouped into batches, and a batch
+sent to the model as one request.
+
+Samples of the same problem, prompt and parameters go out together, up to the model's
+``max_n`` per request. :class:`BatchSender` sends one batch: it waits for the rate limit,
+bounds the requests in flight, stores what comes back in the disk cache and settles every
+sample's future.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, InvalidStateError
+
+from ..models.base import Completion, GenerationRequest, Model, ModelError, Prompt, SamplingParams
+from .cache import Claim, DiskCache
+from .jobs import Job
+from .ratelimit import TokenBucket
+
+ENGINE_CLOSED = "generation engine closed before this sample was generated"
+
+
+class Slot:
+    """One sample known to the engine: its job and the future of its completion."""
+
+    __slots__ = ("key", "job", "future", "on_disk", "batch")
+
+    def __init__(self, key: str, job: Job) -> None:
+        self.key = key
+        self.job = job
+        self.future: Future[Completion] = Future()
+        self.on_disk = False  # a cache entry existed at prefetch; read it on demand
+        self.batch: Batch | None = None
+
+
+@dataclasses.dataclass(eq=False)
+class Batch:
+    """Samples of one (problem, prompt, params) to request together."""
+
+    slots: list[Slot]
+    started: bool = False
+    held: dict[str, Claim] = dataclasses.field(default_factory=dict)  # claims already taken
+    force: bool = False  # the claim wait timed out: generate regardless
+
+
+@dataclasses.dataclass(eq=False)
+class Wait:
+    slot: Slot
+    since: float  # wall clock, compared with file mtimes
+    deadline: float  # monotonic
+
+
+def batches_of(slots: Iterable[Slot], max_n: int) -> list[Batch]:
+    """``slots`` grouped by (problem, prompt, params), at most ``max_n`` to a batch."""
+    groups: dict[tuple[str, Prompt, SamplingParams], list[Slot]] = {}
+    for slot in slots:
+        job = slot.job
+        groups.setdefault((job.problem.id, job.prompt, job.params), []).append(slot)
+    batches: list[Batch] = []
+    for grouped in groups.values():
+        for i in range(0, len(grouped), max_n):
+            batch = Batch(grouped[i : i + max_n])
+            for slot in batch.slots:
+                slot.batch = batch
+            batches.append(batch)
+    return batches
+
+
+class BatchSender:
+    """Sends the samples of one batch to ``model`` as one request.
+
+    ``count`` adds to the engine's counters (see ``GenerationEngine.stats``); setting
+    ``stop`` cancels a request still waiting for the rate limit.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        cache: DiskCache | None,
+        bucket: TokenBucket | None,
+        concurrency: int,
+        stop: threading.Event,
+        count: Callable[..., None],
+    ) -> None:
+        self.model = model
+        self.cache = cache
+        self._bucket = bucket
+        self._stop = stop
+        self._count = count
+        # Bounds requests in flight: the worker threads, plus a caller that runs a queued
+        # sample itself rather than wait behind the queue, share these slots.
+        self._in_flight = threading.BoundedSemaphore(concurrency)
+
+    def send(self, mine: list[tuple[Slot, Claim | None]]) -> None:
+        if not mine:
+            return
+        first = mine[0][0].job
+        request = GenerationRequest(
+            problem=first.problem,
+            prompt=first.prompt,
+            sample_indices=tuple(slot.job.sample_index for slot, _ in mine),
+            params=first.params,
+        )
+        estimate = len(first.prompt.text + (first.prompt.system or "")) // 4
+        if self._bucket is not None:
+            waited = self._bucket.acquire(estimate, self._stop)
+            if waited is None:  # closing: a request still waiting for its turn is cancelled
+                abandon(mine, RuntimeError(ENGINE_CLOSED))
+                return
+            self._count(rate_limit_wait_s=waited)
+        try:
+            with self._in_flight:
+                start = time.monotonic()
+                completions = list(self.model.generate(request))
+                elapsed = time.monotonic() - start
+            if len(completions) != len(mine):
+                raise ModelError(
+                    f"model {self.model.spec!r} returned {len(completions)} completions "
+                    f"for {len(mine)} samples"
+                )
+        except BaseException as e:
+            abandon(mine, e)
+            if not isinstance(e, Exception):
+                raise
+            return
+        used = 0
+        for (slot, claim), completion in zip(mine, completions, strict=True):
+            used += (completion.prompt_tokens or 0) + (completion.completion_tokens or 0)
+            self._count(
+                samples_generated=1,
+                errors=1 if completion.error else 0,
+                prompt_tokens=completion.prompt_tokens or 0,
+                completion_tokens=completion.completion_tokens or 0,
+                sample_latency_s=completion.latency_s or 0.0,
+            )
+            stored = False
+            if self.cache is not None:
+                try:
+                    if completion.error:
+                        self.cache.write_error(slot.key, completion)
+                    elif not completion.missing:
+                        self.cache.write(slot.key, slot.job, self.model.spec, completion)
+                        stored = True
+                except OSError:
+                    pass  # a full disk costs a cache entry, not the sample
+            if claim is not None:
+                claim.release(remove=stored)
+            resolve(slot, completion)
+        self._count(requests=1, request_latency_s=elapsed)
+        if self._bucket is not None and used:
+            self._bucket.settle(used - estimate)
+
+
+def resolve(slot: Slot, completion: Completion) -> None:
+    with contextlib.suppress(InvalidStateError):
+        slot.future.set_result(completion)
+
+
+def abandon(mine: list[tuple[Slot, Claim | None]], error: BaseException) -> None:
+    """Release the claims of samples this process will not generate, and fail them."""
+    for _, claim in mine:
+        if claim is not None:
+            claim.release()
+    for slot, _ in mine:
+        fail(slot, error)
+
+
+def fail(slot: Slot, error: BaseException) -> None:
+    with contextlib.suppress(InvalidStateError):
+        slot.future.set_exception(error)

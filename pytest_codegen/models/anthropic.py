@@ -1,0 +1,57 @@
+"""The Anthropic messages wire format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Completion, SamplingParams
+from .http import APIError, HTTPModel, join_reasoning, split_think
+
+ANTHROPIC_VERSION = "2023-06-01"
+#: Anthropic requires ``max_tokens``; this is sent when the parameters leave it unset.
+ANTHROPIC_DEFAULT_MAX_TOKENS = 4096
+
+
+class AnthropicModel(HTTPModel):
+    """Anthropic messages: one sample per request."""
+
+    def _build(
+        self, text: str, system: str | None, params: SamplingParams, n: int
+    ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": params.max_tokens or ANTHROPIC_DEFAULT_MAX_TOKENS,
+            "messages": [{"role": "user", "content": text}],
+        }
+        if system:
+            body["system"] = system
+        for name in ("temperature", "top_p", "top_k"):
+            value = getattr(params, name)
+            if value is not None:
+                body[name] = value
+        headers = {
+            "Content-Type": "application/json",
+            "anthropic-version": ANTHROPIC_VERSION,
+        }
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        return f"{self.base_url}/v1/messages", headers, body
+
+    def _parse(self, data: Any, latency: float, n: int) -> list[Completion]:
+        blocks = data.get("content") if isinstance(data, dict) else None
+        if not isinstance(blocks, list):
+            raise APIError(f"malformed response from {self.provider.name}: no 'content' list")
+        texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+        thoughts = [b.get("thinking", "") for b in blocks if b.get("type") == "thinking"]
+        answer, think = split_think("".join(texts))
+        usage = data.get("usage") or {}
+        return [
+            Completion(
+                text=answer,
+                reasoning=join_reasoning(*thoughts, think),
+                prompt_tokens=usage.get("input_tokens"),
+                completion_tokens=usage.get("output_tokens"),
+                latency_s=latency,
+                finish_reason=data.get("stop_reason"),
+            )
+        ]

@@ -1,0 +1,86 @@
+"""Build the HTTP model for a ``PROVIDER:MODEL`` spec: endpoint, key and wire format.
+
+An explicit ``base_url`` overrides the environment. A base URL is what precedes the API
+path, as in each vendor's own SDK: ``https://api.openai.com/v1`` (``/chat/completions``
+follows), ``https://api.anthropic.com`` (``/v1/messages``) and
+``https://generativelanguage.googleapis.com/v1beta`` (``/models/M:generateContent``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from .anthropic import AnthropicModel
+from .base import ModelError, SamplingParams
+from .catalog import PROVIDERS
+from .gemini import GeminiModel
+from .http import HTTPModel
+from .openai import OpenAIChatModel
+
+
+def _normalize_url(url: str, *, add_v1: bool = False) -> str:
+    url = url.strip().rstrip("/")
+    if "://" not in url:  # OLLAMA_HOST is often "host:port"
+        url = "http://" + url
+    if add_v1 and url.count("/") == 2:  # only scheme://host[:port]: add the API root
+        url += "/v1"
+    return url
+
+
+_MODEL_CLASSES: dict[str, type[HTTPModel]] = {
+    "openai": OpenAIChatModel,
+    "anthropic": AnthropicModel,
+    "gemini": GeminiModel,
+}
+
+
+def make_provider_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    defaults: SamplingParams | None = None,
+    env: Mapping[str, str] = os.environ,
+    timeout_s: float = 120,
+    max_attempts: int = 6,
+    pool_size: int = 64,
+    backoff_s: float = 1.0,
+    max_backoff_s: float = 60.0,
+) -> HTTPModel:
+    """Build the model for ``PROVIDER:MODEL``; :class:`ModelError` says what is missing."""
+    name, sep, model = spec.partition(":")
+    provider = PROVIDERS.get(name.strip().lower())
+    known = ", ".join(PROVIDERS)
+    if not sep or not model.strip() or not name.strip():
+        raise ModelError(
+            f"model {spec!r} is not PROVIDER:MODEL or a known alias (providers: {known})"
+        )
+    if provider is None:
+        raise ModelError(f"unknown model provider {name!r} in {spec!r} (known: {known})")
+    url = base_url or next((env[v] for v in provider.url_env if env.get(v, "").strip()), None)
+    custom_endpoint = url is not None
+    url = url or provider.default_url
+    if url is None:
+        raise ModelError(
+            f"model {spec!r} needs a base URL: set {provider.url_env[0]} or pass --codegen-base-url"
+        )
+    url = _normalize_url(url, add_v1=provider.name in ("vllm", "ollama"))
+    key = next((env[v].strip() for v in provider.key_env if env.get(v, "").strip()), None)
+    if key is None and provider.key_required and not custom_endpoint:
+        need = " or ".join(provider.key_env)
+        raise ModelError(
+            f"model {spec!r} needs {need} (or pass --codegen-base-url for a local server)"
+        )
+    return _MODEL_CLASSES[provider.api](
+        spec,
+        provider,
+        model.strip(),
+        url,
+        key,
+        defaults=defaults,
+        timeout_s=timeout_s,
+        max_attempts=max_attempts,
+        pool_size=pool_size,
+        backoff_s=backoff_s,
+        max_backoff_s=max_backoff_s,
+    )

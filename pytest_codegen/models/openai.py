@@ -1,0 +1,68 @@
+"""The OpenAI chat completions wire format, also spoken by the OpenAI-compatible servers
+(Fireworks, DeepSeek, OpenRouter, Mistral, Together, vLLM, Ollama, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Completion, SamplingParams
+from .http import APIError, HTTPModel, join_reasoning, split_think, split_tokens
+
+
+class OpenAIChatModel(HTTPModel):
+    """OpenAI chat completions and the servers that copy it."""
+
+    def _build(
+        self, text: str, system: str | None, params: SamplingParams, n: int
+    ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        p = self.provider
+        messages = [{"role": "system", "content": system}] if system else []
+        messages.append({"role": "user", "content": text})
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if n > 1:
+            body["n"] = n
+        for name, value in params.as_dict().items():
+            if name not in p.params:
+                continue  # a neutral value check_params let through
+            key = {"seed": p.seed_field, "max_tokens": p.max_tokens_field}.get(name, name)
+            body[key] = value
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return f"{self.base_url}/chat/completions", headers, body
+
+    def _parse(self, data: Any, latency: float, n: int) -> list[Completion]:
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list):
+            raise APIError(f"malformed response from {self.provider.name}: no 'choices' list")
+        choices = choices[:n]
+        usage = data.get("usage") or {}
+        prompt = split_tokens(usage.get("prompt_tokens"), len(choices))
+        completion = split_tokens(usage.get("completion_tokens"), len(choices))
+        out = []
+        for i, choice in enumerate(choices):
+            message = choice.get("message")
+            if not isinstance(message, dict):
+                raise APIError(
+                    f"malformed response from {self.provider.name}: choice without 'message'"
+                )
+            content = message.get("content")
+            if isinstance(content, list):  # some servers return content parts
+                content = "".join(
+                    part.get("text", "") for part in content if isinstance(part, dict)
+                )
+            answer, think = split_think(content or "")
+            reasoning = message.get("reasoning_content") or message.get("reasoning")
+            out.append(
+                Completion(
+                    text=answer,
+                    reasoning=join_reasoning(
+                        reasoning if isinstance(reasoning, str) else None, think
+                    ),
+                    prompt_tokens=prompt[i],
+                    completion_tokens=completion[i],
+                    latency_s=latency,
+                    finish_reason=choice.get("finish_reason"),
+                )
+            )
+        return out

@@ -1,0 +1,161 @@
+"""From a ``--codegen-model`` spec to a model: the built-in names, ``PROVIDER:MODEL``, and
+the aliases of the ``codegen_models`` ini key (with their sampling presets).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .base import Model, ModelError, SamplingParams, merge_params
+from .builtin import ReferenceModel, ReplayModel, ValidateModel
+from .catalog import PROVIDERS
+
+#: Sampling used by the WebApp1K leaderboard; use it with ``preset=webapp1k`` in an alias.
+#: ``top_k`` is part of it, so it suits providers that accept ``top_k`` (not ``openai``).
+WEBAPP1K_PARAMS = SamplingParams(
+    temperature=0.2, top_p=0.8, top_k=40, presence_penalty=0, frequency_penalty=0
+)
+PRESETS: dict[str, SamplingParams] = {"webapp1k": WEBAPP1K_PARAMS}
+
+_PARAM_FIELDS = tuple(f.name for f in dataclasses.fields(SamplingParams))
+_INT_PARAMS = frozenset({"top_k", "max_tokens", "seed"})
+_ALIAS_KEYS = frozenset({"provider", "model", "base_url", "preset", *_PARAM_FIELDS})
+
+
+def build_model(
+    spec: str,
+    *,
+    base_url: str | None,
+    params: SamplingParams,
+    models_table: Sequence[str],
+    invocation_dir: Path,
+) -> Model | None:
+    """The model ``spec`` names, or ``None`` when it names none known here.
+
+    ``spec`` is ``reference``, ``validate``, ``replay:PATH`` (a relative ``PATH`` is taken
+    from ``invocation_dir``), ``PROVIDER:MODEL``, or an alias defined by ``models_table``
+    (the ``codegen_models`` ini lines). ``base_url`` and ``params`` (``--codegen-base-url``
+    and the sampling options) take precedence over an alias's own. A ``PROVIDER:MODEL`` with
+    an unknown provider raises :class:`ModelError`.
+    """
+    if spec == "reference":
+        return ReferenceModel()
+    if spec == "validate":
+        return ValidateModel()
+    if spec.startswith("replay:"):
+        path = Path(spec.removeprefix("replay:")).expanduser()
+        if not path.is_absolute():
+            path = invocation_dir / path
+        return ReplayModel(path, spec=spec)
+    # Imported only here: reference, validate and replay need neither requests nor HTTP.
+    from .connect import make_provider_model
+
+    provider = spec.split(":", 1)[0]
+    if ":" in spec and provider in PROVIDERS:
+        return make_provider_model(spec, base_url=base_url, defaults=params)
+    aliases = parse_models_table(list(models_table)) if models_table else {}
+    if spec in aliases:
+        target, alias_params, alias_url = resolve_alias(spec, aliases)
+        return make_provider_model(
+            target,
+            base_url=base_url or alias_url,
+            defaults=merge_params(alias_params, params),
+        )
+    if ":" in spec:
+        raise ModelError(f"unknown provider {provider!r} (known: {', '.join(sorted(PROVIDERS))})")
+    return None
+
+
+def resolve_alias(
+    name: str, table: Mapping[str, Mapping[str, Any]]
+) -> tuple[str, SamplingParams, str | None]:
+    """Resolve a bare model name through ``table``: ``(spec, sampling params, base URL)``.
+
+    An entry is ``{provider, model, base_url?, preset?, temperature?, top_p?, ...}``; a
+    ``preset`` (``webapp1k``) supplies parameters the entry's own ones then override.
+    """
+    entry = table.get(name)
+    if entry is None:
+        known = ", ".join(sorted(table)) or "none are defined"
+        raise ModelError(f"unknown model alias {name!r} (known aliases: {known})")
+    unknown = sorted(set(entry) - _ALIAS_KEYS)
+    if unknown:
+        raise ModelError(
+            f"model alias {name!r}: unknown setting {unknown[0]!r} "
+            f"(allowed: {', '.join(sorted(_ALIAS_KEYS))})"
+        )
+    provider, model = entry.get("provider"), entry.get("model")
+    if not provider and isinstance(model, str) and ":" in model:
+        provider, model = model.split(":", 1)
+    if not provider or not model:
+        raise ModelError(f"model alias {name!r} needs a provider and a model")
+    if str(provider).lower() not in PROVIDERS:
+        raise ModelError(
+            f"model alias {name!r}: unknown provider {provider!r} (known: {', '.join(PROVIDERS)})"
+        )
+    preset = entry.get("preset")
+    if preset is not None and str(preset).lower() not in PRESETS:
+        raise ModelError(
+            f"model alias {name!r}: unknown preset {preset!r} (known: {', '.join(PRESETS)})"
+        )
+    params = PRESETS[str(preset).lower()] if preset is not None else SamplingParams()
+    overrides = {
+        field: _coerce(name, field, entry[field])
+        for field in _PARAM_FIELDS
+        if entry.get(field) is not None
+    }
+    base_url = entry.get("base_url") or None
+    return (
+        f"{str(provider).lower()}:{model}",
+        dataclasses.replace(params, **overrides),
+        str(base_url) if base_url else None,
+    )
+
+
+def parse_models_table(lines: Sequence[str] | str) -> dict[str, dict[str, Any]]:
+    """Parse the ini form ``alias = provider:model key=value ...``, one alias a line.
+
+    Blank lines and ``#`` comments are skipped; numbers are converted, so the result can go
+    straight to :func:`resolve_alias`.
+    """
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    table: dict[str, dict[str, Any]] = {}
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        alias, eq, rest = line.partition("=")
+        alias, words = alias.strip(), rest.split()
+        where = f"model alias line {lineno} ({line!r})"
+        if not eq or not alias or not words or ":" not in words[0] or "=" in words[0]:
+            raise ModelError(f"{where}: expected 'alias = provider:model key=value ...'")
+        if alias in table:
+            raise ModelError(f"{where}: alias {alias!r} is defined twice")
+        provider, model = words[0].split(":", 1)
+        entry: dict[str, Any] = {"provider": provider.lower(), "model": model}
+        for word in words[1:]:
+            key, eq, value = word.partition("=")
+            if not eq or key not in _ALIAS_KEYS - {"provider", "model"}:
+                allowed = ", ".join(sorted(_ALIAS_KEYS - {"provider", "model"}))
+                raise ModelError(f"{where}: unknown setting {word!r} (allowed: {allowed})")
+            entry[key] = _coerce(alias, key, value) if key in _PARAM_FIELDS else value
+        table[alias] = entry
+    return table
+
+
+def _coerce(alias: str, field: str, value: Any) -> int | float:
+    kind = int if field in _INT_PARAMS else float
+    if isinstance(value, bool):
+        raise ModelError(f"model alias {alias!r}: {field} must be a number, not {value!r}")
+    try:
+        number = kind(value)
+        if kind is int and isinstance(value, float) and value != number:
+            raise ValueError
+    except (TypeError, ValueError):
+        what = "an integer" if kind is int else "a number"
+        raise ModelError(f"model alias {alias!r}: {field} must be {what}, not {value!r}") from None
+    return number

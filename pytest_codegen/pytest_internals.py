@@ -1,0 +1,59 @@
+"""The private pytest APIs pytest-codegen relies on, in one place, each with why.
+
+pytest does not promise these across releases; when one changes, this is the module to adapt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def fixture_closure(item: pytest.Function) -> Any:
+    """An item's resolved fixture closure, to hand to its siblings: every sample item of a
+    suite has the same test function and parent, so the same closure (as parametrized tests
+    share one); resolving it once per suite instead of once per item saves collection time."""
+    return getattr(item, "_fixtureinfo", None)
+
+
+def give_param_id(item: pytest.Function, name: str, param: str) -> None:
+    """pytest >= 9.2 keeps a structured node id; give an item's ``[param]`` suffix as params,
+    like a parametrized test's, so that ids read back from the ``--lf`` cache compare equal
+    (pytest#15045). Older pytest has plain string ids: nothing to do."""
+    parent_id = getattr(item.parent, "id", None)
+    if parent_id is not None and hasattr(parent_id, "with_params"):
+        item._id = parent_id.child(name).with_params(param)  # type: ignore[attr-defined]
+
+
+class ShortFailureRepr:
+    """Item mixin: a failure for which :meth:`short_failure` returns a message is shown as
+    that message alone. pytest renders call-phase failures through ``repr_failure`` but
+    setup-phase ones through the private ``_repr_failure_py``, so both are overridden."""
+
+    def short_failure(self, excinfo: Any) -> str | None:
+        return None
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
+        return self.short_failure(excinfo) or super().repr_failure(excinfo, style=style)  # type: ignore[misc]
+
+    def _repr_failure_py(self, excinfo: Any, style: Any = None) -> Any:
+        return self.short_failure(excinfo) or super()._repr_failure_py(excinfo, style=style)  # type: ignore[misc]
+
+
+def junitxml_of(config: pytest.Config) -> Any:
+    """The run's junitxml writer, if ``--junitxml`` is on, to add suite-level properties (the
+    public ``record_testsuite_property`` fixture is per test, not per session)."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover
+        return None
+    return config.stash.get(xml_key, None)
+
+
+def rewrite_asserts(tree: Any, source: bytes, filename: str) -> None:
+    """Rewrite a benchmark's test asserts in ``tree`` as pytest rewrites its own, so a failed
+    one says "expected vs got" (pytest exposes the rewriter only to its import hook)."""
+    from _pytest.assertion.rewrite import rewrite_asserts as rewrite
+
+    rewrite(tree, source, filename)

@@ -1,0 +1,185 @@
+"""The report's data: per-sample records grouped into problems and scored, as one JSON object.
+
+:func:`report_data` is everything the page shows. Problems count their samples by the one
+rule of :func:`pytest_codegen.scoring.latest_samples`, as the summary and the gates do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ... import outcomes
+from ...scoring import latest_samples, pass_at_k
+
+DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
+
+# Per-sample output beyond this many characters is cut, so one chatty sample cannot make the
+# report unreadably large; the cut is marked in the text.
+MAX_OUTPUT_CHARS = 20_000
+MAX_CODE_CHARS = 200_000
+
+
+def _text(value: Any, limit: int | None = None) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    if limit is not None and len(text) > limit:
+        cut = len(text) - limit
+        text = f"{text[:limit]}\n… [{cut} more characters not shown]"
+    return text
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _clean(value: Any) -> Any:
+    """A JSON-safe copy: non-finite floats become ``None``, unknown objects strings."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_clean(v) for v in value]
+    return str(value)
+
+
+def _sample(record: Mapping[str, Any]) -> dict[str, Any]:
+    tests = []
+    for test in record.get("tests") or ():
+        if isinstance(test, Mapping):
+            tests.append(
+                {
+                    "name": _text(test.get("name")),
+                    "status": _text(test.get("status")),
+                    "message": _text(test.get("message"), MAX_OUTPUT_CHARS),
+                }
+            )
+    index = record.get("sample_index")
+    code = _text(record.get("code"), MAX_CODE_CHARS)
+    completion: str | None = _text(record.get("completion"), MAX_CODE_CHARS)
+    around: list[str] | None = None
+    if code and completion and code in completion:
+        # the reply is usually the code plus some prose and a fence: keep only what is around
+        start = completion.index(code)
+        around = [completion[:start], completion[start + len(code) :]]
+        completion = None
+    return {
+        "sample_index": index if isinstance(index, int) and not isinstance(index, bool) else None,
+        "nodeid": _text(record.get("nodeid")),
+        "outcome": _text(record.get("outcome")) or outcomes.MISSING,
+        "duration_s": _number(record.get("duration_s")),
+        "completion": completion,
+        "completion_around": around,
+        "code": code,
+        "error": _text(record.get("error"), MAX_OUTPUT_CHARS),
+        "model": _text(record.get("model")),
+        "mode": _text(record.get("mode")),
+        "tests": tests,
+        "stdout": _text(record.get("stdout"), MAX_OUTPUT_CHARS),
+        "stderr": _text(record.get("stderr"), MAX_OUTPUT_CHARS),
+    }
+
+
+def _problems(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[dict[str, Any]]:
+    """Group sample records by (suite, task_id), in first-seen order, with per-problem scores."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for record in latest_samples(records):
+        suite = _text(record.get("suite"))
+        task_id = _text(record.get("task_id")) or _text(record.get("nodeid"))
+        problem = groups.get((suite, task_id))
+        if problem is None:
+            problem = groups[(suite, task_id)] = {
+                "suite": suite,
+                "task_id": task_id,
+                "category": _text(record.get("category")),
+                "prompt": "",
+                "samples": [],
+            }
+        if not problem["prompt"] and record.get("prompt"):
+            problem["prompt"] = _text(record.get("prompt"), MAX_CODE_CHARS)
+        problem["samples"].append(_sample(record))
+
+    task_ids: dict[str, int] = {}
+    for _suite, task_id in groups:
+        task_ids[task_id] = task_ids.get(task_id, 0) + 1
+
+    result = []
+    for (suite, task_id), problem in groups.items():
+        samples = problem["samples"]
+        samples.sort(key=lambda s: (s["sample_index"] is None, s["sample_index"] or 0))
+        counts: dict[str, int] = {}
+        for sample in samples:
+            counts[sample["outcome"]] = counts.get(sample["outcome"], 0) + 1
+        n = sum(v for o, v in counts.items() if o in outcomes.GRADED)
+        c = counts.get(outcomes.PASSED, 0)
+        problem["key"] = task_id if task_ids[task_id] == 1 else f"{suite}::{task_id}"
+        problem["n"] = n
+        problem["c"] = c
+        problem["counts"] = counts
+        problem["duration_s"] = sum(s["duration_s"] or 0.0 for s in samples)
+        problem["pass_at_k"] = {str(k): pass_at_k(n, c, k) for k in ks}
+        result.append(problem)
+    return result
+
+
+def _overall(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[str, float | None]:
+    """pass@k over every problem of every suite: the mean, ``None`` if any problem has n < k."""
+    result: dict[str, float | None] = {}
+    for k in ks:
+        values = [p["pass_at_k"][str(k)] for p in problems]
+        ok = bool(values) and all(v is not None for v in values)
+        result[str(k)] = sum(values) / len(values) if ok else None  # type: ignore[arg-type]
+    return result
+
+
+def _ks(meta: Mapping[str, Any], summary: Sequence[Mapping[str, Any]]) -> list[int]:
+    ks = meta.get("k")
+    if isinstance(ks, int) and not isinstance(ks, bool):
+        ks = [ks]
+    if isinstance(ks, Sequence) and not isinstance(ks, str):
+        found = sorted({int(k) for k in ks if str(k).isdigit() and int(k) > 0})
+        if found:
+            return found
+    from_rows = {
+        int(k) for row in summary for k in (row.get("pass_at_k") or {}) if str(k).isdigit()
+    }
+    return sorted(from_rows) or list(DEFAULT_KS)
+
+
+def report_data(
+    records: Sequence[Mapping[str, Any]],
+    summary: Sequence[Mapping[str, Any]],
+    meta: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-serialisable object."""
+    ks = _ks(meta, summary)
+    problems = _problems(records, ks)
+    counts = {o: 0 for o in outcomes.ALL}
+    for problem in problems:
+        for outcome, count in problem["counts"].items():
+            counts[outcome] = counts.get(outcome, 0) + count
+    graded = sum(counts.get(o, 0) for o in outcomes.GRADED)
+    return {
+        "format": 1,
+        "meta": _clean(dict(meta)),
+        "ks": ks,
+        "outcomes": list(outcomes.ALL),
+        "graded_outcomes": list(outcomes.GRADED),
+        "summary": _clean([dict(row) for row in summary]),
+        "totals": {
+            "problems": len(problems),
+            "samples": sum(counts.values()),
+            "graded": graded,
+            "passed": counts.get(outcomes.PASSED, 0),
+            "counts": counts,
+            "pass_at_k": _overall(problems, ks),
+        },
+        "problems": problems,
+    }

@@ -1,0 +1,41 @@
+"""Results files: one JSON line per sample record (``--codegen-results``, read back by
+``--codegen-baseline`` and the HTML report's command line). The only module that writes or
+reads them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from ..jsonl import read_objects
+
+
+class ResultsWriter:
+    """Appends one JSON line per sample as soon as it is graded; flushed line by line."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fh: IO[str] | None = path.open("w", encoding="utf-8")
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        if self._fh is None:
+            return
+        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def load_results(path: str | Path) -> list[dict[str, Any]]:
+    """Read a results JSONL file (one record per line; ``.gz`` is decompressed).
+
+    Blank lines are skipped; a line that is not a JSON object raises :class:`ValueError`
+    naming the file and line.
+    """
+    return [record for _, record in read_objects(Path(path))]

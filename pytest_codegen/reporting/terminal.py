@@ -1,0 +1,113 @@
+"""The terminal summary: the pass@k table (column widths from the data), and the lines on
+generation (requests, tokens, latency, cost) and error-debugging rounds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .. import outcomes
+from ..scoring import Row
+
+# Outcome columns of the table, short enough to keep it narrow.
+COLUMNS = (
+    (outcomes.PASSED, "pass"),
+    (outcomes.FAILED, "fail"),
+    (outcomes.ERROR, "err"),
+    (outcomes.TIMEOUT, "tmo"),
+    (outcomes.CRASHED, "crash"),
+    (outcomes.UNEXTRACTABLE, "noext"),
+    (outcomes.MISSING, "miss"),
+    (outcomes.API_ERROR, "api"),
+    (outcomes.QUARANTINED, "quar"),
+)
+
+
+def _single_category_suites(rows: Sequence[Row]) -> set[str]:
+    categories: dict[str, list[str]] = {}
+    for row in rows:
+        if row.category is not None:
+            categories.setdefault(row.suite, []).append(row.category)
+    return {s for s, cats in categories.items() if cats == [s]}
+
+
+def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
+    """The summary table, one string per line; column widths follow the data."""
+    ks = list(ks)
+    header = (
+        ["suite", "category", "problems", "samples"]
+        + [c for _, c in COLUMNS]
+        + [f"pass@{k}" for k in ks]
+    )
+    body = []
+    single = _single_category_suites(rows)
+    for row in rows:
+        if row.category is not None and row.suite in single:
+            continue  # one category named like its suite: the suite line says it all
+        body.append(
+            [
+                row.suite if row.category is None else "",
+                row.category or "(all)",
+                str(row.problems),
+                str(row.samples),
+            ]
+            + [str(row.counts.get(o, 0)) for o, _ in COLUMNS]
+            + [("n/a" if row.pass_at_k[k] is None else f"{row.pass_at_k[k]:.3f}") for k in ks]
+        )
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+
+    def fmt(cells: list[str]) -> str:
+        left = [c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True)]
+        right = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
+        return "  ".join(left + right).rstrip()
+
+    return [fmt(header)] + [fmt(r) for r in body]
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def generation_lines(
+    stats: dict[str, float], records: Iterable[dict[str, Any]], price: tuple[float, float] | None
+) -> list[str]:
+    """Summary lines on generation: requests, tokens, latency and (when priced) cost."""
+    from ..generation.cost import cost_usd
+
+    records = list(records)
+    lines = [
+        f"generation: {int(stats.get('requests', 0))} requests, "
+        f"{int(stats.get('samples_generated', 0))} samples generated, "
+        f"{int(stats.get('cache_hits', 0))} from cache, {int(stats.get('errors', 0))} API "
+        f"errors, tokens {int(stats.get('prompt_tokens', 0))} in / "
+        f"{int(stats.get('completion_tokens', 0))} out"
+    ]
+    fresh = [
+        r["latency_s"] for r in records if r.get("latency_s") is not None and not r.get("cached")
+    ]
+    if fresh:
+        lines.append(
+            f"latency per sample: median {_quantile(fresh, 0.5):.2f} s, "
+            f"p95 {_quantile(fresh, 0.95):.2f} s ({len(fresh)} samples generated "
+            "in this run)"
+        )
+    if price is not None:
+        total = sum(r.get("cost_usd", 0.0) for r in records)
+        spent = cost_usd(
+            price, int(stats.get("prompt_tokens", 0)), int(stats.get("completion_tokens", 0))
+        )
+        lines.append(
+            f"cost: ${total:.4f} for these {len(records)} samples, ${spent:.4f} "
+            f"spent in this run (at ${price[0]:g} / ${price[1]:g} per million tokens "
+            "in / out)"
+        )
+    return lines
+
+
+def repair_lines(curve: dict[str, list[float]]) -> list[str]:
+    """One line per suite: pass@1 after each error-debugging round."""
+    return [
+        f"repair rounds, pass@1 of {suite}: " + " -> ".join(f"{value:.3f}" for value in values)
+        for suite, values in curve.items()
+    ]

