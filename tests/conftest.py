@@ -75,6 +75,8 @@ def react_samples() -> tuple[dict, list[dict]]:
     rows = []
     for problem in problems:
         for index, kind in enumerate(REACT_KINDS):
-            text = problem.reference if kind == "reference" else answers[kind][(problem.id, 0, 0)]
+            text = (
+                problem.reference if kind == "reference" else answers[kind][(problem.id, 0, 0)].text
+            )
             rows.append({"task_id": problem.id, "sample_index": index, "completion": text})
     return {p.id: p for p in problems}, rows

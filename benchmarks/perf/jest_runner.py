@@ -36,7 +36,7 @@ def measure(rounds: int) -> tuple[float, float, float]:
         cpu, start, n = process_cpu_s(pid), time.perf_counter(), 0
         for _ in range(rounds):
             for problem in problems:
-                answers = ((problem.reference, True), (wrong[(problem.id, 0, 0)], False))
+                answers = ((problem.reference, True), (wrong[(problem.id, 0, 0)].text, False))
                 for code, expected in answers:
                     verdict = runner.run_problem(problem, code or "")
                     assert verdict.passed is expected, (problem.id, verdict.message)

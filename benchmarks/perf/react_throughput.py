@@ -73,7 +73,11 @@ def build_samples(
     counts = dict.fromkeys(KINDS, 0)
     for problem in problems:
         first = (problem.id, 0, 0)  # the replay's sample 0, no repair round
-        by_kind = {"reference": problem.reference, "wrong": wrong[first], "empty": empty[first]}
+        by_kind = {
+            "reference": problem.reference,
+            "wrong": wrong[first].text,
+            "empty": empty[first].text,
+        }
         for i in range(n):
             kind = KINDS[i % len(KINDS)] if i < 3 else KINDS[(i - 3) % 2]
             counts[kind] += 1

@@ -19,7 +19,7 @@ from ..problems import MODE_JEST, Problem, SuiteError
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
 from ..runner import runner_of
 from ..settings import settings_of
-from .selection import named_suite
+from .selection import BuiltinSelection, named_suite
 
 if TYPE_CHECKING:
     from ..models.base import Completion
@@ -30,19 +30,23 @@ if TYPE_CHECKING:
 REPAIR_REQUEST_BUDGET_S = 900
 
 
-class SuiteFile(pytest.File):
-    """A suite file (or a built-in suite); its children are the samples of its problems."""
+class SuiteSamples:
+    """Collector mixin: a suite's children are the samples of its problems."""
 
-    suite_name: str = ""
+    config: pytest.Config
+    path: Path
+
+    def load_problems(self) -> list[Problem]:
+        raise NotImplementedError
+
+    def wants(self, problem_name: str, item_name: str) -> bool:
+        """Whether to collect the sample ``item_name`` (all, unless a selection says)."""
+        return True
 
     def collect(self) -> Iterator[SampleItem]:
         samples = settings_of(self.config).samples
-        problems = named_suite(self.config, self.path)
         try:
-            if problems is None:
-                problems = self.config.hook.pytest_codegen_load_suite(
-                    path=self.path, config=self.config
-                )
+            problems = self.load_problems()
         except SuiteError as e:
             raise self.CollectError(str(e)) from None
         seen: dict[str, str] = {}
@@ -55,13 +59,14 @@ class SuiteFile(pytest.File):
                     f"node name {name!r}"
                 )
             seen[name] = problem.id
-            if problem.mode == MODE_JEST:
+            wanted = [i for i in range(samples) if self.wants(name, f"{name}[s{i}]")]
+            if wanted and problem.mode == MODE_JEST:
                 from .suites.webapp1k import check_problem
 
                 issues = check_problem(problem)
                 if issues:  # graded as an error, with the reason, whatever the model writes
                     problem.extra["unsolvable"] = "; ".join(issues)
-            for index in range(samples):
+            for index in wanted:
                 item = SampleItem.from_parent(
                     self, problem=problem, sample_index=index, fixtureinfo=fixtureinfo
                 )
@@ -74,7 +79,64 @@ class SuiteFile(pytest.File):
     def repr_failure(self, excinfo: Any) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (self.CollectError, SuiteError)):
             return str(excinfo.value)
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo)  # type: ignore[misc]
+
+
+class SuiteFile(SuiteSamples, pytest.File):
+    """A suite file: pytest found it as a path, and matches pasted ids against its items."""
+
+    def load_problems(self) -> list[Problem]:
+        problems = named_suite(self.config, self.path)
+        if problems is None:
+            problems = self.config.hook.pytest_codegen_load_suite(
+                path=self.path, config=self.config
+            )
+        return problems
+
+
+class BuiltinSuite(SuiteSamples, pytest.Collector):
+    """A built-in suite named on the command line; its node id is the suite's name.
+
+    It yields only the samples its :class:`~.selection.BuiltinSelection` asks for, since
+    pytest does not match ids against it (it found no path). It is a plain collector, not a
+    ``pytest.File``: once ``--lf`` has met a failed sample in some file, it skips every file
+    that is not on the path of a failed id, and ``humaneval`` is no path, so as a file it
+    would be skipped whole; as it is, ``--lf`` selects its failed samples by id, as it does
+    those of a suite file named on the command line.
+    """
+
+    def __init__(self, *, selection: BuiltinSelection, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.selection = selection
+
+    @classmethod
+    def from_parent(  # type: ignore[override]
+        cls, parent: pytest.Session, *, selection: BuiltinSelection
+    ) -> BuiltinSuite:
+        return super().from_parent(
+            parent,
+            name=selection.name,
+            path=selection.path,
+            nodeid=selection.name,
+            selection=selection,
+        )
+
+    def load_problems(self) -> list[Problem]:
+        problems = self.selection.take_problems()
+        if problems is None:  # a second collection in one process (looponfail)
+            problems = self.config.hook.pytest_codegen_load_suite(
+                path=self.path, config=self.config
+            )
+        return problems
+
+    def wants(self, problem_name: str, item_name: str) -> bool:
+        return self.selection.rank(problem_name, item_name) is not None
+
+    def collect(self) -> Iterator[SampleItem]:
+        # In the order the ids were given, as pytest runs a file's pasted ids.
+        items = list(super().collect())
+        items.sort(key=lambda item: self.selection.rank(item.problem.node_name, item.name) or 0)
+        return iter(items)
 
 
 def _grade(request: pytest.FixtureRequest, codegen_model: Any) -> None:
@@ -96,15 +158,17 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         self.sample_index = sample_index
         self.extra_keyword_matches.update({problem.category, problem.suite, problem.node_name})
         give_param_id(self, problem.node_name, f"s{sample_index}")
+        self.add_marker("codegen")  # `-m codegen`: the samples, not the project's tests
         # pytest-timeout stays the outer guard of the execution, above the sample limit (and
         # its reruns, and a second grading when the tests leave the planned calls);
         # generation, in setup, has its own retry budget, and so does each repair round's
         # request.
         opts = settings_of(self.config)
         executions = 2 * (1 + opts.reruns + opts.repair_rounds)
+        sample_limit = max(opts.timeout, float(problem.extra.get("timeout_s", 0)))  # a suite's own
         self.add_marker(
             pytest.mark.timeout(
-                opts.timeout * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
+                sample_limit * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
                 func_only=True,
             )
         )
@@ -130,10 +194,3 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
             return str(excinfo.value)
         return None
-
-
-def make_builtin_file(session: pytest.Session, name: str, path: Path) -> SuiteFile:
-    """A collector for a built-in suite; its node id is the suite's name."""
-    node = SuiteFile.from_parent(session, path=path, nodeid=name)
-    node.suite_name = name
-    return node

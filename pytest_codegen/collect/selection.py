@@ -1,12 +1,26 @@
-"""Node-id selection for built-in suites, which have no file in the project.
+"""Which suites and samples the command line names.
 
-``humaneval::HumanEval_0[s0]`` on the command line would be rejected by pytest as a missing
-path: :func:`rewrite_builtin_ids` turns it into options before pytest resolves its arguments,
-and :func:`add_builtin_suites` collects the named suites and keeps the selected samples.
+A suite file's node ids (``tiny.jsonl::tiny_add[s1]``) are pytest's own business: it resolves
+them to the file's collector and its items like any test file's. A built-in suite has no file
+in the project, so to pytest ``humaneval::HumanEval_0[s0]`` would be a missing path. At
+configure time, after pytest's own argument parsing has told positional arguments from option
+values (``--deselect ID``, ``--codegen-results humaneval::x`` keep theirs), the built-in ids
+are taken out of ``config.args`` into one :class:`BuiltinSelection` per suite, merged with
+``--codegen-suite``. :class:`BuiltinSuites` then adds one collector per suite to the session's
+collection, which yields only the selected samples: each suite is collected once however many
+times, and however, it was named. Everything after collection (``--deselect``, ``-k``, ``-m``,
+``--lf``, ``--sw``, ``-x``, ``--co``) is pytest's, working on node ids as for any file.
+
+Every process (xdist's controller and each worker, which parse the same arguments) makes the
+same selection, so an id that names nothing is the same one-line usage error with and without
+xdist.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -24,54 +38,70 @@ def builtin_files(config: pytest.Config) -> dict[Path, str]:
     return config.stash.setdefault(BUILTIN_KEY, {})
 
 
-def rewrite_builtin_ids(args: list[str]) -> None:
-    """Replace pasted built-in node ids in ``args`` by ``--codegen-suite``/``--codegen-select``."""
-    from .suites import builtin_suites
-
-    names = None
-    for position, arg in reversed(list(enumerate(args))):
-        if arg.startswith("-"):
-            continue
-        follows_option = (
-            position > 0 and args[position - 1].startswith("-") and "=" not in args[position - 1]
-        )
-        if "::" not in arg and follows_option:
-            continue  # most likely an option's value ("--codegen-suite humaneval")
-        head = arg.split("::", 1)[0]
-        if "/" in head or "\\" in head or Path(head).exists():
-            continue
-        names = names if names is not None else builtin_suites()
-        if head in names:
-            del args[position]
-            args.extend([f"--codegen-suite={head}", f"--codegen-select={arg}"])
+# One pasted id: (problem, sample) names, None for "all": (None, None) is the whole suite,
+# ("HumanEval_0", None) all samples of a problem, ("HumanEval_0", "HumanEval_0[s0]") one.
+Selector = tuple[str | None, str | None]
 
 
-def add_builtin_suites(
-    session: pytest.Session, settings: Settings, items: list[pytest.Item]
-) -> None:
-    """Collect the suites named by ``--codegen-suite`` into ``items``, then keep only the
-    built-in samples that pasted node ids selected (when any were pasted)."""
-    from .items import make_builtin_file
-    from .suites import builtin_suites
+@dataclasses.dataclass
+class BuiltinSelection:
+    """What the command line asks of one built-in suite: the union of every id naming it."""
 
-    config = session.config
-    known = builtin_suites()
-    for name in settings.suite:
-        path = known[name]  # checked by check_builtin_suites at configure time
-        builtin_files(config)[path] = name
-        items.extend(session.genitems(make_builtin_file(session, name, path)))
-    selected = config.getoption("codegen_select")
-    if selected:
-        keep = [i for i in items if not _is_builtin(i, known) or _matches(i.nodeid, selected)]
-        dropped = [i for i in items if i not in keep]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
+    name: str
+    path: Path
+    selectors: list[Selector] = dataclasses.field(default_factory=list)
+    ids: list[str] = dataclasses.field(default_factory=list)  # as pasted, for errors
+    # Read at configure time (to check the ids); the collector takes them.
+    loaded: list[Problem] | None = None
+
+    def add(self, arg: str, parts: list[str], param: str | None) -> None:
+        """Add one pasted id, split as pytest splits a file's: ``suite::part[param]``."""
+        self.ids.append(arg)
+        if not parts:
+            self.selectors.append((None, None))
+        else:
+            self.selectors.append((parts[0], parts[0] + param if param else None))
+
+    def rank(self, problem_name: str, item_name: str) -> int | None:
+        """Where the sample ``item_name`` (``<problem>[s<i>]``) comes in the run, or None if
+        no id selects it. As pytest does for a file's ids, an id without ``[...]`` takes
+        every sample, an id inside another counts as that one, and the rest keep the order
+        they were given in."""
+        whole, problems, samples = self._ranks
+        if whole is not None:
+            return whole
+        found = samples.get(item_name)
+        return found if found is not None else problems.get(problem_name)
+
+    @functools.cached_property
+    def _ranks(self) -> tuple[int | None, dict[str, int], dict[str, int]]:
+        """The rank of the whole suite (if named), of each problem, of each sample: each
+        id's position, the first of equal ones, none for an id that another contains."""
+        problems = {p for p, sample in self.selectors if p is not None and sample is None}
+        whole: int | None = None
+        by_problem: dict[str, int] = {}
+        by_sample: dict[str, int] = {}
+        for rank, (problem, sample) in enumerate(self.selectors):
+            if problem is None:
+                whole = rank if whole is None else whole
+            elif sample is None:
+                by_problem.setdefault(problem, rank)
+            elif problem not in problems:
+                by_sample.setdefault(sample, rank)
+        return whole, by_problem, by_sample
+
+    def take_problems(self) -> list[Problem] | None:
+        problems, self.loaded = self.loaded, None
+        return problems
 
 
-def check_builtin_suites(settings: Settings) -> None:
-    """Fail at start, with one line, on an unknown ``--codegen-suite``: in every process
-    alike, so the line is the same with and without xdist."""
+def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str, BuiltinSelection]:
+    """Take the built-in suites' node ids out of ``config.args``, merge them with
+    ``--codegen-suite``, read each named suite and check that every id names something.
+
+    Raises ``UsageError`` (one line) on an unknown ``--codegen-suite`` or an id that names no
+    problem or sample. An argument that exists as a path stays a path, as pytest has it.
+    """
     from .suites import builtin_suites
 
     known = builtin_suites()
@@ -81,20 +111,84 @@ def check_builtin_suites(settings: Settings) -> None:
                 f"--codegen-suite: unknown suite {name!r} (built-in: {', '.join(sorted(known))};"
                 " give other suites as paths)"
             )
+    selections: dict[str, BuiltinSelection] = {}
+
+    def selection(name: str) -> BuiltinSelection:
+        if name not in selections:
+            selections[name] = BuiltinSelection(name, known[name])
+        return selections[name]
+
+    rest: list[str] = []
+    for arg in config.args:
+        head, parts, param = _split(arg)
+        if head not in known or (config.invocation_params.dir / head).exists():
+            rest.append(arg)
+            continue
+        if param is not None and not parts:
+            raise pytest.UsageError(f"path cannot contain [] parametrization: {arg}")
+        selection(head).add(arg, parts, param)
+    for name in settings.suite:
+        selection(name).selectors.append((None, None))
+    if settings.suite and config.args_source != pytest.Config.ArgsSource.ARGS:
+        # Only named suites are graded when no path is given: not the project's tests.
+        rest = []
+    if selections:
+        config.args = rest
+    for sel in selections.values():
+        builtin_files(config)[sel.path] = sel.name
+        try:
+            sel.loaded = config.hook.pytest_codegen_load_suite(path=sel.path, config=config)
+        except SuiteError as e:
+            raise pytest.UsageError(str(e)) from None
+        _check_ids(sel, settings.samples)
+    return selections
 
 
-def _is_builtin(item: pytest.Item, known: dict[str, Path]) -> bool:
-    return item.nodeid.split("::", 1)[0] in known
+def _split(arg: str) -> tuple[str, list[str], str | None]:
+    """``suite::part[param]`` split as pytest's ``resolve_collection_argument`` splits a
+    file's id: the head, the ``::`` parts, the ``[...]`` parametrization (or None)."""
+    base, bracket, tail = arg.partition("[")
+    head, *parts = base.split("::")
+    return head, parts, bracket + tail if bracket else None
 
 
-def _matches(nodeid: str, selectors: list[str]) -> bool:
-    return any(
-        nodeid == s
-        or nodeid.startswith(s + "[")
-        or nodeid.startswith(s + "::")
-        or nodeid.split("::", 1)[0] == s
-        for s in selectors
-    )
+def _check_ids(sel: BuiltinSelection, samples: int) -> None:
+    """Fail on a pasted id that names nothing, as pytest fails on a file's ("not found")."""
+    names = {p.node_name for p in sel.loaded or ()}
+    items = {f"{name}[s{i}]" for name in names for i in range(samples)}
+    for arg in sel.ids:
+        _, parts, param = _split(arg)
+        if not parts:
+            continue
+        if len(parts) > 1 or parts[0] not in names:
+            what = f"no problem {parts[0]!r}" if len(parts) == 1 else "no nested names"
+        elif param is not None and parts[0] + param not in items:
+            what = f"no sample {param} (--codegen-samples={samples}: s0 to s{samples - 1})"
+        else:
+            continue
+        raise pytest.UsageError(f"not found: {arg} (built-in suite {sel.name!r} has {what})")
+
+
+class BuiltinSuites:
+    """Adds one collector per selected built-in suite to what the session collects, after
+    the collectors pytest found for the remaining (path) arguments."""
+
+    def __init__(self, selections: dict[str, BuiltinSelection]) -> None:
+        self.selections = selections
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            from .items import BuiltinSuite
+
+            report.result.extend(
+                BuiltinSuite.from_parent(collector, selection=sel)
+                for sel in self.selections.values()
+            )
+        return report
 
 
 def read_named_suites(config: pytest.Config) -> None:

@@ -12,36 +12,43 @@ runner.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from .. import outcomes, problems
 from ..outcomes import Verdict
 from ..problems import Problem
 from .cpus import pinned_to
-from .extract import ExtractionError, extract_code
+from .extract import EXTRACT, ExtractionError, extract_code
 from .python.grader import run_python_call, run_python_program
 from .python.sandbox import Limits
 
 
 def execute(
-    problem: Problem, reply: str, limits: Limits, *, jest: Any = None, hide: tuple[str, ...] = ()
+    problem: Problem,
+    reply: str,
+    limits: Limits,
+    *,
+    policy: str = EXTRACT,
+    jest: Any = None,
+    hide: tuple[str, ...] = (),
 ) -> tuple[str, Verdict]:
-    """Extract the code from ``reply`` and grade it; returns ``(code, verdict)``."""
+    """Take the code from ``reply`` as ``policy`` says (see :func:`.extract.code_policy`)
+    and grade it; returns ``(code, verdict)``."""
     started = time.monotonic()
-    prefer = problem.extra.get("entry_point") or problem.extra.get("func_name")
-    try:
-        code = extract_code(reply, problem.language, prefer=prefer)
-    except ExtractionError as e:
-        return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)
-    python = {
-        problems.MODE_PYTHON_CALL: run_python_call,
-        problems.MODE_PYTHON_PROGRAM: run_python_program,
-    }.get(problem.mode)
-    if python is not None:
+    code = reply
+    if policy == EXTRACT:
+        prefer = problem.extra.get("entry_point") or problem.extra.get("func_name")
+        try:
+            code = extract_code(reply, problem.language, prefer=prefer)
+        except ExtractionError as e:
+            return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)
+    if problem.mode in (problems.MODE_PYTHON_CALL, problems.MODE_PYTHON_PROGRAM):
         # The grader on its samples' CPU too (see cpus.worker_cpus).
         with pinned_to(limits.cpus):
-            verdict = python(problem, code, limits, hide)
+            if problem.mode == problems.MODE_PYTHON_CALL:
+                verdict = run_python_call(problem, code, limits, hide, policy=policy)
+            else:  # the program's own splicing decides what of the code runs
+                verdict = run_python_program(problem, code, limits, hide)
     elif problem.mode == problems.MODE_JEST:
         if jest is None:
             raise RuntimeError("React problems need the Jest runner")
@@ -56,8 +63,3 @@ def execute(
         raise ValueError(f"unknown grading mode {problem.mode!r} for {problem.id}")
     verdict.duration_s = time.monotonic() - started
     return code, verdict
-
-
-def hidden_paths(paths: list[Path]) -> tuple[str, ...]:
-    """Directories to hide from samples: where the suites (and their answers) live."""
-    return tuple(sorted({str((p if p.is_dir() else p.parent).resolve()) for p in paths}))

@@ -25,11 +25,21 @@ class Executor:
         self._cpus: tuple[int, ...] | None = None
         self._reference_checks: dict[tuple[str, str], str | None] = {}
 
-    def limits(self) -> Any:
+    def limits(self, problem: Problem | None = None) -> Any:
+        """The sandbox limits for ``problem``'s samples: a suite that brings its harness's
+        own (Exec-CSN: 10 s, 4 GiB, the stderr rule) gets them, unless the user set the
+        option; otherwise the options'."""
         from .python.sandbox import Limits
 
+        settings, extra = self.settings, problem.extra if problem is not None else {}
+        timeout, memory = settings.timeout, settings.memory
+        if "timeout_s" in extra and "timeout" not in settings.explicit:
+            timeout = float(extra["timeout_s"])
+        if "memory_limit_bytes" in extra and "memory" not in settings.explicit:
+            memory = -(-int(extra["memory_limit_bytes"]) // (1024 * 1024))
+        words = extra.get("stderr_fail_words", ()) if settings.stderr_rule == "harness" else ()
         return Limits(
-            timeout_s=self.settings.timeout, memory_mb=self.settings.memory, cpus=self.cpus
+            timeout_s=timeout, memory_mb=memory, cpus=self.cpus, stderr_fail_words=tuple(words)
         )
 
     @property
@@ -41,29 +51,46 @@ class Executor:
             self._cpus = () if self.settings.cpu_pinning == "off" else worker_cpus(*self._worker)
         return self._cpus
 
-    def hidden(self, sample_path: Path, suites: list[Path]) -> tuple[str, ...]:
-        """The suite files samples must not see (worked out once, for the first sample)."""
+    def hidden(
+        self, sample_path: Path, suites: list[Path], also: tuple[Path | None, ...] = ()
+    ) -> tuple[str, ...]:
+        """The files samples must not see (worked out once, for the first sample): see
+        :mod:`.hidden`; ``also``: more of them (pytest's cache directory)."""
         if self._hide is None:
-            from .dispatch import hidden_paths
+            from .hidden import grader_files
 
-            self._hide = hidden_paths(
-                [p.parent if p.is_file() else p for p in suites] + [Path(sample_path)]
-            )
+            self._hide = grader_files(self.settings, [*suites, Path(sample_path)], also)
         return self._hide
 
     def execute(
-        self, problem: Problem, text: str, sample_path: Path, *, suites: list[Path]
+        self,
+        problem: Problem,
+        text: str,
+        sample_path: Path,
+        *,
+        suites: list[Path],
+        form: str | None = None,
+        also_hidden: tuple[Path | None, ...] = (),
     ) -> tuple[str, Verdict]:
-        """Grade ``text`` as an answer to ``problem``: ``(code run, verdict)``."""
+        """Grade ``text``, an answer of ``form`` (see models.base), as an answer to
+        ``problem``: ``(code run, verdict)``."""
         from .dispatch import execute
 
         return execute(
             problem,
             text,
-            self.limits(),
+            self.limits(problem),
+            policy=self.code_policy(problem, form),
             jest=self.jest_runner() if problem.mode == MODE_JEST else None,
-            hide=self.hidden(sample_path, suites),
+            hide=self.hidden(sample_path, suites, also_hidden),
         )
+
+    def code_policy(self, problem: Problem, form: str | None) -> str:
+        """How the code of an answer of ``form`` to ``problem`` is taken: the record's
+        ``code_policy`` (see :func:`.extract.code_policy` and ``--codegen-extract``)."""
+        from .extract import code_policy
+
+        return code_policy(form, self.settings.extract, problem.mode)
 
     def reference_failure(self, problem: Problem, run: Callable[[str], Verdict]) -> str | None:
         """Why the problem's own reference fails here (None when it passes); once per problem.

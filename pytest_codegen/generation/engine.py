@@ -125,6 +125,10 @@ class GenerationEngine:
             if self._queue:
                 self._start_workers()
                 self._wakeup.notify_all()
+        planned = getattr(self.model, "planned", None)
+        if planned is not None and to_request:  # the model may say why it takes one a request
+            per_prompt = collections.Counter((s.job.problem.id, s.job.prompt) for s in to_request)
+            planned(max(per_prompt.values()))
 
     def get(self, job: Job) -> Completion:
         """The completion of ``job``: from the cache, in flight, or generated now."""
@@ -156,7 +160,8 @@ class GenerationEngine:
         ``requests`` (calls to the model), ``samples_generated``, ``cache_hits`` (entries
         from earlier runs), ``shared`` (samples another process generated during this run),
         ``errors``, ``prompt_tokens``, ``completion_tokens``, ``request_latency_s`` and
-        ``sample_latency_s`` (sums), ``rate_limit_wait_s`` and ``claim_timeouts``.
+        ``sample_latency_s`` (sums), ``rate_limit_wait_s`` and ``claim_timeouts``; ``notes``
+        (when there are any) lists what the model adapted or learned.
         """
         with self._stats_lock:
             out: dict[str, Any] = dict(self._stats)
@@ -165,6 +170,9 @@ class GenerationEngine:
         for name, value in out.items():
             if isinstance(value, float) and value.is_integer() and not name.endswith("_s"):
                 out[name] = int(value)
+        notes = getattr(self.model, "notes", None)
+        if notes:  # what the model adapted or learned, one line each, for the summary
+            out["notes"] = [str(line) for line in notes]
         return out
 
     def close(self) -> None:

@@ -20,3 +20,4 @@ class Job:
     prompt: Prompt
     sample_index: int
     params: SamplingParams = SamplingParams()
+    stage: str = "solve"  # GenerationRequest.stage

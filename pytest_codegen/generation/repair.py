@@ -41,11 +41,12 @@ def repair(runner: SampleRunner, item: SampleItem, verdict: Any) -> None:
             )
             rounds.append(entry)
             break  # nothing to grade: the sample stays as it was
-        code, verdict = runner.execute(item, completion.text)
+        code, verdict = runner.execute(item, completion.text, completion.form)
         entry.update(
             outcome=verdict.outcome,
             completion=completion.text,
             code=code,
+            code_policy=runner.executor.code_policy(problem, completion.form),
             error=short_error(verdict.message),
         )
         rounds.append(entry)

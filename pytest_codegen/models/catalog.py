@@ -13,7 +13,9 @@ Keys and endpoints come from the usual environment variables (see :data:`PROVIDE
 Sampling parameters are checked against what each API accepts when the model is built: a
 parameter the provider would ignore or reject raises :class:`ModelError` rather than being
 dropped, so a reported pass@k always states how it was sampled. The one exception is a
-penalty of exactly ``0``, which is every API's default and is simply not sent.
+penalty of exactly ``0``, which is every API's default and is simply not sent. What single
+model families refuse beyond that (OpenAI's reasoning models, Claude 4.5+, Gemini 3) is the
+table of :mod:`~pytest_codegen.models.rules`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .base import ModelError, SamplingParams
 
 _ALL_PARAMS = frozenset(f.name for f in dataclasses.fields(SamplingParams))
 # A value that equals the API default can be left out without changing what is sampled.
-_NEUTRAL = {"presence_penalty": 0, "frequency_penalty": 0}
+NEUTRAL = {"presence_penalty": 0, "frequency_penalty": 0}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +43,11 @@ class Provider:
     max_n: int  # most samples one request may ask for (``n`` / ``candidateCount``)
     seed_field: str = "seed"
     max_tokens_field: str = "max_tokens"
+    #: Streams replies (server-sent events) by default, so that a long generation never
+    #: waits on one read; ``stream_usage`` asks OpenAI-style servers for token usage in the
+    #: stream (``stream_options``), which some servers reject as an unknown field.
+    stream: bool = True
+    stream_usage: bool = True
 
 
 _OPENAI_BASIC = frozenset(
@@ -59,7 +66,7 @@ def _provider(
     key_required: bool = True,
     url_env: str | None = None,
     key_env: tuple[str, ...] = (),
-    **extra: str,
+    **extra: str | bool,
 ) -> Provider:
     env = name.upper().replace("-", "_")
     return Provider(
@@ -71,7 +78,7 @@ def _provider(
         key_required=key_required,
         params=params,
         max_n=max_n,
-        **extra,
+        **extra,  # type: ignore[arg-type]
     )
 
 
@@ -100,6 +107,7 @@ PROVIDERS: dict[str, Provider] = {
             "MISTRAL_API_KEY",
             params=_OPENAI_BASIC,
             seed_field="random_seed",
+            stream_usage=False,  # usage comes in the last chunk anyway
         ),
         _provider("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
         _provider("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False),
@@ -112,7 +120,15 @@ PROVIDERS: dict[str, Provider] = {
             key_required=False,
             url_env="OLLAMA_HOST",
         ),
-        _provider("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", key_required=False),
+        # Any server: whether it streams is unknown, so it gets plain requests and the
+        # --codegen-request-timeout.
+        _provider(
+            "openai-compatible",
+            None,
+            "OPENAI_COMPATIBLE_API_KEY",
+            key_required=False,
+            stream=False,
+        ),
         _provider(
             "anthropic",
             "https://api.anthropic.com",
@@ -133,11 +149,14 @@ PROVIDERS: dict[str, Provider] = {
 }
 
 
-def check_params(provider: str, params: SamplingParams) -> None:
-    """Raise :class:`ModelError` naming the first parameter ``provider`` does not accept."""
+def check_params(provider: str, params: SamplingParams, accepts: str | None = None) -> None:
+    """Raise :class:`ModelError` naming the first parameter ``provider`` does not accept
+    (and, given ``accepts``, what the model does accept)."""
     accepted = PROVIDERS[provider].params
     for name, value in params.as_dict().items():
-        if name not in accepted and _NEUTRAL.get(name) != value:
+        if name not in accepted and NEUTRAL.get(name) != value:
+            flag = "--codegen-" + name.replace("_", "-")
             raise ModelError(
-                f"{provider} does not accept {name}; remove it from the sampling parameters"
+                f"{provider} does not accept {name} ({flag}); "
+                + (f"it accepts {accepts}" if accepts else "remove it")
             )

@@ -9,7 +9,7 @@ follows), ``https://api.anthropic.com`` (``/v1/messages``) and
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from .anthropic import AnthropicModel
 from .base import ModelError, SamplingParams
@@ -46,8 +46,17 @@ def make_provider_model(
     pool_size: int = 64,
     backoff_s: float = 1.0,
     max_backoff_s: float = 60.0,
+    max_retry_wait_s: float = 300.0,
+    stream: bool | None = None,
+    notes: Iterable[str] = (),
 ) -> HTTPModel:
-    """Build the model for ``PROVIDER:MODEL``; :class:`ModelError` says what is missing."""
+    """Build the model for ``PROVIDER:MODEL``; :class:`ModelError` says what is missing.
+
+    ``timeout_s`` bounds each read (between two chunks of a streamed reply, the whole reply
+    otherwise); ``max_retry_wait_s`` the total time spent waiting to retry one request;
+    ``max_attempts`` the attempts after server errors, timeouts and dropped connections.
+    ``stream`` overrides whether the provider's replies are streamed.
+    """
     name, sep, model = spec.partition(":")
     provider = PROVIDERS.get(name.strip().lower())
     known = ", ".join(PROVIDERS)
@@ -83,4 +92,7 @@ def make_provider_model(
         pool_size=pool_size,
         backoff_s=backoff_s,
         max_backoff_s=max_backoff_s,
+        max_retry_wait_s=max_retry_wait_s,
+        stream=stream,
+        notes=notes,
     )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .base import Completion, SamplingParams
-from .http import APIError, HTTPModel, join_reasoning, split_think, split_tokens
+from .http import APIError, HTTPModel
+from .replies import join_reasoning, split_think, split_tokens
+from .sse import StreamError, error_in
 
 
 class GeminiModel(HTTPModel):
@@ -36,7 +39,49 @@ class GeminiModel(HTTPModel):
         if self.api_key:
             headers["x-goog-api-key"] = self.api_key
         model = self.model.removeprefix("models/")
+        if self.streaming:
+            return f"{self.base_url}/models/{model}:streamGenerateContent?alt=sse", headers, body
         return f"{self.base_url}/models/{model}:generateContent", headers, body
+
+    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+        # Each event is a GenerateContentResponse holding the next parts of each candidate
+        # (by ``index``); the last one of a candidate has its finishReason, and usage comes
+        # with the chunks (the last has the totals).
+        candidates: dict[int, dict[str, Any]] = {}
+        usage: Any = None
+        for _event, chunk in events:
+            error = error_in(chunk)
+            if error is not None:
+                raise error
+            usage = chunk.get("usageMetadata") or usage
+            for part in chunk.get("candidates") or ():
+                got = candidates.setdefault(
+                    int(part.get("index", 0)), {"text": "", "thought": "", "finish": None}
+                )
+                for piece in (part.get("content") or {}).get("parts") or ():
+                    got["thought" if piece.get("thought") else "text"] += piece.get("text", "")
+                got["finish"] = part.get("finishReason") or got["finish"]
+            if chunk.get("candidates") is None and (chunk.get("promptFeedback") or {}).get(
+                "blockReason"
+            ):
+                return chunk  # a blocked prompt: _parse says so
+        if not candidates or not all(c["finish"] for c in candidates.values()):
+            raise StreamError(f"stream from {self.provider.name} ended before the reply did")
+        return {
+            "candidates": [
+                {
+                    "index": i,
+                    "content": {
+                        "role": "model",
+                        "parts": [{"text": c["thought"], "thought": True}] * bool(c["thought"])
+                        + [{"text": c["text"]}],
+                    },
+                    "finishReason": c["finish"],
+                }
+                for i, c in sorted(candidates.items())
+            ],
+            "usageMetadata": usage or {},
+        }
 
     def _parse(self, data: Any, latency: float, n: int) -> list[Completion]:
         candidates = data.get("candidates") if isinstance(data, dict) else None

@@ -3,108 +3,43 @@ vendor SDKs.
 
 :class:`HTTPModel` posts the requests its wire-format subclasses build
 (:mod:`~pytest_codegen.models.openai`, :mod:`~pytest_codegen.models.anthropic`,
-:mod:`~pytest_codegen.models.gemini`) and hands them the replies to parse; the helpers they
-share for that (:func:`split_think`, :func:`split_tokens`, :func:`join_reasoning`) are here too.
+:mod:`~pytest_codegen.models.gemini`) and hands them the replies to parse, streamed
+(:mod:`~pytest_codegen.models.sse`) where the provider supports it.
 
-API failures never raise: after bounded retries (429, 5xx, timeouts, dropped connections;
-``Retry-After`` honoured) the affected samples come back as ``Completion(error=...)``.
+API failures never raise: the affected samples come back as ``Completion(error=...)``.
+Transient failures are retried: rate limits (429) for as long as the total wait stays within
+``max_retry_wait_s``, waiting what the provider asks for (``retry-after-ms``, ``Retry-After``,
+Gemini's ``retryDelay``); server errors, timeouts and dropped connections also at most
+``max_attempts`` times. Quota and spend-limit errors are never retried, and stop the model:
+later samples are not requested. So does a 400 refusing a sampling parameter (a rule of the
+model that :mod:`~pytest_codegen.models.rules` did not know), except a refusal of several
+samples per request, which is learned: one sample per request from then on.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import email.utils
-import json
 import random
-import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
 
+from . import failures, rules, sse
 from .base import Completion, GenerationRequest, Model, SamplingParams, merge_params
-from .catalog import Provider, check_params
+from .catalog import Provider
+from .failures import parse_retry_after
 
 # 408/409/425 are transient by definition; 529 is Anthropic's "overloaded".
 _RETRY_STATUSES = frozenset({408, 409, 425, 429})
-
-_THINK = re.compile(r"\A\s*<think>(.*?)</think>\s*", re.S)
-
-
-def split_think(text: str) -> tuple[str, str | None]:
-    """Move a leading ``<think>...</think>`` block out of ``text``: ``(answer, reasoning)``.
-
-    Also handles an unclosed block (the reply was cut off while thinking: no answer) and a
-    bare ``</think>`` with no opening tag, which servers emit when the chat template already
-    opened the block inside the prompt.
-    """
-    match = _THINK.match(text)
-    if match:
-        return text[match.end() :], match.group(1).strip()
-    stripped = text.lstrip()
-    if stripped.startswith("<think>"):
-        return "", stripped[len("<think>") :].strip()
-    if "</think>" in text and "<think>" not in text:
-        head, _, tail = text.partition("</think>")
-        return tail.lstrip(), head.strip()
-    return text, None
-
-
-def split_tokens(total: Any, parts: int) -> list[int | None]:
-    """Share a response's token count between its samples so that sums stay exact."""
-    if not isinstance(total, int) or isinstance(total, bool) or parts <= 0:
-        return [None] * parts
-    share, rest = divmod(total, parts)
-    return [share + (1 if i < rest else 0) for i in range(parts)]
-
-
-def join_reasoning(*parts: str | None) -> str | None:
-    """The non-empty pieces of reasoning of one reply, one paragraph each."""
-    kept = [p.strip() for p in parts if isinstance(p, str) and p.strip()]
-    return "\n\n".join(kept) if kept else None
-
-
-def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _oneline(text: str, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _provider_message(response: requests.Response) -> str:
-    """The provider's own error message from an error body, else the body's start."""
-    try:
-        data = response.json()
-    except ValueError:
-        return _oneline(response.text or response.reason or "no body", 200)
-    message = _error_message(data)
-    return message if message is not None else _oneline(json.dumps(data), 200)
 
 
 def _error_message(data: Any) -> str | None:
@@ -126,6 +61,29 @@ class APIError(Exception):
     """An API failure that survived retries; becomes ``Completion(error=...)``."""
 
 
+class ModelStopped(APIError):
+    """A failure every later request would repeat: no more requests to this model."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason  # the one line the summary shows
+
+
+class ParameterRejected(APIError):
+    """A 400 refusing one of the request's parameters (``param``: a sampling field or n)."""
+
+    def __init__(self, message: str, param: str) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+@dataclasses.dataclass
+class _Transient(Exception):
+    message: str
+    wait: float | None = None  # what the provider asked for
+    rate_limited: bool = False  # bounded by the wait budget alone, not by attempts
+
+
 class HTTPModel(Model):
     """A model behind an HTTP API; subclasses build requests and parse replies."""
 
@@ -141,11 +99,13 @@ class HTTPModel(Model):
         *,
         defaults: SamplingParams | None = None,
         timeout_s: float = 120,
-        max_attempts: int = 6,
+        max_attempts: int | None = 6,
         pool_size: int = 64,
         backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
-        max_retry_after_s: float = 300.0,
+        max_retry_wait_s: float = 300.0,
+        stream: bool | None = None,
+        notes: Iterable[str] = (),
     ) -> None:
         self.spec = spec
         self.provider = provider
@@ -154,11 +114,20 @@ class HTTPModel(Model):
         self.api_key = api_key
         self.defaults = defaults or SamplingParams()
         self.timeout_s = timeout_s
-        self.max_attempts = max(1, max_attempts)
-        self.max_n = provider.max_n
+        self.max_attempts = max(1, max_attempts) if max_attempts else None
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
-        self.max_retry_after_s = max_retry_after_s
+        self.max_retry_wait_s = max_retry_wait_s
+        self.streaming = provider.stream if stream is None else stream
+        self._one_per_request = rules.one_per_request_of(provider.name, model)
+        self.max_n = 1 if self._one_per_request else provider.max_n
+        # Neutral values (a penalty of 0) of parameters this model refuses are left out.
+        self._unsent = set().union(*(f.rejects for f in rules.families_of(provider.name, model)))
+        #: Why no more requests go to this model (a quota error, a refused parameter).
+        self.stopped: str | None = None
+        #: One line each on what was adapted or learned, for the terminal summary.
+        self.notes: list[str] = list(notes)
+        self._lock = threading.Lock()
         self.check_params(self.defaults)
         self.session = requests.Session()
         self.session.headers["User-Agent"] = "pytest-codegen"
@@ -169,15 +138,33 @@ class HTTPModel(Model):
         self._closed = threading.Event()
 
     def check_params(self, params: SamplingParams) -> None:
-        """Raise :class:`ModelError` if ``params`` holds something this API does not accept."""
-        check_params(self.provider.name, params)
+        """Raise :class:`ModelError` if ``params`` holds something this model does not take."""
+        rules.check_params(self.provider.name, self.model, params)
+
+    def note(self, line: str) -> None:
+        with self._lock:
+            if line not in self.notes:
+                self.notes.append(line)
+
+    def planned(self, samples_per_prompt: int) -> None:
+        """Told how many samples of one prompt are wanted (the engine asks for them one per
+        request when :attr:`max_n` is 1): note the rule that made it so."""
+        if samples_per_prompt > 1 and self._one_per_request is not None:
+            family = self._one_per_request
+            self.note(f"{self.spec}: one sample per request ({family.name} {family.why})")
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
         params = merge_params(self.defaults, request.params)
         self.check_params(params)
+        params = dataclasses.replace(params, **{k: None for k in self._unsent})
+        self.planned(request.n)
         indices = list(request.sample_indices)
         out: list[Completion] = []
         while len(out) < len(indices):
+            if self.stopped is not None:
+                error = f"not requested: {self.stopped}"
+                out.extend(Completion(error=error) for _ in range(len(indices) - len(out)))
+                break
             want = min(len(indices) - len(out), self.max_n)
             call_params = params
             if params.seed is not None:
@@ -185,6 +172,18 @@ class HTTPModel(Model):
                 call_params = dataclasses.replace(params, seed=params.seed + indices[len(out)])
             try:
                 got = self._call(request.prompt.text, request.prompt.system, call_params, want)
+            except ParameterRejected as e:
+                if e.param == "n" and want > 1:
+                    self.max_n = 1  # learned: ask again, one sample per request
+                    self.note(f"{self.spec}: one sample per request (it refused several: {e})")
+                    continue
+                self._stop(f"{self.spec} refused {e.param} ({rules.flag(e.param)}): {e}")
+                out.extend(Completion(error=str(e)) for _ in range(len(indices) - len(out)))
+                break
+            except ModelStopped as e:
+                self._stop(e.reason)
+                out.extend(Completion(error=str(e)) for _ in range(len(indices) - len(out)))
+                break
             except APIError as e:
                 out.extend(Completion(error=str(e)) for _ in range(len(indices) - len(out)))
                 break
@@ -194,6 +193,12 @@ class HTTPModel(Model):
                 break
             out.extend(got[:want])  # fewer than asked: the loop requests the rest
         return out
+
+    def _stop(self, reason: str) -> None:
+        with self._lock:
+            if self.stopped is None:
+                self.stopped = reason
+                self.notes.append(f"no further requests: {reason}")
 
     def close(self) -> None:
         self._closed.set()
@@ -214,60 +219,116 @@ class HTTPModel(Model):
             ) from None
 
     def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[Any, float]:
-        name = self.provider.name
-        last = ""
-        for attempt in range(1, self.max_attempts + 1):
+        """Post until an answer comes, a failure is final, or the retry budget runs out."""
+        waited, attempts, failed = 0.0, 0, 0
+        while True:
             if self._closed.is_set():
-                raise APIError(f"{name}: model closed")
-            retry_after: float | None = None
+                raise APIError(f"{self.provider.name}: model closed")
+            attempts += 1
             start = time.monotonic()
             try:
-                response = self.session.post(
-                    url,
-                    headers=headers,
-                    json=body,
-                    timeout=(min(10.0, self.timeout_s), self.timeout_s),
+                return self._exchange(url, headers, body), time.monotonic() - start
+            except _Transient as e:
+                last = e
+            if not last.rate_limited:
+                failed += 1
+                if self.max_attempts is not None and failed >= self.max_attempts:
+                    raise APIError(f"{last.message} (after {attempts} attempts)")
+            delay = self._delay(failed or attempts, last.wait)
+            if waited + delay > self.max_retry_wait_s:
+                asked = "it asked for " if last.wait is not None else "next "
+                raise APIError(
+                    f"{last.message} (after {attempts} attempts: waiting {asked}"
+                    f"{delay:.1f}s more would pass the retry wait limit of "
+                    f"{self.max_retry_wait_s:g}s, --codegen-max-retry-wait)"
                 )
-            except requests.Timeout:
-                last = f"timeout from {name}: no response within {self.timeout_s:g}s"
-            except requests.ConnectionError as e:
-                last = f"connection error from {name}: {_oneline(_root_cause(e), 200)}"
-            except requests.RequestException as e:
-                raise APIError(f"request to {name} failed: {_oneline(str(e), 200)}") from None
-            else:
-                latency = time.monotonic() - start
-                status = response.status_code
-                if 200 <= status < 300:
-                    try:
-                        data = response.json()
-                    except ValueError:
-                        snippet = _oneline(response.text, 80)
-                        raise APIError(
-                            f"HTTP {status} from {name}: malformed JSON in response ({snippet!r})"
-                        ) from None
-                    if not _is_error_body(data):
-                        return data, latency
-                    # Some gateways (OpenRouter) report upstream failures inside a 200.
-                    code = data["error"].get("code") if isinstance(data["error"], dict) else None
-                    last = f"HTTP {status} from {name}: {_error_message(data) or 'error'}"
-                    if not (isinstance(code, int) and _retryable(code)):
-                        raise APIError(last)
-                else:
-                    last = f"HTTP {status} from {name}: {_provider_message(response)}"
-                    if not _retryable(status):
-                        raise APIError(last)
-                    retry_after = parse_retry_after(response.headers)
-            if attempt == self.max_attempts:
-                break
-            if self._closed.wait(self._delay(attempt, retry_after)):
-                raise APIError(f"{last} (model closed while retrying)")
-        raise APIError(f"{last} (after {self.max_attempts} attempts)")
+            waited += delay
+            if self._closed.wait(delay):
+                raise APIError(f"{last.message} (model closed while retrying)")
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
+    def _exchange(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
+        """One request: its decoded answer, or :class:`_Transient` / :class:`APIError`."""
+        name, timeout = self.provider.name, self.timeout_s
+        try:
+            response = self.session.post(
+                url,
+                headers=headers,
+                json=body,
+                timeout=(min(10.0, timeout), timeout),
+                stream=self.streaming,
+            )
+        except requests.Timeout:
+            raise _Transient(f"timeout from {name}: no response within {timeout:g}s") from None
+        except requests.ConnectionError as e:
+            raise _Transient(f"connection error from {name}: {_root_cause(e)}") from None
+        except requests.RequestException as e:
+            raise APIError(f"request to {name} failed: {_oneline(str(e), 200)}") from None
+        with response:
+            status = response.status_code
+            streamed = "text/event-stream" in response.headers.get("content-type", "")
+            if 200 <= status < 300 and streamed:
+                return self._read_stream(response)
+            try:
+                data = response.json()
+            except ValueError:
+                if 200 <= status < 300:
+                    snippet = _oneline(response.text, 80)
+                    raise APIError(
+                        f"HTTP {status} from {name}: malformed JSON in response ({snippet!r})"
+                    ) from None
+                data = None
+            if 200 <= status < 300 and not _is_error_body(data):
+                return data
+            message = _error_message(data)
+            if message is None:
+                message = _oneline(response.text or response.reason or "no body", 200)
+            if 200 <= status < 300:
+                # Some gateways (OpenRouter) report upstream failures inside a 200.
+                code = data["error"].get("code") if isinstance(data["error"], dict) else None
+                status = code if isinstance(code, int) else 400
+                message = f"HTTP {response.status_code} from {name}: {message}"
+            else:
+                message = f"HTTP {status} from {name}: {message}"
+            self._classify(status, data, message, response.headers, body)
+
+    def _classify(
+        self, status: int, data: Any, message: str, headers: Any, body: dict[str, Any]
+    ) -> None:
+        """Raise what an error answer means."""
+        if failures.is_quota_error(status, data):
+            raise ModelStopped(
+                message, f"{self.spec}: quota or spend limit reached, not retried ({message})"
+            )
+        param = failures.rejected_param(status, data, failures.sent_fields(body))
+        if param is not None:
+            raise ParameterRejected(message, param)
+        if not _retryable(status):
+            raise APIError(message)
+        wait = parse_retry_after(headers)
+        if wait is None:
+            wait = failures.body_retry_delay(data)
+        raise _Transient(message, wait, rate_limited=status == 429)
+
+    def _read_stream(self, response: requests.Response) -> Any:
+        name = self.provider.name
+        try:
+            return self._collect(sse.json_events(response.iter_lines()))
+        except sse.StreamError as e:
+            if e.retryable:
+                raise _Transient(f"{name}: {e}") from None
+            raise APIError(f"{name}: {e}") from None
+        except requests.ConnectionError as e:
+            if "timed out" in str(e).lower():
+                message = f"timeout from {name}: nothing streamed for {self.timeout_s:g}s"
+                raise _Transient(message) from None
+            raise _Transient(f"stream from {name} cut off: {_root_cause(e)}") from None
+        except requests.RequestException as e:  # a chunked body cut off part-way
+            raise _Transient(f"stream from {name} cut off: {_oneline(str(e), 200)}") from None
+
+    def _delay(self, attempt: int, asked: float | None) -> float:
+        if asked is not None:
             # The server's word, plus a little jitter so waiting threads do not stampede.
-            wait = min(retry_after, self.max_retry_after_s)
-            return wait + random.uniform(0, 0.1 * wait)
+            return asked + random.uniform(0, 0.1 * asked)
         cap = min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
         return cap / 2 + random.uniform(0, cap / 2)
 
@@ -276,9 +337,15 @@ class HTTPModel(Model):
     def _build(
         self, text: str, system: str | None, params: SamplingParams, n: int
     ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """The request: URL, headers and body (streamed when ``self.streaming``)."""
         raise NotImplementedError
 
     def _parse(self, data: Any, latency: float, n: int) -> list[Completion]:
+        """The completions of a reply (a streamed one folded by :meth:`_collect`)."""
+        raise NotImplementedError
+
+    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+        """Fold a stream's events into the shape of the format's non-streamed reply."""
         raise NotImplementedError
 
 
@@ -299,4 +366,4 @@ def _root_cause(error: BaseException) -> str:
     inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else error
     reason = getattr(inner, "reason", None)
     cause = reason if isinstance(reason, BaseException) else inner
-    return f"{type(cause).__name__}: {cause}"
+    return _oneline(f"{type(cause).__name__}: {cause}", 200)

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .base import Completion, SamplingParams
-from .http import APIError, HTTPModel, join_reasoning, split_think, split_tokens
+from .http import APIError, HTTPModel
+from .replies import join_reasoning, split_think, split_tokens
+from .sse import StreamError, error_in
 
 
 class OpenAIChatModel(HTTPModel):
@@ -26,10 +29,39 @@ class OpenAIChatModel(HTTPModel):
                 continue  # a neutral value check_params let through
             key = {"seed": p.seed_field, "max_tokens": p.max_tokens_field}.get(name, name)
             body[key] = value
+        if self.streaming:
+            body["stream"] = True
+            if p.stream_usage:
+                body["stream_options"] = {"include_usage": True}
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return f"{self.base_url}/chat/completions", headers, body
+
+    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+        # Chunks carry ``choices[].delta`` pieces by ``index``; usage comes in a last chunk
+        # with no choices (asked for with ``stream_options``), and ``[DONE]`` ends it.
+        choices: dict[int, dict[str, Any]] = {}
+        usage: Any = None
+        for _event, chunk in events:
+            if chunk is None:  # [DONE]
+                return _folded(choices, usage)
+            error = error_in(chunk)
+            if error is not None:
+                raise error
+            usage = chunk.get("usage") or usage
+            for part in chunk.get("choices") or ():
+                choice = choices.setdefault(
+                    int(part.get("index", 0)), {"content": "", "reasoning": "", "finish": None}
+                )
+                delta = part.get("delta") or {}
+                choice["content"] += delta.get("content") or ""
+                thought = delta.get("reasoning_content") or delta.get("reasoning")
+                choice["reasoning"] += thought if isinstance(thought, str) else ""
+                choice["finish"] = part.get("finish_reason") or choice["finish"]
+        if choices and all(c["finish"] for c in choices.values()):
+            return _folded(choices, usage)  # a server that leaves out [DONE]
+        raise StreamError(f"stream from {self.provider.name} ended before the reply did")
 
     def _parse(self, data: Any, latency: float, n: int) -> list[Completion]:
         choices = data.get("choices") if isinstance(data, dict) else None
@@ -66,3 +98,22 @@ class OpenAIChatModel(HTTPModel):
                 )
             )
         return out
+
+
+def _folded(choices: dict[int, dict[str, Any]], usage: Any) -> dict[str, Any]:
+    """A streamed reply in the shape of a non-streamed one."""
+    return {
+        "choices": [
+            {
+                "index": i,
+                "message": {
+                    "role": "assistant",
+                    "content": c["content"],
+                    "reasoning_content": c["reasoning"] or None,
+                },
+                "finish_reason": c["finish"],
+            }
+            for i, c in sorted(choices.items())
+        ],
+        "usage": usage or {},
+    }

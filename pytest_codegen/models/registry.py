@@ -12,9 +12,12 @@ from typing import Any
 from .base import Model, ModelError, SamplingParams, merge_params
 from .builtin import ReferenceModel, ReplayModel, ValidateModel
 from .catalog import PROVIDERS
+from .rules import fit_preset
 
 #: Sampling used by the WebApp1K leaderboard; use it with ``preset=webapp1k`` in an alias.
-#: ``top_k`` is part of it, so it suits providers that accept ``top_k`` (not ``openai``).
+#: Used with a model that refuses part of it (``openai`` takes no ``top_k``, Claude 4.5 not
+#: both temperature and top_p), that part is left out and the summary says so
+#: (:func:`~pytest_codegen.models.rules.fit_preset`).
 WEBAPP1K_PARAMS = SamplingParams(
     temperature=0.2, top_p=0.8, top_k=40, presence_penalty=0, frequency_penalty=0
 )
@@ -32,6 +35,8 @@ def build_model(
     params: SamplingParams,
     models_table: Sequence[str],
     invocation_dir: Path,
+    request_timeout: float = 120.0,
+    max_retry_wait: float = 300.0,
 ) -> Model | None:
     """The model ``spec`` names, or ``None`` when it names none known here.
 
@@ -39,7 +44,8 @@ def build_model(
     from ``invocation_dir``), ``PROVIDER:MODEL``, or an alias defined by ``models_table``
     (the ``codegen_models`` ini lines). ``base_url`` and ``params`` (``--codegen-base-url``
     and the sampling options) take precedence over an alias's own. A ``PROVIDER:MODEL`` with
-    an unknown provider raises :class:`ModelError`.
+    an unknown provider raises :class:`ModelError`. ``request_timeout`` and
+    ``max_retry_wait`` (seconds) go to the HTTP transport.
     """
     if spec == "reference":
         return ReferenceModel()
@@ -53,16 +59,19 @@ def build_model(
     # Imported only here: reference, validate and replay need neither requests nor HTTP.
     from .connect import make_provider_model
 
+    transport = {"timeout_s": request_timeout, "max_retry_wait_s": max_retry_wait}
     provider = spec.split(":", 1)[0]
     if ":" in spec and provider in PROVIDERS:
-        return make_provider_model(spec, base_url=base_url, defaults=params)
+        return make_provider_model(spec, base_url=base_url, defaults=params, **transport)
     aliases = parse_models_table(list(models_table)) if models_table else {}
     if spec in aliases:
-        target, alias_params, alias_url = resolve_alias(spec, aliases)
+        target, alias_params, alias_url, notes = _resolve(spec, aliases)
         return make_provider_model(
             target,
             base_url=base_url or alias_url,
             defaults=merge_params(alias_params, params),
+            notes=notes,
+            **transport,
         )
     if ":" in spec:
         raise ModelError(f"unknown provider {provider!r} (known: {', '.join(sorted(PROVIDERS))})")
@@ -75,8 +84,16 @@ def resolve_alias(
     """Resolve a bare model name through ``table``: ``(spec, sampling params, base URL)``.
 
     An entry is ``{provider, model, base_url?, preset?, temperature?, top_p?, ...}``; a
-    ``preset`` (``webapp1k``) supplies parameters the entry's own ones then override.
+    ``preset`` (``webapp1k``) supplies parameters the entry's own ones then override,
+    without those its model refuses.
     """
+    return _resolve(name, table)[:3]
+
+
+def _resolve(
+    name: str, table: Mapping[str, Mapping[str, Any]]
+) -> tuple[str, SamplingParams, str | None, list[str]]:
+    """:func:`resolve_alias` and the notes on what a preset left out."""
     entry = table.get(name)
     if entry is None:
         known = ", ".join(sorted(table)) or "none are defined"
@@ -101,7 +118,10 @@ def resolve_alias(
         raise ModelError(
             f"model alias {name!r}: unknown preset {preset!r} (known: {', '.join(PRESETS)})"
         )
-    params = PRESETS[str(preset).lower()] if preset is not None else SamplingParams()
+    provider = str(provider).lower()
+    params, notes = SamplingParams(), []
+    if preset is not None:
+        params, notes = fit_preset(provider, str(model), str(preset), PRESETS[str(preset).lower()])
     overrides = {
         field: _coerce(name, field, entry[field])
         for field in _PARAM_FIELDS
@@ -109,9 +129,10 @@ def resolve_alias(
     }
     base_url = entry.get("base_url") or None
     return (
-        f"{str(provider).lower()}:{model}",
+        f"{provider}:{model}",
         dataclasses.replace(params, **overrides),
         str(base_url) if base_url else None,
+        notes,
     )
 
 

@@ -49,6 +49,7 @@ class SampleRecord(_Required, total=False):
     unstable: bool
     repairs: list[dict[str, Any]]
     cost_usd: float
+    code_policy: str  # how `code` was taken from `completion`: extract, append or whole
 
 
 def make_record(
@@ -63,8 +64,10 @@ def make_record(
     code: str = "",
     error: str = "",
     verdict: Any = None,
+    code_policy: str | None = None,
 ) -> SampleRecord:
-    """The record of one sample (see the README for the meaning of each field)."""
+    """The record of one sample (see the README for the meaning of each field);
+    ``code_policy`` is given for a sample whose code was graded."""
     record: SampleRecord = {
         "nodeid": nodeid,
         "suite": problem.suite,
@@ -82,6 +85,8 @@ def make_record(
     }
     if completion is not None:
         record.update(generation_fields(completion))
+    if code_policy is not None:
+        record["code_policy"] = code_policy
     if verdict is not None:
         record["isolation"] = verdict.isolation
         record["tests"] = verdict.tests

@@ -70,7 +70,7 @@ def _quantile(values: Sequence[float], q: float) -> float:
 
 
 def generation_lines(
-    stats: dict[str, float], records: Iterable[dict[str, Any]], price: tuple[float, float] | None
+    stats: dict[str, Any], records: Iterable[dict[str, Any]], price: tuple[float, float] | None
 ) -> list[str]:
     """Summary lines on generation: requests, tokens, latency and (when priced) cost."""
     from ..generation.cost import cost_usd
@@ -102,6 +102,8 @@ def generation_lines(
             f"spent in this run (at ${price[0]:g} / ${price[1]:g} per million tokens "
             "in / out)"
         )
+    # What the model adapted (one sample per request) or learned (a refused parameter).
+    lines.extend(f"generation: {note}" for note in stats.get("notes") or ())
     return lines
 
 

@@ -45,7 +45,14 @@ from ...outcomes import CRASHED, ERROR, TIMEOUT, Verdict
 from ...problems import MODE_JEST
 from .node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
 from .output import _Tail
-from .sandbox import _permission_flag, choose_uid, limit_resources, permission_args, runner_env
+from .sandbox import (
+    _permission_flag,
+    choose_uid,
+    landlock_rules,
+    limit_resources,
+    permission_args,
+    runner_env,
+)
 from .verdicts import answer_verdict
 
 RUNNER_JS = PACKAGE_DIR / "runner.js"
@@ -168,7 +175,11 @@ class JestRunner:
                 cwd=work,
                 env=env,
                 start_new_session=True,  # its own process group: one kill ends it all
-                preexec_fn=functools.partial(limit_resources, self.memory_mb),
+                preexec_fn=functools.partial(
+                    limit_resources,
+                    self.memory_mb,
+                    landlock_rules(self.node.path, self.toolchain, work),
+                ),
                 **extra,
             )
         except OSError as exc:

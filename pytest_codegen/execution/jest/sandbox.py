@@ -1,8 +1,13 @@
-"""How the warm Jest runner is confined: Node's permission model, its uid and its environment.
+"""How the warm Jest runner is confined: Node's permission model, Landlock, its uid and its
+environment.
 
 The runner (:mod:`.runner`) is started with Node's file-system permissions (reads of the
 toolchain, our JS and the work root only, writes to the work root only), as root under an
 otherwise unused uid that owns nothing, and with an allowlisted environment (no API keys).
+Node's permissions are checked inside the process the samples run in; where the kernel has
+Landlock, the same allowlist (plus the system libraries Node itself loads) is also enforced
+by the kernel (:func:`landlock_rules`), with root or without: no suite, result, cache or
+other file of the grader's can be opened even if a sample gets past Node's checks.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+from ..python import landlock
 from .node_env import PACKAGE_DIR
 
 ENV_ALLOWLIST = ("LANG", "LC_ALL", "TZ")
@@ -63,12 +69,28 @@ def choose_uid(wanted: int | str | None, node_path: str, toolchain: Path) -> int
     return SANDBOX_UID_BASE + os.getpid() % 1000
 
 
-def limit_resources(memory_mb: int) -> None:
-    """Run in the child before Node starts: data segment, no core dumps, file size."""
+def limit_resources(memory_mb: int, files: list[tuple[str, int]] | None = None) -> None:
+    """Run in the child before Node starts: data segment, no core dumps, file size, and the
+    Landlock allowlist ``files`` (see :func:`landlock_rules`) where the kernel has it."""
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024, 64 * 1024 * 1024))
+    if files is not None:
+        ruleset = landlock.ruleset(files)
+        if ruleset is not None and not landlock.enforce(ruleset):
+            raise OSError("Landlock refused to confine the Jest runner")
+
+
+def landlock_rules(node_path: str, toolchain: Path, work: Path) -> list[tuple[str, int]]:
+    """What the runner may open: Node's installation, the toolchain and our JS to read, its
+    work root to write (the samples' files, Jest's cache), and ``/proc/self`` (Node reads
+    its own memory use there; it names the runner's own process once it starts)."""
+    install = Path(os.path.realpath(node_path)).parent.parent
+    read = [str(install), str(toolchain), str(PACKAGE_DIR), *landlock.SYSTEM_READ]
+    rules = landlock.allowlist(read, [str(work), *landlock.DEVICES], [])
+    # Unresolved: the child opens it, and so finds its own pid's directory.
+    return [*rules, ("/proc/self", landlock.READ_FILE | landlock.READ_DIR)]
 
 
 def permission_args(flag: str, toolchain: Path, work: Path) -> list[str]:

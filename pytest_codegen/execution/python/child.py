@@ -36,7 +36,7 @@ def _import_siblings(*names):
         del sys.path[0]
 
 
-wire, confine = _import_siblings("wire", "confine")
+wire, confine, landlock = _import_siblings("wire", "confine", "landlock")
 
 PR_SET_NAME, PR_SET_CHILD_SUBREAPER = 15, 36
 FD_SIZE = 4  # bytes of one fd in SCM_RIGHTS data (a C int)
@@ -164,24 +164,32 @@ class Server:
             raise RuntimeError(
                 f"the program called exit({exc.code!r}) before its tests finished"
             ) from None
+        finally:
+            # What it printed is in its files before the grader reads them (the grader
+            # judges its stderr as its harness would, at exit).
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001 - a stream the program replaced or closed
+                    pass
         return None
 
 
 def _receive_handover(sock):
     """Block until the grader hands this sample its work: the config (working directory)
-    and its three fds (requests in, replies out, output)."""
+    and its fds (requests in, replies out, output, and stderr when kept apart)."""
     import socket
 
     # recvmsg itself, not socket.recv_fds: its 64 KiB buffer and array copy touch pages
     # this fresh fork would have to copy.
-    message, ancillary, _, _ = sock.recvmsg(1 << 13, socket.CMSG_SPACE(3 * FD_SIZE))
+    message, ancillary, _, _ = sock.recvmsg(1 << 13, socket.CMSG_SPACE(4 * FD_SIZE))
     fds = [
         int.from_bytes(data[i : i + FD_SIZE], sys.byteorder)
         for level, kind, data in ancillary
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
         for i in range(0, len(data) - FD_SIZE + 1, FD_SIZE)
     ]
-    if not message or len(fds) != 3:
+    if not message or len(fds) not in (3, 4):
         os._exit(0)  # the zygote is gone, or retired this spare
     return marshal.loads(message), fds
 
@@ -198,16 +206,19 @@ def spare(sock, cfg, wire):
     if os.getuid() == 0:
         confine.drop_privileges(cfg["uid"])  # never run a sample as root
     confine.apply_limits(cfg)
+    if cfg.get("landlock") is not None and not landlock.enforce(cfg["landlock"]):
+        os._exit(1)  # promised confined, it must not serve a sample unconfined
     work, fds = _receive_handover(sock)
     sock.close()
     _serve_sample(work, fds, wire)
 
 
 def _serve_sample(work, fds, wire):
-    req_r, resp_w, out = fds
+    req_r, resp_w, out, *err = fds
     os.dup2(out, 1)
-    os.dup2(out, 2)
-    os.close(out)
+    os.dup2(err[0] if err else out, 2)
+    for fd in (out, *err):
+        os.close(fd)
     os.chdir(work["workdir"])
     # Scratch files go to the sample's own directory: /tmp is not writable.
     os.environ["HOME"] = os.environ["TMPDIR"] = work["workdir"]
@@ -268,7 +279,10 @@ def zygote(sock_fd, view):
         except OSError:
             pass  # a CPU gone from our set: run anywhere rather than not at all
     as_root = os.getuid() == 0
-    namespaces = as_root and confine.build_view(view)
+    namespaces = confine.build_view(view) if as_root else None
+    if namespaces is False:
+        os._exit(3)  # half a view: said on stderr; serving samples from it would hide less
+    namespaces = bool(namespaces)
     # C-level sockets and sendmsg here, not the socket module's wrappers: every object this
     # loop (or a spare, closing them) touches is a page copied again after each fork.
     sock = _socket.socket(fileno=sock_fd)
@@ -286,6 +300,17 @@ def zygote(sock_fd, view):
         # Orphans of samples come back here, not to an init that may never reap them.
         confine.load_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     isolation = "namespaces+uid" if namespaces else "uid" if as_root else "rlimits"
+    # The files samples may open (in the mount view, when there is one): every spare puts
+    # itself under this ruleset (see landlock.py).
+    files = landlock.ruleset(
+        landlock.allowlist(
+            view["keep"] + list(landlock.SYSTEM_READ),
+            [view["workroot"], *landlock.DEVICES],
+            view["hide"],
+        )
+    )
+    if files is not None:
+        isolation += "+landlock"
     # Output past a sample's file-size cap fails the write instead of killing the process:
     # ignored here once, inherited by every sample.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -308,6 +333,7 @@ def zygote(sock_fd, view):
                 sock.send(marshal.dumps({"status": status}))
             continue
         cfg = request["prepare"]
+        cfg["landlock"] = files
         if cfg.get("preload"):
             _preload(cfg["preload"])
         mine, theirs = _socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -4,11 +4,13 @@ must not import the plugin either).
 As root the zygote first builds, once, the world samples see (:func:`build_view`): an empty
 network namespace, a PID namespace of which the zygote is PID 1 (so no sample can signal it,
 and all that is left dies with it), and a mount namespace where ``/tmp``, ``/var/tmp``,
-``/dev/shm`` and the home directory are empty and read-only, the suite files are hidden, and
-only the Python installation and the samples' own working directories are bound back. Each
-sample's process drops to an unprivileged uid that no other live sample has
+``/dev/shm`` and the home directory are empty and read-only, only the Python installation and
+the samples' own working directories are bound back, and the files the grader knows are
+covered. Each sample's process drops to an unprivileged uid that no other live sample has
 (:func:`drop_privileges`) and applies resource limits (:func:`apply_limits`); when the sample
-ends, every process of that uid is killed (:class:`Reaper`).
+ends, every process of that uid is killed (:class:`Reaper`). With root or without, where the
+kernel has Landlock, each sample's process also puts itself under the file allowlist the
+zygote built (``landlock.py``): what holds when there are no namespaces.
 """
 
 import ctypes
@@ -35,22 +37,31 @@ def load_libc():
 
 def build_view(cfg):
     """In the zygote, once: no network, and the mount view every sample will see.
-    Returns False where namespaces are not permitted (then samples only get a uid and limits).
+    Returns None where namespaces are not permitted (then samples only get a uid and limits),
+    False if the view could not be completed: then this process is in namespaces already (its
+    next child would become PID 1) and must serve no sample.
 
     Masked directories become empty tmpfs that an unprivileged uid cannot write; ``keep``
-    paths under them (the Python installation, site-packages, this package, the samples'
-    working directories) are bound back at the same place, read-only except the last.
+    paths under them (the Python installation, site-packages, the samples' working
+    directories) are bound back at the same place, read-only except the last. Then the
+    ``hide`` paths still in sight (under a path bound back, or never masked) are covered: a
+    directory by an empty tmpfs, a file by ``/dev/null``. A hidden directory that holds a
+    ``keep`` path (a virtualenv in the suite's directory) is masked like ``/tmp`` instead.
     """
     libc = load_libc()
     if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
-        return _failed("unshare")
+        _failed("unshare")
+        return None
     if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         return _failed("making mounts private")
+    writable = cfg["workroot"]
+    hides = sorted(set(cfg["hide"]), key=len)
+    holders = [h for h in hides if any(_under(k, h) and k != h for k in cfg["keep"] + [writable])]
     masks = []
-    for m in sorted(set(cfg["mask"]), key=len):  # a mask inside another one is redundant
+    for m in sorted(set(cfg["mask"]) | set(holders), key=len):
+        # A mask inside another one is redundant.
         if os.path.isdir(m) and not any(_under(m, outer) for outer in masks):
             masks.append(m)
-    writable = cfg["workroot"]
     keep = {}
     for path in cfg["keep"] + [writable]:
         # Only what lies strictly inside a masked directory needs binding back (a keep path
@@ -58,15 +69,8 @@ def build_view(cfg):
         inside = any(_under(path, m) and path != m for m in masks)
         if inside and os.path.isdir(path) and not (path != writable and _under(writable, path)):
             keep[path] = os.open(path, os.O_PATH)
-    # A hidden directory under a masked one is already out of sight.
-    hides = [h for h in cfg["hide"] if os.path.isdir(h) and not any(_under(h, m) for m in masks)]
-    for target in masks + hides:
-        if (
-            libc.mount(
-                b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=0755"
-            )
-            != 0
-        ):
+    for target in masks:
+        if not _mount_empty(libc, target):
             return _failed(f"mounting a tmpfs on {target}")
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
@@ -76,12 +80,28 @@ def build_view(cfg):
         if path != writable:
             libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
         os.close(fd)
+    # What is still in sight after the masks (a path that is gone is hidden already, and a
+    # keep path itself stays: only what is hidden inside it goes).
+    for target in hides:
+        if target in masks or any(_under(k, target) for k in cfg["keep"]):
+            continue
+        if os.path.isdir(target):
+            if not _mount_empty(libc, target):
+                return _failed(f"mounting a tmpfs on {target}")
+        elif os.path.exists(target):
+            if libc.mount(b"/dev/null", target.encode(), None, MS_BIND, None) != 0:
+                return _failed(f"covering {target}")
     return True
+
+
+def _mount_empty(libc, target):
+    flags = MS_NOSUID | MS_NODEV
+    return libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags, b"size=1m,mode=0755") == 0
 
 
 def _failed(step):
     err = ctypes.get_errno()
-    print(f"sandbox: no namespaces ({step}: {os.strerror(err)})", file=sys.stderr)
+    print(f"sandbox: no mount view ({step}: {os.strerror(err)})", file=sys.stderr)
     return False
 
 

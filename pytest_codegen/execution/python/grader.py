@@ -26,7 +26,7 @@ from ... import outcomes, problems
 from ...cachedir import atomic_write, default_cache_root
 from ...outcomes import Verdict
 from ...problems import Problem
-from ..extract import python_candidate
+from ..extract import EXTRACT, python_candidate
 from . import wire
 from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTimeout
 from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox, call_remote
@@ -35,10 +35,15 @@ from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox, call_remote
 
 
 def run_python_call(
-    problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
+    problem: Problem,
+    code: str,
+    limits: Limits,
+    hide: tuple[str, ...] = (),
+    *,
+    policy: str = EXTRACT,
 ) -> Verdict:
     entry = problem.extra["entry_point"]
-    sources = python_candidate(problem.prompt, code, entry)
+    sources = python_candidate(problem.prompt, code, entry, policy)
     test_file = f"<tests of {problem.id}>"
     tests = _compiled_tests(problem, test_file)
 
@@ -77,10 +82,13 @@ def _grade_in_sandbox(
     grade: Callable[[Sandbox], None],
     classify: Callable[[Exception], Verdict],
     preload: tuple[str, ...] = (),
+    stderr_apart: bool = False,
 ) -> Verdict:
     """Run ``grade`` against a fresh sandbox; it passes unless it raises. A timeout or a
-    crash is the sandbox's verdict; any other exception is ``classify``'s to judge."""
-    with Sandbox(limits, hide, preload) as box:
+    crash is the sandbox's verdict; any other exception is ``classify``'s to judge. With
+    ``stderr_apart`` the sample's stderr is kept apart from its stdout, and judged by
+    ``limits.stderr_fail_words``."""
+    with Sandbox(limits, hide, preload, stderr_apart) as box:
         try:
             grade(box)
             verdict = Verdict(outcomes.PASSED)
@@ -92,10 +100,29 @@ def _grade_in_sandbox(
             verdict = classify(e)
         if box.diverged:  # even if the tests caught the PlanDiverged
             raise PlanDiverged("the tests left the planned calls")
+        if stderr_apart:
+            stderr = box.stderr()
+            if verdict.passed:
+                verdict = _stderr_verdict(stderr, limits.stderr_fail_words) or verdict
+            verdict.stderr = stderr + verdict.stderr  # then the traceback, as a run prints it
         verdict.mode = mode
         verdict.isolation = box.isolation
         verdict.stdout = box.output_tail()
     return verdict
+
+
+def _stderr_verdict(stderr: str, words: tuple[str, ...]) -> Verdict | None:
+    """A failure if ``stderr`` holds one of ``words`` (the suite's harness fails such a run,
+    even for a warning); None if it holds none."""
+    for line in stderr.splitlines():
+        word = next((w for w in words if w in line), None)
+        if word is not None:
+            return Verdict(
+                outcomes.FAILED,
+                f"its stderr says {word!r}, which fails the run under the suite's harness rule"
+                f" (--codegen-stderr-rule=off ignores it): {line.strip()[:200]}",
+            )
+    return None
 
 
 def _classify(exc: Exception, test_file: str) -> Verdict:
@@ -382,4 +409,5 @@ def run_python_program(
         lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
         classify,
         problem_imports(problem),
+        stderr_apart=True,
     )

@@ -55,21 +55,30 @@ class Limits:
     max_procs: int = 32
     file_size: int = 8 * 1024 * 1024  # caps the sample's output and any file it writes
     cpus: tuple[int, ...] = ()  # where its processes run (see cpus.worker_cpus); () any
+    # python-program mode: a run whose stderr holds one of these fails (the rule of the
+    # suite's own harness: Exec-CSN's rejects "error" in any case it writes it).
+    stderr_fail_words: tuple[str, ...] = ()
 
 
 class Sandbox:
     """A running child for one sample. Use as a context manager; it is killed on exit."""
 
     def __init__(
-        self, limits: Limits, hide: tuple[str, ...] = (), preload: Iterable[str] = ()
+        self,
+        limits: Limits,
+        hide: tuple[str, ...] = (),
+        preload: Iterable[str] = (),
+        stderr_apart: bool = False,
     ) -> None:
         """``preload``: modules the sample's code is likely to import (of PRELOADABLE); the
-        zygote imports them for later samples, so they find them loaded."""
+        zygote imports them for later samples, so they find them loaded. ``stderr_apart``:
+        the sample's stderr goes to a file of its own (:meth:`stderr`), not with its stdout."""
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
         self.zygote = zygote = Zygote.get(hide, limits.cpus)
         self.workdir = Path(tempfile.mkdtemp(prefix="sample-", dir=zygote.workroot))
         self.output = tempfile.TemporaryFile()
+        self.errors = tempfile.TemporaryFile() if stderr_apart else None
         self.ended: str | None = None
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
@@ -80,9 +89,10 @@ class Sandbox:
             "file_size": limits.file_size,
         }
         try:
-            spare = zygote.spawn(
-                config, self.workdir, [req_r, resp_w, self.output.fileno()], preload
-            )
+            fds = [req_r, resp_w, self.output.fileno()]
+            if self.errors is not None:
+                fds.append(self.errors.fileno())
+            spare = zygote.spawn(config, self.workdir, fds, preload)
         finally:
             os.close(req_r)
             os.close(resp_w)
@@ -193,6 +203,14 @@ class Sandbox:
         tail = self.output.read().decode("utf-8", "replace")
         return ("[...]\n" if size > OUTPUT_TAIL_BYTES else "") + tail
 
+    def stderr(self) -> str:
+        """All the sample wrote to its stderr so far (with ``stderr_apart``; it is capped by
+        the file-size limit)."""
+        if self.errors is None:
+            return ""
+        self.errors.seek(0)
+        return self.errors.read().decode("utf-8", "replace")
+
     def close(self) -> None:
         try:
             self.end()
@@ -204,6 +222,8 @@ class Sandbox:
             except OSError:
                 pass
         self.output.close()
+        if self.errors is not None:
+            self.errors.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Sandbox:

@@ -88,8 +88,9 @@ PRELOADABLE = frozenset(
 
 
 def _paths_to_keep() -> list[str]:
-    """Where the child's Python finds its code: stdlib, site-packages, this package."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(CHILD_SCRIPT.parent)}
+    """Where the child's Python finds its code: stdlib, site-packages. Not this package: the
+    zygote has read what it runs before the view exists, and samples must not see it."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
     paths.update(p for p in sys.path if p and os.path.isdir(p))
     return sorted(os.path.realpath(p) for p in paths)
@@ -99,7 +100,8 @@ def _dirs_to_mask(keep: list[str]) -> list[str]:
     """Private scratch dirs, the user's home, and any directory an unprivileged uid could
     not pass through on the way to the Python it must run (``/root`` for a pyenv install):
     those become empty tmpfs with the ``keep`` paths bound back inside."""
-    masks = set(MASKED_DIRS) | {os.path.expanduser("~")}
+    # The temporary directory in use too: other samples' and the Jest runner's work roots.
+    masks = set(MASKED_DIRS) | {os.path.expanduser("~"), os.path.realpath(tempfile.gettempdir())}
     for path in keep:
         parts = Path(path).parts
         for i in range(2, len(parts)):

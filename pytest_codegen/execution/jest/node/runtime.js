@@ -11,6 +11,9 @@
 const path = require('path');
 const {featureKey} = require('./transformer.js');
 
+// What the code under test may not do with its `jest` object: mock modules, or drive the
+// test file's clock (a sample that sets the fake clock to the date it prints would pass a
+// test that checks it against `new Date()`). Test files keep every one of them.
 const DENIED = [
   'autoMockOn',
   'deepUnmock',
@@ -24,6 +27,21 @@ const DENIED = [
   'retryTimes',
   'setMock',
   'unmock',
+  'useFakeTimers',
+  'useRealTimers',
+  'setSystemTime',
+  'advanceTimersByTime',
+  'advanceTimersByTimeAsync',
+  'advanceTimersToNextTimer',
+  'advanceTimersToNextTimerAsync',
+  'advanceTimersToNextFrame',
+  'runAllTimers',
+  'runAllTimersAsync',
+  'runOnlyPendingTimers',
+  'runOnlyPendingTimersAsync',
+  'runAllTicks',
+  'runAllImmediates',
+  'clearAllTimers',
 ];
 
 // Core modules that hand out a require() of the runner's own realm. With one, code under test

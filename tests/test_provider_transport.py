@@ -1,0 +1,237 @@
+"""Waits, quotas and streamed replies, against fake provider servers on 127.0.0.1 that answer
+as the real APIs do (status, headers, body, event streams)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+from conftest import read_results, run_vllm
+from fake_providers import FakeProviders, Fault, Reply, connect
+from fake_rules import anthropic_error
+
+from pytest_codegen.models.base import GenerationRequest, Prompt
+from pytest_codegen.problems import Problem
+
+PROBLEM = Problem(
+    id="T/0", suite="t", category="c", language="python", mode="python-call", prompt="p", tests=""
+)
+
+
+def request(n: int = 1) -> GenerationRequest:
+    return GenerationRequest(PROBLEM, Prompt("write f", "be terse"), tuple(range(n)))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeProviders]:
+    with FakeProviders(openai_key=None, anthropic_key=None, gemini_key=None) as server:
+        yield server
+
+
+def gemini_429(delay: str) -> Fault:
+    return Fault.answer(
+        429,
+        {
+            "error": {
+                "code": 429,
+                "message": "You exceeded your current quota, please check your plan and billing "
+                "details.",
+                "status": "RESOURCE_EXHAUSTED",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                        "violations": [{"quotaMetric": "generate_content_free_tier_requests"}],
+                    },
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay},
+                ],
+            }
+        },
+    )
+
+
+# --------------------------------------------------------------------------- waits
+
+
+def test_gemini_retry_delay_in_the_body_is_honoured(fake):
+    fake.script(gemini_429("1s"))
+    out = connect(fake, "gemini:gemini-2.5-flash").generate(request())
+    assert out[0].error is None and fake.count() == 2
+    assert fake.requests[1].time - fake.requests[0].time >= 1.0
+
+
+def test_a_wait_beyond_the_retry_budget_ends_the_request_at_once(fake):
+    fake.script(gemini_429("22s"))
+    out = connect(fake, "gemini:gemini-2.5-flash", max_retry_wait_s=5).generate(request())
+    assert fake.count() == 1
+    assert out[0].error is not None and out[0].error.startswith(
+        "HTTP 429 from gemini: You exceeded your current quota"
+    )
+    assert "it asked for 2" in out[0].error and "--codegen-max-retry-wait" in out[0].error
+
+
+def test_retry_after_ms_is_honoured(fake):
+    fake.script(Fault.http(429, retry_after_ms="400", retry_after="30"))
+    out = connect(fake, "openai:gpt-4o").generate(request())
+    assert out[0].error is None and fake.count() == 2
+    gap = fake.requests[1].time - fake.requests[0].time
+    assert gap >= 0.4 and gap < 30  # the finer header wins over Retry-After
+
+
+def test_rate_limits_are_retried_beyond_a_fixed_attempt_count(fake):
+    # Ten 429s in a row: more than the attempts allowed after server errors, well within
+    # the wait budget — a per-minute quota window is waited out, not given up on.
+    fake.script(*[Fault.http(429, retry_after="0.05")] * 10)
+    out = connect(fake, "vllm:m", max_attempts=3).generate(request())
+    assert out[0].error is None and fake.count() == 11
+
+
+def test_openai_insufficient_quota_is_not_retried_and_stops_the_model(fake):
+    quota = {
+        "error": {
+            "message": "You exceeded your current quota, please check your plan and billing "
+            "details.",
+            "type": "insufficient_quota",
+            "param": None,
+            "code": "insufficient_quota",
+        }
+    }
+    fake.script(Fault.answer(429, quota, {"Retry-After": "1"}))
+    m = connect(fake, "openai:gpt-4o")
+    out = m.generate(request(n=2))
+    assert fake.count() == 1
+    message = "You exceeded your current quota, please check your plan and billing details."
+    assert [c.error for c in out] == [f"HTTP 429 from openai: {message}"] * 2
+    assert m.generate(request())[0].error.startswith("not requested: openai:gpt-4o: quota")
+    assert fake.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        pytest.param(
+            400,
+            anthropic_error(
+                "You have reached your specified API usage limits. You will regain access on "
+                "2026-01-01 at 00:00 UTC."
+            ),
+            id="usage-limit",
+        ),
+        pytest.param(
+            429,
+            {"type": "error", "error": {"type": "enforced_spend_limit_reached", "message": "x"}},
+            id="spend-limit",
+        ),
+        pytest.param(
+            402, anthropic_error("Your credit balance is too low", "billing_error"), id="billing"
+        ),
+    ],
+)
+def test_anthropic_spend_limits_are_not_retried_and_stop_the_model(fake, status, body):
+    fake.script(Fault.answer(status, body, {"retry-after": "1"}))
+    m = connect(fake, "anthropic:claude-sonnet-4-5")
+    assert m.generate(request())[0].error.startswith(f"HTTP {status} from anthropic")
+    assert m.stopped is not None and "quota or spend limit" in m.stopped
+    assert m.generate(request())[0].error.startswith("not requested:")
+    assert fake.count() == 1
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def reasoned(req, i: int) -> Reply:
+    return Reply(f"def f{i}():\n    return {i}\n", reasoning=f"plan {i}, then code")
+
+
+@pytest.mark.parametrize(
+    ("spec", "n"),
+    [("openai:gpt-4o", 3), ("deepseek:deepseek-chat", 1), ("anthropic:claude-x", 1),
+     ("gemini:gemini-2.5-pro", 3)],
+)  # fmt: skip
+def test_streamed_replies_record_text_reasoning_and_usage_as_plain_ones(fake, spec, n):
+    fake.reply = reasoned
+    env = {"DEEPSEEK_API_KEY": "k"}
+    streamed = connect(fake, spec, env=env).generate(request(n))
+    plain = connect(fake, spec, env=env, stream=False).generate(request(n))
+    assert [r.streamed for r in fake.requests] == [True] * (len(fake.requests) // 2) + [False] * (
+        len(fake.requests) // 2
+    )
+    assert all(r.error is None for r in fake.requests)
+
+    def same(c):
+        return dataclasses.replace(c, latency_s=None)
+
+    assert [same(c) for c in streamed] == [same(c) for c in plain]
+    assert streamed[-1].text == f"def f{n - 1}():\n    return {n - 1}\n"
+    assert streamed[0].reasoning == "plan 0, then code"
+    assert all(c.prompt_tokens and c.completion_tokens for c in streamed)
+    assert fake.completed == len(fake.requests)
+
+
+def test_a_long_streamed_reply_completes_once_and_is_billed_once(fake):
+    fake.reply = lambda req, i: Reply("word " * 40, reasoning="think " * 10)
+    fake.chunk_delay_s = 0.3  # each event well within the read timeout...
+    m = connect(fake, "anthropic:claude-sonnet-4-5", timeout_s=1.0)
+    out = m.generate(request())
+    assert out[0].error is None and out[0].text == "word " * 40
+    assert out[0].latency_s is not None and out[0].latency_s > 3 * m.timeout_s  # ...not in sum
+    assert fake.count() == 1 and fake.completed == 1  # requested once, billed once
+    assert out[0].completion_tokens == 40  # the usage of one reply
+
+
+def test_an_unstreamed_reply_slower_than_the_timeout_is_requested_again(fake):
+    # What streaming avoids: without it the client cannot tell a long reply from a dead one.
+    fake.script(Fault.slow(1.0))
+    out = connect(fake, "anthropic:claude-sonnet-4-5", timeout_s=0.3, stream=False).generate(
+        request()
+    )
+    assert out[0].error is None and fake.count() == 2
+
+
+@pytest.mark.parametrize("spec", ["openai:gpt-4o", "anthropic:claude-x", "gemini:gemini-2.5-pro"])
+def test_a_stream_ending_in_an_error_event_is_requested_again(fake, spec):
+    fake.script(Fault.stream_error())
+    out = connect(fake, spec).generate(request())
+    assert out[0].error is None and out[0].text == "reply to 'write f' #0"
+    assert fake.count() == 2 and fake.completed == 1
+
+
+@pytest.mark.parametrize("spec", ["openai:gpt-4o", "anthropic:claude-x", "gemini:gemini-2.5-pro"])
+def test_a_stream_cut_off_is_requested_again(fake, spec):
+    fake.script(Fault.cut())
+    out = connect(fake, spec).generate(request())
+    assert out[0].error is None and fake.count() == 2 and fake.completed == 1
+
+
+def test_a_provider_of_unknown_abilities_is_not_streamed(fake):
+    connect(fake, "openai-compatible:m").generate(request())
+    connect(fake, "mistral:codestral", env={"MISTRAL_API_KEY": "k"}).generate(request())
+    plain, mistral = fake.requests
+    assert not plain.streamed and "stream_options" not in plain.body
+    assert mistral.streamed and "stream_options" not in mistral.body  # usage comes anyway
+
+
+# --------------------------------------------------------------------------- options
+
+
+def test_request_timeout_option_bounds_each_read(pytester, tiny, fake):
+    fake.script(Fault.slow(2.0))  # the first reply is late: timed out, then asked again
+    run_vllm(pytester, fake, "tiny.jsonl::tiny_add", "--codegen-request-timeout=0.3")
+    assert fake.count() == 2
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] != "api_error" and record["completion"].startswith("reply to")
+
+
+def test_max_retry_wait_option_bounds_the_wait(pytester, tiny, fake):
+    fake.script(Fault.http(429, retry_after="30"))
+    run_vllm(pytester, fake, "tiny.jsonl::tiny_add", "--codegen-max-retry-wait=1")
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "api_error" and fake.count() == 1
+    assert "retry wait limit of 1s, --codegen-max-retry-wait" in record["error"]
+
+
+@pytest.mark.parametrize("flag", ["--codegen-request-timeout=0", "--codegen-max-retry-wait=soon"])
+def test_bad_transport_options_stop_the_run(pytester, flag):
+    result = pytester.runpytest_subprocess("--codegen-model=reference", flag)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"{flag.split('=')[0]}: invalid value" in result.stderr.str()
