@@ -286,3 +286,56 @@ def test_react_sample_still_reads_what_it_may(react_runs, privilege, xdist):
     above fail when a hidden file is readable."""
     record = react_runs(privilege, xdist)["own_file"]
     assert record["outcome"] == "passed", (record["outcome"], record["error"])
+
+
+# Another sample's working directory: the writer leaves a file in its own directory and
+# stays alive a while; the reader looks for it where a model would, in the directories
+# around its own, and gives the right answer only if it found it. Under -n 2 the two run at
+# once, in two workers (two sandbox launchers); plain, one after the other.
+WRITER_PY = """\
+    import os, time
+    left = os.path.join(os.getcwd(), "left-by-writer.txt")
+    if not os.path.exists(left):  # the tests call it several times: wait on the first
+        with open(left, "w") as fh:
+            fh.write("secret")
+        time.sleep(6)
+    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])
+"""
+READER_PY = """\
+    import glob, os, tempfile, time
+    if not os.path.exists("looked"):
+        open("looked", "w").close()
+        time.sleep(2)
+    here = os.getcwd()
+    roots = {os.path.dirname(here), os.path.dirname(os.path.dirname(here)),
+             tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}
+    for root in roots:
+        for depth in ("*", "*/*", "*/*/*"):
+            for path in glob.glob(os.path.join(root, depth, "left-by-writer.txt")):
+                try:
+                    if open(path).read() == "secret":
+                        return any(abs(a - b) < threshold
+                                   for i, a in enumerate(numbers) for b in numbers[i + 1:])
+                except OSError:
+                    pass
+    raise RuntimeError("found no other sample's directory")
+"""
+
+
+@pytest.mark.parametrize("privilege", PRIVILEGES)
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_python_sample_cannot_read_another_samples_directory(privilege, xdist):
+    where = unprivileged.workdir()
+    try:
+        found = _run_samples(
+            where,
+            privilege,
+            "HumanEval/0",
+            [("writer", WRITER_PY), ("reader", READER_PY)],
+            ["humaneval::HumanEval_0", *xdist],
+        )
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    assert found["writer"]["outcome"] == "passed", found["writer"]  # it did leave the file
+    assert found["reader"]["outcome"] != "passed", found["reader"]
+    assert "found no other sample's directory" in found["reader"]["error"], found["reader"]

@@ -683,7 +683,7 @@ def test_browser_check_detects_an_unescaped_breakout(
 
     (The ``alert(1)`` payload is left out here: a dialog that runs blocks headless Chromium.)
     """
-    monkeypatch.setattr(report, "_JSON_ESCAPES", {})
+    monkeypatch.setattr(page, "_JSON_ESCAPES", {})
     records = make_records(problems=10, react=0)
     for record in records:
         for key in ("completion", "code", "prompt"):
