@@ -32,12 +32,36 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """``--codegen-list-models``: print the model names and exit, before any session (and
+    any xdist worker) starts, so the listing is the same with ``-n``."""
+    if not (config.getoption("--codegen-list-models") or config.getini("codegen_list_models")):
+        return None
+    import sys
+
+    from .models.base import ModelError
+    from .models.listing import format_models
+
+    try:
+        table = format_models(config.getini("codegen_models"))
+    except ModelError as e:
+        raise pytest.UsageError(f"codegen_models: {e}") from None
+    sys.stdout.write(table)
+    return 0
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "codegen: a sample of a benchmark problem graded by pytest-codegen"
     )
     resolved = config.stash[settings.SETTINGS_KEY] = settings.resolve(config)
     if not resolved.active:
+        return
+    if resolved.merge:  # earlier runs' results reported as one: nothing collected or graded
+        from .reporting.merge import configure_merge
+
+        configure_merge(config, resolved)
         return
     from .collect.selection import BuiltinSuites, read_named_suites, select_builtin_suites
     from .controller import CONTROLLER_KEY, RunCollector, XdistControllerHooks
@@ -51,6 +75,10 @@ def pytest_configure(config: pytest.Config) -> None:
     builtin = select_builtin_suites(config, resolved)
     if builtin:
         config.pluginmanager.register(BuiltinSuites(builtin), "codegen-builtin-suites")
+    if resolved.shard is not None:
+        from .collect.shards import ShardSelection
+
+        config.pluginmanager.register(ShardSelection(resolved.shard), "codegen-shard")
     if resolved.build is not None:  # a benchmark build: its input is collected instead
         from .build.items import configure_build
 

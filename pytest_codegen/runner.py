@@ -55,8 +55,9 @@ def make_model(config: pytest.Config, spec: str) -> Model:
     if model is None:
         raise pytest.UsageError(
             f"--codegen-model: unknown model {spec!r}; use reference, validate, "
-            "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, or "
-            "override the codegen_model fixture"
+            "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, a "
+            "built-in model name (--codegen-list-models lists them), or override the "
+            "codegen_model fixture"
         )
     return model
 

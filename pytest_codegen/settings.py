@@ -94,13 +94,26 @@ def _unit_float(text: str) -> float:
     return value
 
 
+def _parse_shard(text: str) -> tuple[int, int]:
+    from .collect.shards import parse_shard
+
+    return parse_shard(text)
+
+
 OPTIONS: tuple[Option, ...] = (
     Option(
         "model",
         "Model that writes the code: reference, validate, replay:PATH, "
-        "PROVIDER:MODEL or an alias from codegen_models. Benchmark items are collected only "
-        "when this is set.",
+        "PROVIDER:MODEL, an alias from codegen_models or a built-in model name "
+        "(--codegen-list-models). Benchmark items are collected only when this is set.",
         metavar="SPEC",
+    ),
+    Option(
+        "list_models",
+        "List the model names --codegen-model takes (aliases and built-in names) with what "
+        "each resolves to, and exit.",
+        flag=True,
+        default=False,
     ),
     Option(
         "suite",
@@ -307,6 +320,24 @@ OPTIONS: tuple[Option, ...] = (
         "auto",
         "auto|always|never",
     ),
+    Option(
+        "shard",
+        "Grade only shard I of N (1-based), e.g. 2/3: a share of the problems chosen by a hash "
+        "of suite and problem id, the same on every machine; merge the shards' results files "
+        "with --codegen-merge.",
+        _parse_shard,
+        None,
+        "I/N",
+    ),
+    Option(
+        "merge",
+        "Collect nothing: read these results files (repeatable; e.g. one per shard) and "
+        "report them as one run: summary, --codegen-html, --codegen-results, gates.",
+        str,
+        None,
+        "RESULTS",
+        multiple=True,
+    ),
 )
 
 
@@ -350,11 +381,14 @@ class Settings:
     extract: str = "auto"
     build: str | None = None  # --codegen-build: the input of a benchmark build (build/)
     build_out: str | None = None
+    list_models: bool = False  # handled before configure (plugin.pytest_cmdline_main)
+    shard: tuple[int, int] | None = None  # --codegen-shard I/N
+    merge: tuple[str, ...] = ()  # --codegen-merge: results files reported as one run
 
     @property
     def active(self) -> bool:
-        """Benchmark items are collected only when a model is given."""
-        return self.model is not None
+        """Benchmark items are collected only when a model is given (or results merged)."""
+        return self.model is not None or bool(self.merge)
 
 
 def add_options(parser: pytest.Parser) -> None:

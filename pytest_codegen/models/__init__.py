@@ -6,5 +6,6 @@ validate, replay); ``http`` the transport the HTTP providers share, with one wir
 module (``openai``, ``anthropic``, ``gemini``), streamed through ``sse``; ``catalog`` the
 providers and what they accept, ``rules`` what single model families refuse; ``failures``
 reads error answers; ``connect`` builds a provider's model; ``registry`` turns a
-``--codegen-model`` spec (or an alias) into a model.
+``--codegen-model`` spec (or an alias, or a built-in name of ``names``) into a model, and
+``listing`` shows every name and what it resolves to.
 """

@@ -1,5 +1,6 @@
-"""From a ``--codegen-model`` spec to a model: the built-in names, ``PROVIDER:MODEL``, and
-the aliases of the ``codegen_models`` ini key (with their sampling presets).
+"""From a ``--codegen-model`` spec to a model: the built-in models, ``PROVIDER:MODEL``, the
+aliases of the ``codegen_models`` ini key (with their sampling presets) and the built-in model
+names of :mod:`~pytest_codegen.models.names`, which an alias of the same name replaces.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from .base import Model, ModelError, SamplingParams, merge_params
 from .builtin import ReferenceModel, ReplayModel, ValidateModel
 from .catalog import PROVIDERS
+from .names import NAMED_MODELS
 from .rules import fit_preset
 
 #: Sampling used by the WebApp1K leaderboard; use it with ``preset=webapp1k`` in an alias.
@@ -41,9 +43,10 @@ def build_model(
     """The model ``spec`` names, or ``None`` when it names none known here.
 
     ``spec`` is ``reference``, ``validate``, ``replay:PATH`` (a relative ``PATH`` is taken
-    from ``invocation_dir``), ``PROVIDER:MODEL``, or an alias defined by ``models_table``
-    (the ``codegen_models`` ini lines). ``base_url`` and ``params`` (``--codegen-base-url``
-    and the sampling options) take precedence over an alias's own. A ``PROVIDER:MODEL`` with
+    from ``invocation_dir``), ``PROVIDER:MODEL``, an alias defined by ``models_table``
+    (the ``codegen_models`` ini lines) or a built-in name (:data:`NAMED_MODELS`).
+    ``base_url`` and ``params`` (``--codegen-base-url`` and the sampling options) take
+    precedence over an alias's or a name's own. A ``PROVIDER:MODEL`` with
     an unknown provider raises :class:`ModelError`. ``request_timeout`` and
     ``max_retry_wait`` (seconds) go to the HTTP transport.
     """
@@ -71,6 +74,14 @@ def build_model(
             base_url=base_url or alias_url,
             defaults=merge_params(alias_params, params),
             notes=notes,
+            **transport,
+        )
+    named = NAMED_MODELS.get(spec)
+    if named is not None:  # after the aliases: a user's alias of the same name wins
+        return make_provider_model(
+            named.spec,
+            base_url=base_url,
+            defaults=merge_params(named.params, params),
             **transport,
         )
     if ":" in spec:

@@ -1,0 +1,85 @@
+"""``--codegen-merge a.jsonl b.jsonl ...``: the results files of several runs (the shards of a
+CI matrix) reported as one run.
+
+A pytest run that collects and grades nothing: the controller's
+:class:`~pytest_codegen.controller.RunCollector` is given the files' records instead, and
+then does what it does at the end of any run (the summary table, ``--codegen-html``,
+``--codegen-results``, ``--codegen-fail-under`` and ``--codegen-baseline``) with the same
+code, so the merged report and gate decision are those of one unsharded run. A flag rather
+than a command of its own: the gates, reports and their options are already pytest's, and
+the exit status follows the same rules (1 when a sample failed, or as the gates decide).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import outcomes
+from ..settings import Settings
+
+# Outcomes whose sample item fails (the rest pass or are skipped: missing, quarantined).
+_FAILING = (*outcomes.REPAIRABLE, outcomes.API_ERROR)
+
+
+def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every record of the files, in order; ``UsageError`` (one line) on one that cannot be
+    read or holds a line that is not a sample record."""
+    from .results import load_results
+
+    records: list[dict[str, Any]] = []
+    for name in paths:
+        path = Path(config.invocation_params.dir) / name
+        try:
+            loaded = load_results(path)
+        except (OSError, ValueError) as e:
+            raise pytest.UsageError(f"--codegen-merge: {e}") from None
+        for number, record in enumerate(loaded, 1):
+            if not isinstance(record.get("nodeid"), str) or "outcome" not in record:
+                raise pytest.UsageError(
+                    f"--codegen-merge: {path}: record {number} is not a sample record"
+                    " (no nodeid or outcome)"
+                )
+        records.extend(loaded)
+    return records
+
+
+def configure_merge(config: pytest.Config, settings: Settings) -> None:
+    """Set up a merging run: nothing collected, the files' records reported."""
+    from ..controller import CONTROLLER_KEY, RunCollector
+
+    records = read_merged(config, settings.merge)
+    # Reading files is nothing to spread over workers: one process, with or without -n.
+    if hasattr(config.option, "dist"):
+        config.option.dist = "no"
+    collector = config.stash[CONTROLLER_KEY] = RunCollector(config, settings)
+    collector.model_spec = ", ".join(sorted({str(r["model"]) for r in records if r.get("model")}))
+    config.pluginmanager.register(collector, "codegen-controller")
+    config.pluginmanager.register(MergedRun(collector, records), "codegen-merge")
+
+
+class MergedRun:
+    """Replaces collection and the test loop of a merging run."""
+
+    def __init__(self, collector: Any, records: list[dict[str, Any]]) -> None:
+        self.collector = collector
+        self.records = records
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        session.items = []
+        return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        # A sample given twice (a shard rerun, a file named twice): the later record counts,
+        # and the merged results file holds it once.
+        for record in {r["nodeid"]: r for r in self.records}.values():
+            self.collector.keep(record)
+        kept = self.collector.records.values()
+        session.testscollected = len(kept)
+        # As in the runs merged: a failed sample fails the run unless a gate decides.
+        session.testsfailed = sum(r["outcome"] in _FAILING for r in kept)
+        return True
