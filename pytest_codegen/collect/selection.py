@@ -51,8 +51,6 @@ class BuiltinSelection:
     path: Path
     selectors: list[Selector] = dataclasses.field(default_factory=list)
     ids: list[str] = dataclasses.field(default_factory=list)  # as pasted, for errors
-    # Read at configure time (to check the ids); the collector takes them.
-    loaded: list[Problem] | None = None
 
     def add(self, arg: str, parts: list[str], param: str | None) -> None:
         """Add one pasted id, split as pytest splits a file's: ``suite::part[param]``."""
@@ -89,10 +87,6 @@ class BuiltinSelection:
             elif problem not in problems:
                 by_sample.setdefault(sample, rank)
         return whole, by_problem, by_sample
-
-    def take_problems(self) -> list[Problem] | None:
-        problems, self.loaded = self.loaded, None
-        return problems
 
 
 def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str, BuiltinSelection]:
@@ -136,11 +130,7 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
         config.args = rest
     for sel in selections.values():
         builtin_files(config)[sel.path] = sel.name
-        try:
-            sel.loaded = config.hook.pytest_codegen_load_suite(path=sel.path, config=config)
-        except SuiteError as e:
-            raise pytest.UsageError(str(e)) from None
-        _check_ids(sel, settings.samples)
+        _check_ids(sel, read_at_start(config, sel.path) or [], settings.samples)
     return selections
 
 
@@ -152,9 +142,9 @@ def _split(arg: str) -> tuple[str, list[str], str | None]:
     return head, parts, bracket + tail if bracket else None
 
 
-def _check_ids(sel: BuiltinSelection, samples: int) -> None:
+def _check_ids(sel: BuiltinSelection, problems: list[Problem], samples: int) -> None:
     """Fail on a pasted id that names nothing, as pytest fails on a file's ("not found")."""
-    names = {p.node_name for p in sel.loaded or ()}
+    names = {p.node_name for p in problems}
     items = {f"{name}[s{i}]" for name in names for i in range(samples)}
     for arg in sel.ids:
         _, parts, param = _split(arg)
@@ -197,19 +187,24 @@ def read_named_suites(config: pytest.Config) -> None:
     error inside a worker would not be). Collection takes the problems from here."""
     from .suites import is_suite_file
 
-    named = config.stash.setdefault(NAMED_KEY, {})
     for arg in config.args:
         path = config.invocation_params.dir / arg.split("::", 1)[0]
-        if not path.is_file() or not (is_suite_file(path) or path.name.endswith(".test.js")):
-            continue
-        try:
-            problems = config.hook.pytest_codegen_load_suite(path=path, config=config)
-        except SuiteError as e:
-            raise pytest.UsageError(str(e)) from None
-        if problems is not None:
-            named[path.resolve()] = problems
+        if path.is_file() and (is_suite_file(path) or path.name.endswith(".test.js")):
+            read_at_start(config, path)
+
+
+def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
+    """Read the suite at ``path`` now, for its collector to take (:func:`named_suite`): a
+    suite that cannot be read is one usage-error line, the same in every process."""
+    try:
+        problems = config.hook.pytest_codegen_load_suite(path=path, config=config)
+    except SuiteError as e:
+        raise pytest.UsageError(str(e)) from None
+    if problems is not None:
+        config.stash.setdefault(NAMED_KEY, {})[path.resolve()] = problems
+    return problems
 
 
 def named_suite(config: pytest.Config, path: Path) -> list[Problem] | None:
-    """The problems of a suite file read at start (once: collection takes them)."""
+    """The problems of a suite read at start (once: collection takes them)."""
     return config.stash.get(NAMED_KEY, {}).pop(path.resolve(), None)

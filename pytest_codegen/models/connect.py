@@ -9,7 +9,8 @@ follows), ``https://api.anthropic.com`` (``/v1/messages``) and
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .anthropic import AnthropicModel
 from .base import ModelError, SamplingParams
@@ -41,21 +42,12 @@ def make_provider_model(
     base_url: str | None = None,
     defaults: SamplingParams | None = None,
     env: Mapping[str, str] = os.environ,
-    timeout_s: float = 120,
-    max_attempts: int = 6,
-    pool_size: int = 64,
-    backoff_s: float = 1.0,
-    max_backoff_s: float = 60.0,
-    max_retry_wait_s: float = 300.0,
-    stream: bool | None = None,
-    notes: Iterable[str] = (),
+    **transport: Any,
 ) -> HTTPModel:
     """Build the model for ``PROVIDER:MODEL``; :class:`ModelError` says what is missing.
 
-    ``timeout_s`` bounds each read (between two chunks of a streamed reply, the whole reply
-    otherwise); ``max_retry_wait_s`` the total time spent waiting to retry one request;
-    ``max_attempts`` the attempts after server errors, timeouts and dropped connections.
-    ``stream`` overrides whether the provider's replies are streamed.
+    ``transport`` goes to the model as it is: read timeout, retries and their waits,
+    streaming, summary notes (see :class:`~.http.HTTPModel`, which holds their defaults).
     """
     name, sep, model = spec.partition(":")
     provider = PROVIDERS.get(name.strip().lower())
@@ -81,18 +73,5 @@ def make_provider_model(
             f"model {spec!r} needs {need} (or pass --codegen-base-url for a local server)"
         )
     return _MODEL_CLASSES[provider.api](
-        spec,
-        provider,
-        model.strip(),
-        url,
-        key,
-        defaults=defaults,
-        timeout_s=timeout_s,
-        max_attempts=max_attempts,
-        pool_size=pool_size,
-        backoff_s=backoff_s,
-        max_backoff_s=max_backoff_s,
-        max_retry_wait_s=max_retry_wait_s,
-        stream=stream,
-        notes=notes,
+        spec, provider, model.strip(), url, key, defaults=defaults, **transport
     )
