@@ -3,8 +3,9 @@
 The plugin confines samples differently as root (namespaces, a uid per sample) and without
 (Landlock only): the unprivileged path is tested by running pytest itself as ``nobody``.
 That user may be unable to reach the Python installation (a pyenv install under ``/root``
-is private to root): the run gets a mount namespace of its own in which each such directory
-is an empty tmpfs with the installation bound back, as the sandbox itself does for samples.
+is private to root) or the checkout the plugin is imported from (a clone in a ``mktemp -d``
+directory is 0700): the run gets a mount namespace of its own in which each such directory
+is an empty tmpfs with what the run needs bound back, as the sandbox itself does for samples.
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ import tempfile
 from pathlib import Path
 
 NOBODY = 65534
+# The plugin's package, as imported (in a checkout, for an editable install): nobody must
+# reach it.
+_PLUGIN = Path(__import__("pytest_codegen").__file__).resolve().parent
 
-# Run as root in a fresh mount namespace (argv: uid, workdir, the command), then the command
-# as ``uid``: every directory that uid could not pass through on the way to Python becomes
-# a tmpfs with the installation bound back inside it.
+# Run as root in a fresh mount namespace (argv: uid, workdir, more paths the run needs joined
+# by os.pathsep, the command), then the command as ``uid``: every directory that uid could
+# not pass through on the way to Python or those paths becomes a tmpfs with them bound back.
 _ENTER = r"""
 import os, subprocess, sys, tempfile
-uid, cwd, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-needed = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.executable)})
+uid, cwd, more, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+wanted = [sys.prefix, sys.base_prefix, sys.executable, *filter(None, more.split(os.pathsep))]
+needed = sorted({os.path.realpath(p) for p in wanted})
 blocked = []
 for path in needed:
     parts = path.split("/")
@@ -77,7 +82,7 @@ def run_pytest(cwd: Path, *args: str, timeout: float = 300) -> subprocess.Comple
     command = [sys.executable, "-m", "pytest", "-p", "no:randomly", *args]
     return subprocess.run(
         ["unshare", "-m", "--propagation", "private", sys.executable, "-c", _ENTER]
-        + [str(NOBODY), str(cwd), *command],
+        + [str(NOBODY), str(cwd), str(_PLUGIN), *command],
         capture_output=True,
         text=True,
         env=env,
