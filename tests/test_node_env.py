@@ -212,6 +212,17 @@ def test_two_concurrent_processes_run_one_npm_ci(tmp_path):
     assert not [p for p in cache.iterdir() if p.name.endswith(".tmp")]  # no leftovers
 
 
+def test_the_build_writes_nothing_into_the_users_home(monkeypatch, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("npm_config_cache", raising=False)
+    package = tiny_package(tmp_path / "pkg")
+    ensure_toolchain(find_node(), tmp_path / "cache", package_dir=package)
+    assert list(home.iterdir()) == []  # npm's cache went under the cache root instead
+    assert (tmp_path / "cache" / "npm-cache").is_dir()
+
+
 def test_a_failed_npm_ci_leaves_no_marker(tmp_path):
     package = tiny_package(tmp_path / "pkg")
     (package / "package-lock.json").write_text("{ not json")

@@ -227,6 +227,9 @@ def ensure_toolchain(
                 shutil.copy2(package_dir / name, staging / name)
             env = dict(os.environ)
             env.setdefault("npm_config_update_notifier", "false")
+            # npm's download cache and logs stay with the toolchain, not in the user's home
+            # (which may be a project directory, or not writable at all)
+            env.setdefault("npm_config_cache", str(root / "npm-cache"))
             # npm run by this Node, whichever npm is first on PATH
             env["PATH"] = os.pathsep.join([str(Path(node.path).parent), env.get("PATH", "")])
             started = time.monotonic()
