@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, TINY, XDIST_MODES, read_results
+from conftest import TINY, XDIST_MODES, read_results
 
 from pytest_codegen.datasets.catalog import Dataset, named_datasets
 
@@ -453,8 +453,69 @@ def test_webapp1k_archive_gives_all_four_sets_from_one_download(
     assert "webapp1k-abc123/README.md" not in cache_files(cache)  # only the test sets
 
 
-def test_exec_csn_pinned_by_git_object(pytester, monkeypatch, server, cache):
-    content = (FIXTURES / "suites" / "execcsn-tiny.json").read_bytes()
+def exec_csn_stored_rows() -> list[dict]:
+    """Two examples as CodeBenchGen's repository stores Exec-CSN: the whole program in
+    ``code`` (target, test function, main block), no masked fields."""
+    method = (
+        "import re\n\n"
+        "# your code starts here\n"
+        "class Words(object):\n"
+        '    """Counts words."""\n\n'
+        "    sep = re.compile(r'\\s+')\n\n"
+        "    @staticmethod\n"
+        "    def norm(word):\n"
+        "        return word.lower()\n\n"
+        "    def count(self, text):\n"
+        '        """\n        Count the distinct words of text.\n        """\n'
+        "        # ignore case\n"
+        "        words = {self.norm(w) for w in self.sep.split(text) if w}\n"
+        "        return len(words)\n\n"
+        "# The test code\n"
+        "def test_count():\n"
+        "    words = Words()\n"
+        "    assert words.count('a b') == 2\n"
+        "    assert words.count('') == 0\n"
+        "    assert words.count('A a  b') == 2\n\n"
+        "if __name__ == '__main__':\n"
+        "    test_count()\n"
+    )
+    function = (
+        "import functools\n\n"
+        "@functools.lru_cache(maxsize=None)\n"
+        "def fib(n):\n"
+        "    if n < 2:\n"
+        "        return n\n"
+        "    return fib(n - 1) + fib(n - 2)\n\n"
+        "def test_fib():\n"
+        "    assert fib(0) == 0\n"
+        "    assert fib(10) == 55\n"
+        "    assert fib(30) == 832040\n\n"
+        "if __name__ == '__main__':\n"
+        "    test_fib()\n"
+    )
+    instruction = "Functionality: {}.\nInputs: {}.\nOutputs: {}."
+    return [
+        {
+            "code": method,
+            "idx": 11,
+            "func_name": "Words.count",
+            "result": ["success", "", ""],
+            "revised_instruction": instruction.format("counts distinct words", "text", "int"),
+            "repo_name": "someone/words",
+        },
+        {
+            "code": function,
+            "idx": 12,
+            "func_name": "fib",
+            "result": ["success", "", ""],
+            "revised_instruction": instruction.format("Fibonacci", "n", "int"),
+            "repo_name": "someone/maths",
+        },
+    ]
+
+
+def test_exec_csn_as_stored_pinned_by_git_object(pytester, monkeypatch, server, cache):
+    content = json.dumps(exec_csn_stored_rows(), indent=4).encode()
     server.serve(EXEC_CSN_URL, content)
     entry = {
         "source": "exec-csn",
@@ -468,10 +529,18 @@ def test_exec_csn_pinned_by_git_object(pytester, monkeypatch, server, cache):
     result = run(pytester, "--codegen-model=reference", "--codegen-suite=exec-csn")
     assert result.ret == 0, result.stdout.str()
     records = read_results(pytester.path / "r.jsonl")
-    assert records and all(r["passed"] for r in records)
+    assert sorted(r["task_id"] for r in records if r["passed"]) == ["11", "12"]
     assert {json.dumps(r["data"]) for r in records} == {
         json.dumps({"name": "exec-csn", "version": "abc", "sha256": sha256(content)})
     }
+    # The masked program really is graded: a wrong target fails its test function.
+    wrong = [
+        {"task_id": "11", "completion": "def count(self, text):\n    return len(text.split())\n"},
+        {"task_id": "12", "completion": "def fib(n):\n    return n\n"},
+    ]
+    (pytester.path / "wrong.jsonl").write_text("".join(json.dumps(r) + "\n" for r in wrong))
+    result = run(pytester, "--codegen-model=replay:wrong.jsonl", "--codegen-suite=exec-csn")
+    assert [r["outcome"] for r in read_results(pytester.path / "r.jsonl")] == ["failed"] * 2
 
     other = pytester.path / "other-cache"
     monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(other))
@@ -485,6 +554,31 @@ def test_exec_csn_pinned_by_git_object(pytester, monkeypatch, server, cache):
             f" {git_blob(content + b' ')}); nothing was kept in *"
         ]
     )
+
+
+def test_exec_csn_as_stored_gives_the_harness_prompt(tmp_path):
+    from pytest_codegen.collect.suites.execcsn import load_execcsn
+
+    path = tmp_path / "test_set_final_round3.json"
+    path.write_text(json.dumps(exec_csn_stored_rows()))
+    words, fib = load_execcsn(path, "exec-csn")
+    assert '    def count(self, text):\n        """Functionality: counts distinct words.' in (
+        words.prompt
+    )
+    assert "        ...\n" in words.prompt and "test_count" not in words.prompt
+    assert "Count the distinct words" not in words.prompt  # the original docstring is masked
+    assert "    @staticmethod\n    def norm" in words.prompt
+    assert words.tests.count("__MASK__") == 1 and "    __MASK__\n\n# The test code" in words.tests
+    assert "@functools.lru_cache(maxsize=None)\n__MASK__\n" in fib.tests
+    assert fib.extra["mask_decorators"] == ["@functools.lru_cache(maxsize=None)"]
+    assert "unsolvable" not in words.extra
+
+    rows = exec_csn_stored_rows()
+    rows[1]["func_name"] = "fibonacci"  # not in its program: that example alone is an error
+    path.write_text(json.dumps(rows))
+    words, fib = load_execcsn(path, "exec-csn")
+    assert "unsolvable" not in words.extra
+    assert fib.extra["unsolvable"] == "'fibonacci' has no body of its own in field 'code'"
 
 
 # -- data placed by hand
