@@ -225,6 +225,18 @@ def humaneval_plus_pin(content: bytes, version: str = "v9") -> dict:
     }
 
 
+def humaneval_plus(pytester, monkeypatch, server: DataServer, served: bytes | None = None):
+    """Pin this test's HumanEval+ rows and serve them (or ``served`` instead): (the pinned
+    content, its URL path on the server)."""
+    content = jsonl(humaneval_plus_rows())
+    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(content)})
+    return content, server.serve(HUMANEVAL_PLUS_URL, gz(content) if served is None else served)
+
+
+def error_lines(result) -> list[str]:
+    return [line for line in result.stderr.lines if line.startswith("ERROR:")]
+
+
 def webapp1k_pins(files: dict[str, bytes]) -> dict[str, dict]:
     pins = {}
     for name, layout in LAYOUTS.items():
@@ -257,14 +269,16 @@ def run(pytester, *args: str, timeout: float = 300):
     )
 
 
+def run_humaneval_plus(pytester, *args: str):
+    return run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+", *args)
+
+
 # -- downloads
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_downloaded_once_verified_and_identified(pytester, monkeypatch, server, cache, xdist):
-    content = jsonl(humaneval_plus_rows())
-    path = server.serve(HUMANEVAL_PLUS_URL, gz(content))
-    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(content)})
+    content, path = humaneval_plus(pytester, monkeypatch, server)
     args = ("--codegen-model=reference", "--codegen-suite=humaneval+", *xdist)
 
     first = run(pytester, *args)
@@ -292,10 +306,8 @@ def test_downloaded_once_verified_and_identified(pytester, monkeypatch, server, 
 
 
 def test_concurrent_runs_download_once(pytester, monkeypatch, server, cache):
-    content = jsonl(humaneval_plus_rows())
-    path = server.serve(HUMANEVAL_PLUS_URL, gz(content))
+    content, path = humaneval_plus(pytester, monkeypatch, server)
     server.faults[path] = ["slow"]  # the first download is under way when the second run asks
-    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(content)})
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
     command += ["--codegen-model=reference", "--codegen-suite=humaneval+"]
     runs = [
@@ -310,11 +322,9 @@ def test_concurrent_runs_download_once(pytester, monkeypatch, server, cache):
 
 
 def test_cut_short_download_is_tried_again(pytester, monkeypatch, server, cache):
-    content = jsonl(humaneval_plus_rows())
-    path = server.serve(HUMANEVAL_PLUS_URL, gz(content))
+    content, path = humaneval_plus(pytester, monkeypatch, server)
     server.faults[path] = ["cut"]
-    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(content)})
-    result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+")
+    result = run_humaneval_plus(pytester)
     assert result.ret == 0
     result.stderr.fnmatch_lines(["codegen: humaneval+: download was cut short: *; trying again"])
     assert server.requests[path] == 2
@@ -324,14 +334,11 @@ def test_cut_short_download_is_tried_again(pytester, monkeypatch, server, cache)
 def test_always_corrupt_download_is_one_line_and_leaves_nothing(
     pytester, monkeypatch, server, cache, xdist
 ):
-    content = jsonl(humaneval_plus_rows())
-    path = server.serve(HUMANEVAL_PLUS_URL, gz(content))
+    content, path = humaneval_plus(pytester, monkeypatch, server)
     server.faults[path] = ["cut"] * 3
-    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(content)})
-    result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+", *xdist)
+    result = run_humaneval_plus(pytester, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
-    assert errors == [
+    assert error_lines(result) == [
         f"ERROR: humaneval+: the download from {server.base}{path} failed 3 times (was cut"
         f" short: {len(gz(content)) // 2:,} of {len(gz(content)):,} bytes); nothing was kept"
         f" in {cache / 'datasets'}"
@@ -342,9 +349,8 @@ def test_always_corrupt_download_is_one_line_and_leaves_nothing(
 
 def test_undecodable_download_is_tried_again_then_one_line(pytester, monkeypatch, server, cache):
     content = jsonl(humaneval_plus_rows())
-    path = server.serve(HUMANEVAL_PLUS_URL, gz(content)[:-9])  # whole as served, but no gzip
-    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(content)})
-    result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+")
+    _, path = humaneval_plus(pytester, monkeypatch, server, gz(content)[:-9])  # not gzip whole
+    result = run_humaneval_plus(pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: humaneval+: the download from * failed 3 times (*"])
     assert server.requests[path] == 3
@@ -353,14 +359,11 @@ def test_undecodable_download_is_tried_again_then_one_line(pytester, monkeypatch
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_hash_mismatch_is_one_line(pytester, monkeypatch, server, cache, xdist):
-    pinned = jsonl(humaneval_plus_rows())
-    served = pinned.replace(b"a + b", b"a - b")  # the same size, other content
-    path = server.serve(HUMANEVAL_PLUS_URL, gz(served))
-    pin(pytester, monkeypatch, **{"humaneval+": humaneval_plus_pin(pinned)})
-    result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+", *xdist)
+    served = jsonl(humaneval_plus_rows()).replace(b"a + b", b"a - b")  # same size, other data
+    pinned, path = humaneval_plus(pytester, monkeypatch, server, gz(served))
+    result = run_humaneval_plus(pytester, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
-    assert errors == [
+    assert error_lines(result) == [
         f"ERROR: humaneval+: the download from {server.base}{path} is not humaneval+ v9"
         f" (content sha256 {sha256(served)} does not match the pinned {sha256(pinned)});"
         f" nothing was kept in {cache / 'datasets'}"
@@ -373,7 +376,7 @@ def test_hash_mismatch_is_one_line(pytester, monkeypatch, server, cache, xdist):
 def test_unknown_suite_is_one_line(pytester, xdist):
     result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval++", *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    errors = error_lines(result)
     assert len(errors) == 1
     assert errors[0].startswith("ERROR: --codegen-suite: unknown suite 'humaneval++' (built-in:")
     assert "humaneval+, mbpp+" in errors[0] and "webapp1k-quartet" in errors[0]
@@ -386,7 +389,7 @@ def test_no_network_names_the_url_and_where_to_put_the_file(pytester, monkeypatc
         port = probe.getsockname()[1]
     monkeypatch.setenv("PYTEST_CODEGEN_DATA_URL", f"http://127.0.0.1:{port}")
     url = f"http://127.0.0.1:{port}/" + named_datasets()["humaneval+"].url.split("://")[1]
-    result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+", *xdist)
+    result = run_humaneval_plus(pytester, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
@@ -629,7 +632,7 @@ def test_data_dir_copy_that_differs_is_one_line(pytester, monkeypatch, xdist):
         *xdist,
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    errors = error_lines(result)
     assert len(errors) == 1
     assert errors[0].startswith(
         f"ERROR: webapp1k-duo: {data_dir}/webapp1k-duo/duo_tests/react is not webapp1k-duo abc123"
@@ -670,7 +673,7 @@ def test_data_dir_from_the_ini_file(pytester, monkeypatch):
     (pytester.mkdir("data") / "humaneval+").mkdir()
     (pytester.path / "data" / "humaneval+" / "HumanEvalPlus.jsonl.gz").write_bytes(gz(content))
     pytester.makeini("[pytest]\ncodegen_data_dir = data\n")
-    result = run(pytester, "--codegen-model=reference", "--codegen-suite=humaneval+", "--co", "-q")
+    result = run_humaneval_plus(pytester, "--co", "-q")
     assert result.ret == 0, result.stderr.str()
     result.stdout.fnmatch_lines(["humaneval+::HumanEval_1[s0]"])
 
