@@ -414,6 +414,55 @@ def test_no_network_names_the_url_and_where_to_put_the_file(pytester, monkeypatc
     assert cache_files(cache) == []
 
 
+def test_mbpp_plus_fetched_verified_and_located(pytester, monkeypatch, server, tmp_path):
+    from pytest_codegen.datasets.fetch import locate
+
+    rows = [
+        {
+            "task_id": "Mbpp/2",
+            "prompt": '"""Shared elements."""\n',
+            "entry_point": "similar",
+            "canonical_solution": "def similar(a, b):\n    return set(a) & set(b)\n",
+            "base_input": [[[1, 2], [2, 3]]],
+            "plus_input": [[[], [1]]],
+            "atol": 0,
+            "contract": "",
+            "assertion": "assert similar([1, 2], [2, 3]) == {2}\n",
+        },
+    ]
+    content = jsonl(rows)
+    url = "https://github.com/evalplus/mbppplus_release/releases/download/v9/MbppPlus.jsonl.gz"
+    path = server.serve(url, gz(content))
+    entry = {
+        "source": "mbpp+",
+        "version": "v9",
+        "url": url,
+        "format": "gzip",
+        "path": "MbppPlus.jsonl.gz",
+        "sha256": sha256(content),
+        "size": len(content),
+    }
+    pin(pytester, monkeypatch, **{"mbpp+": entry})
+    stale = tmp_path / "datasets" / ".mbpp+-v9.killed"  # a download whose process was killed
+    stale.mkdir(parents=True)
+    (stale / "download").write_bytes(b"half")
+    lines: list[str] = []
+
+    found, data = locate(
+        named_datasets()["mbpp+"], data_dir=None, cache_root=tmp_path, progress=lines.append
+    )
+    assert found == tmp_path / "datasets" / "mbpp+-v9" / "MbppPlus.jsonl.gz"
+    assert gzip.decompress(found.read_bytes()) == content  # as upstream ships it
+    assert data == {"name": "mbpp+", "version": "v9", "sha256": sha256(content)}
+    assert not stale.exists()
+    assert len(lines) == 2 and lines[0].startswith("codegen: downloading mbpp+ v9 from")
+    again = locate(
+        named_datasets()["mbpp+"], data_dir=None, cache_root=tmp_path, progress=lines.append
+    )
+    assert again == (found, data)
+    assert server.requests[path] == 1 and len(lines) == 2
+
+
 def test_mirror_override_keeps_the_real_urls_otherwise(monkeypatch):
     monkeypatch.delenv("PYTEST_CODEGEN_DATA_URL", raising=False)
     dataset = Dataset("x", "x", "v1", "https://github.com/a/b/x.gz", "gzip", "x.gz", "0" * 64)
