@@ -175,11 +175,13 @@ class RunCollector:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.rows is None:
             return
+        from .datasets.content import describe_all
         from .reporting.terminal import format_table, generation_lines, repair_lines
         from .scoring import repair_curve
 
         tr = terminalreporter
-        tr.write_sep("=", f"codegen: pass@k of {self.model_spec}")
+        data = describe_all(self.records.values())  # "webapp1k 0089530 sha256:4137fd4f4bd8"
+        tr.write_sep("=", f"codegen: pass@k of {self.model_spec}" + (f" on {data}" if data else ""))
         if not self.rows:
             tr.write_line("no samples were graded")
             return

@@ -167,10 +167,13 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
 def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem]:
     from .collect.selection import builtin_files
     from .collect.suites import load_suite, suite_name_for
+    from .datasets import stamp
 
     if path.name.endswith(".test.js"):
         from .collect.suites.webapp1k import load_test_file
 
         # <suite dir>/<category>/<name>.test.js: the suite is named after its directory.
-        return [load_test_file(path, path.parent.parent.name)]
-    return load_suite(path, builtin_files(config).get(path) or suite_name_for(path))
+        return stamp(config, path.parent.parent, [load_test_file(path, path.parent.parent.name)])
+    return stamp(
+        config, path, load_suite(path, builtin_files(config).get(path) or suite_name_for(path))
+    )

@@ -111,10 +111,18 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "suite",
-        "Built-in suite to grade, by name (humaneval, everyday, react); repeatable. "
-        "Suite files and directories can also be given as paths.",
+        "Built-in suite to grade, by name (humaneval, everyday, react, or a named dataset "
+        "downloaded once: webapp1k, webapp1k-duo, webapp1k-trio, webapp1k-quartet, "
+        "humaneval+, mbpp+, exec-csn); repeatable. Suite files and directories can also "
+        "be given as paths.",
         metavar="NAME",
         multiple=True,
+    ),
+    Option(
+        "data_dir",
+        "Where named suites' data was placed by hand (DIR/<suite name>/ holding the "
+        "upstream file or tree): used instead of downloading, after checking its hash.",
+        metavar="DIR",
     ),
     Option("samples", "Samples per problem (n of pass@k).", _positive_int, 1, "N"),
     Option("k", "The k values of pass@k, comma-separated.", _k_list, (1, 5, 10), "LIST"),
@@ -378,6 +386,7 @@ class Settings:
     list_models: bool = False  # handled before configure (plugin.pytest_cmdline_main)
     shard: tuple[int, int] | None = None  # --codegen-shard I/N
     merge: tuple[str, ...] = ()  # --codegen-merge: results files reported as one run
+    data_dir: Path | None = None  # --codegen-data-dir: named suites' data placed by hand
 
     @property
     def active(self) -> bool:
@@ -461,6 +470,8 @@ def resolve(config: pytest.Config) -> Settings:
     for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
+    if values["data_dir"] is not None:
+        values["data_dir"] = _relative_base(config, sources["data_dir"]) / values["data_dir"]
     from .gates.thresholds import parse_threshold, required_ks
     from .generation.cost import parse_prices
     from .generation.prompts import read_templates

@@ -180,7 +180,11 @@ BAD_EXAMPLES = {
     "missing func_name": (lambda r: _without(r, "func_name"), "'func_name'"),
     "bad func_name": (lambda r: dict(r, func_name="not a name"), "'func_name'"),
     "func_name not str": (lambda r: dict(r, func_name=3), "'func_name'"),
-    "missing masked_code": (lambda r: _without(r, "masked_code"), "'masked_code'"),
+    # (with `code` but no `masked_code` the masked fields are derived: the stored dataset)
+    "missing masked_code": (
+        lambda r: _without(_without(r, "code"), "masked_code"),
+        "'masked_code'",
+    ),
     "masked_code not str": (lambda r: dict(r, masked_code=["x"]), "'masked_code'"),
     "no mask": (lambda r: dict(r, masked_code=r["code"]), "'masked_code'"),
     "two masks": (lambda r: dict(r, masked_code=r["masked_code"] + MASK), "'masked_code'"),

@@ -96,9 +96,10 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
     Raises ``UsageError`` (one line) on an unknown ``--codegen-suite`` or an id that names no
     problem or sample. An argument that exists as a path stays a path, as pytest has it.
     """
+    from ..datasets import dataset_names, open_named
     from .suites import builtin_suites
 
-    known = builtin_suites()
+    known: dict[str, Path | None] = {**dict.fromkeys(dataset_names()), **builtin_suites()}
     for name in settings.suite:
         if name not in known:
             raise pytest.UsageError(
@@ -109,7 +110,9 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
 
     def selection(name: str) -> BuiltinSelection:
         if name not in selections:
-            selections[name] = BuiltinSelection(name, known[name])
+            # A named dataset is found, or downloaded, only once a run asks for it.
+            path = known[name] or open_named(config, name, settings.data_dir)
+            selections[name] = BuiltinSelection(name, path)
         return selections[name]
 
     rest: list[str] = []

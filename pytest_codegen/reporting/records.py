@@ -50,6 +50,7 @@ class SampleRecord(_Required, total=False):
     repairs: list[dict[str, Any]]
     cost_usd: float
     code_policy: str  # how `code` was taken from `completion`: extract, append or whole
+    data: dict[str, Any] | None  # the suite's data: {"name", "version", "sha256"}
 
 
 def make_record(
@@ -83,6 +84,9 @@ def make_record(
         "code": code,
         "error": short_error(error),
     }
+    data = getattr(problem, "extra", {}).get("data")
+    if data is not None:
+        record["data"] = data
     if completion is not None:
         record.update(generation_fields(completion))
     if code_policy is not None:

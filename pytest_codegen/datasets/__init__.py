@@ -1,0 +1,71 @@
+"""Named suites (``--codegen-suite webapp1k``): well-known datasets downloaded once, verified,
+and identified in every record.
+
+:mod:`.catalog` says what each name is (URL, version, pinned content hash), :mod:`.content`
+hashes a file or tree the same way everywhere (the ``data`` identity of a record), and
+:mod:`.fetch` finds the data in ``--codegen-data-dir`` or the user cache, or downloads it
+there under a lock.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..problems import Problem
+
+# Named suites' files or directories in this process -> their ``data`` identity.
+DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
+
+
+def dataset_names() -> list[str]:
+    """The names ``--codegen-suite`` downloads (``webapp1k``, ``humaneval+``, ...)."""
+    from .catalog import CatalogError, named_datasets
+
+    try:
+        return sorted(named_datasets())
+    except CatalogError as e:
+        raise pytest.UsageError(str(e)) from None
+
+
+def open_named(config: pytest.Config, name: str, data_dir: Path | None) -> Path:
+    """The file or directory of the named suite ``name``, found in ``data_dir`` or the user
+    cache, or downloaded there now (one usage-error line if it cannot be had)."""
+    from ..cachedir import default_cache_root
+    from .catalog import named_datasets
+    from .fetch import DataError, locate
+
+    try:
+        path, data = locate(
+            named_datasets()[name],
+            data_dir=data_dir,
+            cache_root=default_cache_root(),
+            progress=_progress,
+        )
+    except DataError as e:
+        raise pytest.UsageError(str(e)) from None
+    config.stash.setdefault(DATA_KEY, {})[path] = data
+    return path
+
+
+def _progress(line: str) -> None:
+    # Configure time: output is not captured yet, and the terminal reporter may not exist.
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def stamp(config: pytest.Config, path: Path, problems: list[Problem]) -> list[Problem]:
+    """Give every problem of the suite at ``path`` the suite's ``data`` identity: a named
+    suite's pinned one, else the content hash of the file or directory (version null)."""
+    from .content import path_identity
+
+    data = config.stash.get(DATA_KEY, {}).get(path)
+    if data is None and problems:
+        data = path_identity(problems[0].suite, path)
+    for problem in problems:
+        problem.extra["data"] = data
+    return problems

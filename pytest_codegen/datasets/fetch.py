@@ -1,0 +1,238 @@
+"""Find a named suite's data, or download it once into the user cache, verified.
+
+Where the data is looked for, in order: ``<data dir>/<name>/<path>`` (or the directory of the
+suite's download, ``<data dir>/<source>/<path>``: WebApp1K's four sets share one tree), then
+the cache, ``<cache root>/datasets/<source>-<version>/<path>``. A download happens under a file
+lock, so xdist workers and concurrent runs wait for the first one instead of racing; it goes to
+a temporary directory that is renamed into place only once its content matches the pinned hash,
+so the cache never holds half a download. A transfer cut short or undecodable is tried again
+(:data:`ATTEMPTS` in all); a whole file with the wrong content is refused at once.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .catalog import Dataset, named_datasets
+from .content import digest, git_blob_id, identity, read_content
+
+ATTEMPTS = 3
+TIMEOUT_S = 60.0
+_CHUNK = 1 << 16
+
+
+class DataError(Exception):
+    """Data that cannot be had or is not what was pinned; the message is one line."""
+
+
+class _Corrupt(Exception):
+    """A download cut short or undecodable: worth another attempt."""
+
+
+def locate(
+    dataset: Dataset,
+    *,
+    data_dir: Path | None,
+    cache_root: Path,
+    progress: Callable[[str], None],
+) -> tuple[Path, dict[str, Any]]:
+    """The suite's file or directory, and its ``data`` identity."""
+    if data_dir is not None:
+        for candidate in _placed(dataset, data_dir):
+            if candidate.exists():
+                try:
+                    reason = _mismatch(dataset, candidate)
+                except _Corrupt as e:
+                    reason = str(e)
+                if reason is not None:
+                    raise DataError(
+                        f"{dataset.name}: {candidate} is not {dataset.name} {dataset.version}"
+                        f" ({reason}); place the pinned data from {dataset.url} there, or grade"
+                        f" this copy as it is by giving its path instead of --codegen-suite"
+                        f" {dataset.name}"
+                    )
+                return candidate, _identity(dataset, candidate)
+    home = cache_root / "datasets" / f"{dataset.source}-{dataset.version}"
+    target = home / dataset.path
+    if not target.exists():
+        _download(dataset, home, data_dir, progress)
+    return target, _identity(dataset, target)
+
+
+def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
+    """Where a user may have placed the data: under the suite's name or its download's, a
+    ``.gz`` file also decompressed (its hash is of the decompressed content)."""
+    paths = [dataset.path]
+    if dataset.format == "gzip":
+        paths.append(dataset.path.removesuffix(".gz"))
+    folders = dict.fromkeys((dataset.name, dataset.source))
+    return [data_dir / folder / path for folder in folders for path in paths]
+
+
+def _identity(dataset: Dataset, path: Path) -> dict[str, Any]:
+    sha256 = dataset.sha256 or digest(path)[0]  # a git_blob pin: hashed from verified bytes
+    return identity(dataset.name, dataset.version, sha256)
+
+
+def _mismatch(dataset: Dataset, path: Path) -> str | None:
+    """Why the content at ``path`` is not the pinned one (None: it is). Raises
+    :class:`_Corrupt` for a file that cannot be decoded."""
+    try:
+        if dataset.git_blob:
+            found = git_blob_id(read_content(path))
+            if found != dataset.git_blob:
+                return f"git object {found} does not match the pinned {dataset.git_blob}"
+            return None
+        sha256, size = digest(path)
+    except (OSError, EOFError, zlib.error) as e:
+        raise _Corrupt(f"cannot be read: {e}") from None
+    if dataset.size is not None and size != dataset.size:
+        return f"{size:,} bytes of content where {dataset.size:,} are pinned"
+    if sha256 != dataset.sha256:
+        return f"content sha256 {sha256} does not match the pinned {dataset.sha256}"
+    return None
+
+
+def offline_hint(dataset: Dataset, data_dir: Path | None) -> str:
+    """Where to put the data by hand, for a machine that cannot download it."""
+    where = data_dir if data_dir is not None else Path("DIR")
+    flag = "" if data_dir is not None else " and pass --codegen-data-dir DIR"
+    if dataset.is_tree:
+        return (
+            f"unpack that archive (or check out the repository at {dataset.version}) as"
+            f" {where / dataset.source} so that {where / dataset.source / dataset.path}"
+            f" exists{flag}"
+        )
+    return f"put the file from that URL at {where / dataset.name / dataset.path}{flag}"
+
+
+def _download(
+    dataset: Dataset, home: Path, data_dir: Path | None, progress: Callable[[str], None]
+) -> None:
+    from filelock import FileLock  # imported late: plugin import stays cheap
+
+    root = home.parent
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root / f"{home.name}.lock")):
+        if (home / dataset.path).exists():  # another process downloaded it while we waited
+            return
+        for stale in root.glob(f".{home.name}.*"):  # left by a process that was killed
+            shutil.rmtree(stale, ignore_errors=True)
+        # Everything the download holds is verified before any of it is used.
+        members = [
+            d
+            for d in named_datasets().values()
+            if (d.source, d.version, d.url) == (dataset.source, dataset.version, dataset.url)
+        ]
+        url = dataset.download_url
+        problem = ""
+        for attempt in range(1, ATTEMPTS + 1):
+            work = Path(tempfile.mkdtemp(prefix=f".{home.name}.", dir=root))
+            try:
+                progress(f"codegen: downloading {dataset.name} {dataset.version} from {url}")
+                archive = work / "download"
+                received = _get(dataset, url, archive, data_dir)
+                _unpack(dataset, archive, work / "tree", members)
+                for member in members:
+                    reason = (
+                        _mismatch(member, work / "tree" / member.path)
+                        if (work / "tree" / member.path).exists()
+                        else f"it has no {member.path}"
+                    )
+                    if reason is not None:
+                        raise DataError(
+                            f"{member.name}: the download from {url} is not {member.name}"
+                            f" {member.version} ({reason}); nothing was kept in {root}"
+                        )
+                if home.exists():  # a download that held other names: replaced whole
+                    aside = work / "old"
+                    os.rename(home, aside)
+                os.rename(work / "tree", home)
+                progress(
+                    f"codegen: {dataset.name} {dataset.version}: {received:,} bytes, verified,"
+                    f" in {home}"
+                )
+                return
+            except _Corrupt as e:
+                problem = str(e)
+                if attempt < ATTEMPTS:
+                    progress(f"codegen: {dataset.name}: download {problem}; trying again")
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        raise DataError(
+            f"{dataset.name}: the download from {url} failed {ATTEMPTS} times ({problem});"
+            f" nothing was kept in {root}"
+        )
+
+
+def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> int:
+    """Fetch ``url`` into ``dest``; the number of bytes received."""
+    request = urllib.request.Request(url, headers={"User-Agent": "pytest-codegen"})
+    try:
+        response = urllib.request.urlopen(request, timeout=TIMEOUT_S)
+    except urllib.error.HTTPError as e:
+        if e.code >= 500:
+            raise _Corrupt(f"answered HTTP {e.code}") from None
+        raise DataError(
+            f"{dataset.name}: {url} answered HTTP {e.code}; {offline_hint(dataset, data_dir)}"
+        ) from None
+    except (urllib.error.URLError, OSError) as e:
+        reason = getattr(e, "reason", None) or e
+        raise DataError(
+            f"{dataset.name}: cannot download {url} ({reason}); without network,"
+            f" {offline_hint(dataset, data_dir)}"
+        ) from None
+    expected = response.headers.get("Content-Length")
+    received = 0
+    with response, dest.open("wb") as out:
+        try:
+            while chunk := response.read(_CHUNK):
+                out.write(chunk)
+                received += len(chunk)
+        except (http.client.IncompleteRead, OSError) as e:
+            raise _Corrupt(f"broke off after {received:,} bytes ({e})") from None
+    if expected is not None and expected.isdigit() and received != int(expected):
+        raise _Corrupt(f"was cut short: {received:,} of {int(expected):,} bytes")
+    return received
+
+
+def _unpack(dataset: Dataset, archive: Path, tree: Path, members: list[Dataset]) -> None:
+    """Lay the download out as upstream ships it: the file under its upstream name, or the
+    members' trees out of a repository archive (``<top>/<path>/...``)."""
+    if not dataset.is_tree:
+        target = tree / dataset.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(archive, target)
+        return
+    wanted = [PurePosixPath(m.path) for m in members]
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            for entry in tar:
+                parts = PurePosixPath(entry.name).parts[1:]  # below the archive's top folder
+                rel = PurePosixPath(*parts) if parts else None
+                if (
+                    rel is None
+                    or not entry.isreg()
+                    or ".." in parts
+                    or not any(w in rel.parents for w in wanted)
+                ):
+                    continue
+                source = tar.extractfile(entry)
+                if source is None:
+                    continue
+                target = tree.joinpath(*parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with source, target.open("wb") as out:
+                    shutil.copyfileobj(source, out)
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        raise _Corrupt(f"is not a readable .tar.gz archive ({e})") from None
