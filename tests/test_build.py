@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, XDIST_MODES, write_replay
+from conftest import FIXTURES, XDIST_MODES
 from fake_builder import BuildModel
 
 from pytest_codegen.build import checks, mutants, prompts
@@ -107,21 +108,22 @@ def test_build_keeps_and_rejects_then_grades(pytester: pytest.Pytester, xdist: l
         retried.assert_outcomes(failed=len(REJECTED), errors=1)
         assert len(json.loads((pytester.path / "bench.json").read_text())) == KEPT_COUNT
 
-    # Graded as an ordinary suite: every example passes with its reference ...
-    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
-    graded.assert_outcomes(passed=KEPT_COUNT)
-    # ... and fails with an empty body of the target (`pass`).
-    empty = [
-        {"task_id": r["idx"], "completion": f"def {name.rsplit('.', 1)[-1]}(*a, **k):\n    pass\n"}
-        for name, r in rows.items()
-    ]
-    write_replay(pytester.path / "empty.jsonl", empty)
-    hollow = pytester.runpytest_subprocess(
-        "bench.json", "--codegen-model=replay:empty.jsonl", *xdist
+    # Graded as an ordinary suite: every example passes with its reference and with
+    # `validate` (reference passes, empty body rejected), and fails with `empty` (the
+    # target's body is `pass`).
+    for model, outcome in (("reference", "passed"), ("validate", "passed"), ("empty", "failed")):
+        graded = pytester.runpytest_subprocess("bench.json", f"--codegen-model={model}", *xdist)
+        graded.assert_outcomes(**{outcome: KEPT_COUNT})
+    # validate fails an example whose tests an empty body passes, though its reference
+    # passes too; without a reference it grades the empty body alone, the same way.
+    vacuous = dict(rows["slugify"], idx="vacuous")
+    vacuous["masked_code"] = re.sub(
+        r"^    test_\w+\(\)$", "    pass", vacuous["masked_code"], flags=re.M
     )
-    hollow.assert_outcomes(failed=KEPT_COUNT)
-    # --codegen-model=validate grades a problem without a reference with an empty body and
-    # passes it only when its tests reject that body.
+    (pytester.path / "vacuous.json").write_text(json.dumps([rows["slugify"], vacuous]))
+    checked = pytester.runpytest_subprocess("vacuous.json", "--codegen-model=validate", *xdist)
+    checked.assert_outcomes(passed=1, failed=1)
+    checked.stdout.fnmatch_lines(["*vacuous: every test passes with an empty solution*"])
     stripped = [{k: v for k, v in r.items() if k != "code"} for r in rows.values()]
     (pytester.path / "noref.json").write_text(json.dumps(stripped))
     validated = pytester.runpytest_subprocess("noref.json", "--codegen-model=validate", *xdist)

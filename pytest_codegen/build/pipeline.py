@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..models.base import Completion, SamplingParams
+from ..models.builtin import empty_function
 from ..outcomes import Verdict
 from . import checks, prompts
 from .checks import CheckFailed
@@ -195,7 +196,7 @@ class Pipeline:
         masked = checks.mask_target(graded, f)
         target = checks.target_source(graded, f)
         self._final_filter(masked, target)
-        empty = self.services.run(masked, f"def {f.short_name}(*args, **kwargs):\n    pass\n")
+        empty = self.services.run(masked, empty_function(f.func_name))
         if empty.passed:
             raise Rejected("post", "vacuous: the tests pass with an empty body of the target")
         killed, survived = 0, []
