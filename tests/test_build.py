@@ -212,6 +212,18 @@ def test_selection_by_glob_and_node_id(pytester: pytest.Pytester, xdist: list) -
     with BuildModel() as model:
         result = build(pytester, model, "--codegen-build=src/inventory.py::Inventory.[!_]*", *xdist)
         result.assert_outcomes(passed=5)
+        # A build's summary is its own (Table 1's counts per step), not a pass@k row.
+        assert "pass@" not in result.stdout.str()
+        result.stdout.fnmatch_lines(
+            [
+                "*= codegen build: 5 of 5 kept =*",
+                "5 fragments in (Table 1 of the paper: examples whose target passes)",
+                "  1-2  sandboxing & test generation * 5",
+                "  4    post-processing * 5",
+                "kept 5, rejected 0; augmented tests for * of 5",
+                "build report: *bench.report.json",
+            ]
+        )
         one = build(pytester, model, "src/dates.py::quarter_of", *xdist)
         one.assert_outcomes(passed=1)
         none = build(pytester, model, "--codegen-build=src/bank.py::Nothing.*", *xdist)
