@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, XDIST_MODES
-from fake_builder import BuildModel
+from fake_builder import BuildModel, stage_of
 
 from pytest_codegen.build import checks, mutants, prompts
 from pytest_codegen.build.inputs import Fragment
@@ -294,3 +295,261 @@ def test_a_template_replaces_one_stage_prompt() -> None:
     assert prompts.render("tests", "ours", templates, fields) == (
         "House rules first.\nours\n(target: double)"
     )
+
+
+# Fragments whose (model-written) tests read what a build must hide from its programs, and a
+# control that reads a file it wrote itself. Each test passes only if its read got bytes.
+PROBES = '''"""Reading files."""
+
+import os
+
+
+def file_size(path):
+    """The number of bytes in the file at ``path``."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    size = len(data)
+    return size
+
+
+def entry_count(path):
+    """The number of entries in the directory ``path``."""
+    names = os.listdir(path)
+    count = len(names)
+    if count < 0:
+        raise ValueError(path)
+    return count
+'''
+PROBE_TESTS = {
+    "output": ("file_size", "{out}"),
+    "report": ("file_size", "{report}"),
+    "cache": ("entry_count", "{cache}"),
+    "plugin": ("file_size", "{plugin}"),
+}
+
+
+def _probe_answers(run: Path) -> dict[str, dict]:
+    """One fragment per thing to hide (its own copy of file_size or entry_count, named after
+    it), and the control ``own_file``: the test writes a file in its working directory."""
+    import pytest_codegen
+
+    where = {
+        "out": run / "bench.json",
+        "report": run / "bench.report.json",
+        "cache": run / "gen-cache",
+        "plugin": Path(pytest_codegen.__file__),
+    }
+    answers = {}
+    for name, (func, path) in PROBE_TESTS.items():
+        target = path.format(**{k: str(v) for k, v in where.items()})
+        answers[f"{func}_{name}"] = {
+            "test": f"def test_{func}_{name}():\n"
+            + f"    assert {func}_{name}({target!r}) > 0\n" * 3
+        }
+    answers["own_file"] = {
+        "test": "def test_own_file():\n"
+        "    with open('mine.txt', 'w') as fh:\n"
+        "        fh.write('12345')\n"
+        "    assert own_file('mine.txt') == 5\n"
+        "    assert own_file('mine.txt') > 4\n"
+        "    assert own_file(os.__file__) > 0\n"
+    }
+    return answers
+
+
+def _probe_sources() -> str:
+    """PROBES with a copy of each function per probe, and the control."""
+    copies = [PROBES.split("\n\n\n")[0]]
+    for name, (func, _) in PROBE_TESTS.items():
+        body = PROBES.split(f"def {func}(")[1].split("\n\n\n")[0]
+        copies.append(f"def {func}_{name}({body}")
+    copies.append("def own_file(" + PROBES.split("def file_size(")[1].split("\n\n\n")[0])
+    return "\n\n\n".join(copies) + "\n"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_build_programs_cannot_read_what_the_build_hides(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list
+) -> None:
+    """The build's programs run under grading's hidden-path policy: an earlier build's suite
+    file and report, the generation cache and the plugin are out of their reach; a file the
+    program wrote itself is not. The project directory is on sys.path (as a project's often
+    is), so programs may read in it what is not hidden."""
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    pytester.path.chmod(0o755)  # readable by the uid a program runs as (as root)
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "probes.py").write_text(_probe_sources())
+    for earlier in ("bench.json", "bench.report.json"):
+        (pytester.path / earlier).write_text("[]\n")  # an earlier build's, with bytes in it
+    with BuildModel(answers=_probe_answers(pytester.path)) as model:
+        result = build(pytester, model, *xdist)
+    result.assert_outcomes(passed=1, failed=len(PROBE_TESTS))
+    got = {r["nodeid"]: (r["stage"], r["reason"]) for r in report(pytester)["rejections"]}
+    assert set(got) == {
+        f"src/probes.py::{func}_{name}" for name, (func, _) in PROBE_TESTS.items()
+    }, got
+    for stage, reason in got.values():
+        assert stage == "debug" and "still fails after 3 debug rounds" in reason, reason
+
+
+def test_build_items_have_a_timeout(pytester: pytest.Pytester) -> None:
+    """pytest-timeout bounds a build item as it bounds a graded one, setup included (the
+    fragment is built there): every program run at the sandbox limit, every request."""
+    from pytest_codegen.build.pipeline import MAX_REQUESTS, MAX_RUNS
+
+    copy_sources(pytester)
+    items, _ = pytester.inline_genitems(
+        "--codegen-model=reference",
+        "--codegen-build=src/dates.py",
+        "--codegen-timeout=5",
+        "--codegen-request-timeout=30",
+        "--codegen-max-retry-wait=10",
+    )
+    assert items
+    for item in items:
+        marker = item.get_closest_marker("timeout")
+        assert marker is not None and not marker.kwargs.get("func_only")
+        assert marker.args == (MAX_RUNS * 5 + MAX_REQUESTS * 40 + 60,)
+
+
+def test_closing_the_pool_finishes_the_fragments_it_claimed(tmp_path: Path) -> None:
+    """Under xdist a worker may build a fragment whose item another worker runs; when its own
+    items are done it must finish that build before its sandbox and engine close (else the
+    other worker reads a result that says "the sandbox launcher died")."""
+    import threading
+    import time
+
+    from pytest_codegen.build.pool import BuildPool
+
+    started, key = threading.Event(), BuildPool.key("src/a.py::f")
+
+    def build_one(fragment: Fragment) -> dict:
+        started.set()
+        time.sleep(0.3)  # still building when the pool is closed
+        return {"outcome": "kept", "id": fragment.id}
+
+    pool = BuildPool(build_one, tmp_path, threads=2)
+    pool.start([("src/a.py::f", _fragment(PROGRAM, "double"))])
+    assert started.wait(30)
+    pool.close()
+    result = json.loads((tmp_path / f"{key}.result.json").read_text())
+    assert result == {"outcome": "kept", "id": "double"}
+
+
+def test_build_threads_parse_without_a_recursion_depth_mismatch() -> None:
+    """CPython before 3.11.8 and 3.12.2 (gh-106905) fails ``ast.parse`` in one thread when
+    another parses while the garbage collector runs Python code; a build parses in many
+    threads, so ``ast.parse`` goes one thread at a time there."""
+    import gc
+    import threading
+
+    from pytest_codegen.build import parsing
+
+    source = Path(ast.__file__).read_text()
+    errors: list[str] = []
+
+    class Cycle:  # garbage with a finalizer: Python code run by the collector mid-parse
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            sum(range(100))
+
+    def parse_many() -> None:
+        for _ in range(10):
+            Cycle()
+            try:
+                ast.parse(source)
+            except SystemError as e:
+                errors.append(str(e))
+                return
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(50, 5, 5)
+    try:
+        with parsing.serialized(force=True):
+            threads = [threading.Thread(target=parse_many) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        gc.set_threshold(*thresholds)
+    assert errors == []
+    assert ast.parse is parsing._original  # restored afterwards
+
+
+def test_a_prompt_template_for_one_stage_reaches_the_model(pytester: pytest.Pytester) -> None:
+    """--codegen-prompt-template build:tests=PATH: the model receives the template's text
+    for that stage; every other stage keeps our own prompt."""
+    copy_sources(pytester)
+    (pytester.path / "tests.txt").write_text(
+        "House rules: name every test after the ticket.\n{prompt}\n(ticket: {task_id})\n"
+    )
+    with BuildModel() as model:
+        result = build(
+            pytester,
+            model,
+            "--codegen-prompt-template=build:tests=tests.txt",
+            "src/dates.py::quarter_of",
+        )
+        result.assert_outcomes(passed=1)
+        sent = [(stage_of(r.user_text)[0], r.user_text) for r in model.server.requests]
+    stages = {stage for stage, _ in sent}
+    assert {"sandbox", "tests", "instruction", "augment"} <= stages, stages
+    for stage, text in sent:
+        if stage == "tests":
+            assert text.startswith("House rules: name every test after the ticket.\n")
+            assert text.endswith("\n(ticket: dates.quarter_of)\n")
+            assert prompts.tests_prompt("quarter_of", "").split("```python")[0] in text
+        else:
+            assert "House rules" not in text and "(ticket:" not in text, stage
+
+
+# A program whose outcome depends on the user it runs as. As root the sandbox runs each
+# program as a uid no live program has: run after run in one process they alternate between
+# its first uid (UID_BASE + pid) and the next (+ PID_SPAN). Its runs: execute (first uid),
+# the augmented set alone (second; it passes, having no `==` for the loopback model to spoil),
+# the final pair (first, then second): the original test passes, then fails.
+ACCOUNT = '''"""Which account runs this."""
+
+import os
+
+
+def runs_as_first_account(base, span):
+    """Whether the current process's uid lies in the first ``span`` uids from ``base``."""
+    uid = os.getuid()
+    offset = uid - base
+    if offset < 0:
+        return False
+    return offset < span
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="without root every program runs as one user")
+def test_a_different_outcome_the_second_time_is_dropped(pytester: pytest.Pytester) -> None:
+    from pytest_codegen.execution.python.zygote import PID_SPAN, UID_BASE
+
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "account.py").write_text(ACCOUNT)
+    call = f"runs_as_first_account({UID_BASE}, {PID_SPAN})"
+    answers = {
+        "runs_as_first_account": {
+            "test": "def test_runs_as_first_account():\n"
+            f"    assert {call}\n"
+            "    assert not runs_as_first_account(0, 0)\n"
+            "    assert not runs_as_first_account(os.getuid() + 1, 5)\n",
+            "aug": "def test_extra_runs_as_first_account():\n"
+            "    assert not runs_as_first_account(os.getuid() + 1, 1)\n"
+            "    assert runs_as_first_account(os.getuid(), 1)\n"
+            "    assert runs_as_first_account(0, os.getuid() + 1)\n",
+        }
+    }
+    with BuildModel(answers=answers) as model:
+        result = build(pytester, model)
+    result.assert_outcomes(failed=1)
+    (rejected,) = report(pytester)["rejections"]
+    assert rejected["stage"] == "final", rejected
+    assert rejected["reason"].startswith(
+        "a different outcome the second time (passed, then failed: AssertionError"
+    ), rejected
