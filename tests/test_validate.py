@@ -45,10 +45,15 @@ def test_python_suite_without_references(pytester, xdist):
         ),
     ]
     (pytester.path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = pytester.runpytest_subprocess(
-        "v.jsonl", "--codegen-model=validate", "--codegen-results=r.jsonl", *xdist
-    )
-    outcomes = {r["task_id"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+
+    def graded_with(model: str) -> tuple[pytest.RunResult, dict[str, str]]:
+        result = pytester.runpytest_subprocess(
+            "v.jsonl", f"--codegen-model={model}", f"--codegen-results={model}.jsonl", *xdist
+        )
+        records = read_results(pytester.path / f"{model}.jsonl")
+        return result, {r["task_id"]: r["outcome"] for r in records}
+
+    result, outcomes = graded_with("validate")
     assert outcomes == {
         "v/sound": "passed",
         "v/raises_on_none": "passed",
@@ -60,18 +65,15 @@ def test_python_suite_without_references(pytester, xdist):
     result.stdout.fnmatch_lines(["v *5 *5 *3 *2 *0.600*"])
     # --codegen-model=empty grades the empty solution like any answer: it passes where the
     # tests accept it (the two vacuous problems), and fails everywhere else.
-    empty = pytester.runpytest_subprocess(
-        "v.jsonl", "--codegen-model=empty", "--codegen-results=e.jsonl", *xdist
-    )
-    graded = {r["task_id"]: r["outcome"] for r in read_results(pytester.path / "e.jsonl")}
-    assert graded == {
+    result, outcomes = graded_with("empty")
+    assert outcomes == {
         "v/sound": "failed",
         "v/raises_on_none": "failed",
         "v/vacuous": "passed",
         "v/with_ref": "failed",
         "v/vacuous_with_ref": "passed",
     }
-    assert empty.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_react_suite_without_references(pytester):
