@@ -408,7 +408,7 @@ def test_build_items_have_a_timeout(pytester: pytest.Pytester) -> None:
     assert items
     for item in items:
         marker = item.get_closest_marker("timeout")
-        assert marker is not None and not marker.kwargs.get("func_only")
+        assert marker is not None and marker.kwargs == {"func_only": False}
         assert marker.args == (MAX_RUNS * 5 + MAX_REQUESTS * 40 + 60,)
 
 

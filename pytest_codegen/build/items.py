@@ -111,7 +111,8 @@ class BuildItem(ShortFailureRepr, pytest.Function):
         self.extra_keyword_matches.update({"build", fragment.id})
         # pytest-timeout is the outer guard, as for graded samples; here over setup too,
         # where the fragment is built.
-        self.add_marker(pytest.mark.timeout(time_budget(settings_of(self.config))))
+        budget = time_budget(settings_of(self.config))
+        self.add_marker(pytest.mark.timeout(budget, func_only=False))
 
     def setup(self) -> None:
         super().setup()

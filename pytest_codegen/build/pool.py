@@ -187,8 +187,9 @@ class BuildPool:
             claim.release()
 
     def close(self, interrupted: bool = False) -> None:
-        """Stop building: fragments not started are left to whoever runs their items; those
-        being built are finished first (another process may wait for them, and the sandbox
-        and the engine they use close after this), unless the run was interrupted."""
-        self.executor.shutdown(wait=not interrupted, cancel_futures=True)
+        """Stop building: fragments not started are left to whoever runs their items. Those
+        being built for the run's other processes are finished first (the sandbox and the
+        engine they use close after this), unless the run was interrupted."""
+        shared = self.claims is not None
+        self.executor.shutdown(wait=shared and not interrupted, cancel_futures=True)
         parsing.uninstall()
