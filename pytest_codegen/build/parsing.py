@@ -5,8 +5,8 @@ keeps its recursion depth in interpreter-wide state; when the garbage collector 
 code in the middle of it and another thread parses meanwhile, one of them fails with
 ``SystemError: AST constructor recursion depth mismatch``. A build parses in many threads at
 once (the AST checks, the mutants, splicing programs, and the carets of Python 3.11's
-tracebacks), so while its threads run, :func:`serialized` routes every ``ast.parse`` of the
-process through one lock.
+tracebacks), so from the start of its threads to their end (:func:`install`, then
+:func:`uninstall`) every ``ast.parse`` of the process goes through one lock.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def uninstall() -> None:
 
 @contextmanager
 def serialized(force: bool = False) -> Iterator[None]:
+    """:func:`install` for the ``with`` block."""
     install(force)
     try:
         yield

@@ -40,7 +40,7 @@ KEPT, REJECTED, API_ERROR = "kept", "rejected", "api_error"
 # The most a fragment can take: its program runs (execute and debug, each augmented set,
 # the final pair, the empty body, the mutants) and its model requests (every attempt).
 MAX_RUNS = 1 + DEBUG_ROUNDS + AUGMENT_SAMPLES + 2 + 1 + len(MUTANT_KINDS)
-MAX_REQUESTS = 3 * ATTEMPTS + DEBUG_ROUNDS + AUGMENT_SAMPLES  # sandbox, tests, instruction
+MAX_REQUESTS = 3 * ATTEMPTS + DEBUG_ROUNDS + AUGMENT_SAMPLES  # 3 *: sandbox, tests, instruction
 _INSTRUCTION = re.compile(
     r"Functionality:\s*(?P<f>.+?)\s*Inputs:\s*(?P<i>.+?)\s*Outputs:\s*(?P<o>.+?)\s*(?:```|\Z)",
     re.DOTALL,
