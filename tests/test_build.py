@@ -17,6 +17,7 @@ import pytest
 from conftest import FIXTURES, XDIST_MODES
 from fake_builder import BuildModel, stage_of
 
+import pytest_codegen
 from pytest_codegen.build import checks, mutants, prompts
 from pytest_codegen.build.inputs import Fragment
 
@@ -298,73 +299,46 @@ def test_a_template_replaces_one_stage_prompt() -> None:
 
 
 # Fragments whose (model-written) tests read what a build must hide from its programs, and a
-# control that reads a file it wrote itself. Each test passes only if its read got bytes.
-PROBES = '''"""Reading files."""
+# control that reads a file it wrote itself: each test passes only if its reads got bytes.
+READER = '''
 
-import os
-
-
-def file_size(path):
-    """The number of bytes in the file at ``path``."""
+def read_{name}(path):
+    """The number of bytes in the file at ``path``, or of entries in the directory."""
+    if os.path.isdir(path):
+        return len(os.listdir(path))
     with open(path, "rb") as fh:
         data = fh.read()
-    size = len(data)
-    return size
-
-
-def entry_count(path):
-    """The number of entries in the directory ``path``."""
-    names = os.listdir(path)
-    count = len(names)
-    if count < 0:
-        raise ValueError(path)
-    return count
+    return len(data)
 '''
-PROBE_TESTS = {
-    "output": ("file_size", "{out}"),
-    "report": ("file_size", "{report}"),
-    "cache": ("entry_count", "{cache}"),
-    "plugin": ("file_size", "{plugin}"),
+PROBED = {  # what each probe reads, relative to the build's directory
+    "output": "bench.json",
+    "report": "bench.report.json",
+    "cache": "gen-cache",
+    "plugin": str(Path(pytest_codegen.__file__)),
 }
 
 
-def _probe_answers(run: Path) -> dict[str, dict]:
-    """One fragment per thing to hide (its own copy of file_size or entry_count, named after
-    it), and the control ``own_file``: the test writes a file in its working directory."""
-    import pytest_codegen
-
-    where = {
-        "out": run / "bench.json",
-        "report": run / "bench.report.json",
-        "cache": run / "gen-cache",
-        "plugin": Path(pytest_codegen.__file__),
-    }
-    answers = {}
-    for name, (func, path) in PROBE_TESTS.items():
-        target = path.format(**{k: str(v) for k, v in where.items()})
-        answers[f"{func}_{name}"] = {
-            "test": f"def test_{func}_{name}():\n"
-            + f"    assert {func}_{name}({target!r}) > 0\n" * 3
+def _probes(run: Path) -> tuple[str, dict[str, dict]]:
+    """The source of the probes and the control ``read_own``, and the model's tests."""
+    source = '"""Reading files."""\n\nimport os\n' + "".join(
+        READER.format(name=name) for name in [*PROBED, "own"]
+    )
+    answers = {
+        f"read_{name}": {
+            "test": f"def test_read_{name}():\n"
+            + f"    assert read_{name}({str(run / path)!r}) > 0\n" * 3
         }
-    answers["own_file"] = {
-        "test": "def test_own_file():\n"
+        for name, path in PROBED.items()
+    }
+    answers["read_own"] = {
+        "test": "def test_read_own():\n"
         "    with open('mine.txt', 'w') as fh:\n"
         "        fh.write('12345')\n"
-        "    assert own_file('mine.txt') == 5\n"
-        "    assert own_file('mine.txt') > 4\n"
-        "    assert own_file(os.__file__) > 0\n"
+        "    assert read_own('mine.txt') == 5\n"
+        "    assert read_own('.') >= 1\n"
+        "    assert read_own(os.__file__) > 0\n"
     }
-    return answers
-
-
-def _probe_sources() -> str:
-    """PROBES with a copy of each function per probe, and the control."""
-    copies = [PROBES.split("\n\n\n")[0]]
-    for name, (func, _) in PROBE_TESTS.items():
-        body = PROBES.split(f"def {func}(")[1].split("\n\n\n")[0]
-        copies.append(f"def {func}_{name}({body}")
-    copies.append("def own_file(" + PROBES.split("def file_size(")[1].split("\n\n\n")[0])
-    return "\n\n\n".join(copies) + "\n"
+    return source, answers
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -377,17 +351,16 @@ def test_build_programs_cannot_read_what_the_build_hides(
     is), so programs may read in it what is not hidden."""
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     pytester.path.chmod(0o755)  # readable by the uid a program runs as (as root)
+    source, answers = _probes(pytester.path)
     (pytester.path / "src").mkdir()
-    (pytester.path / "src" / "probes.py").write_text(_probe_sources())
+    (pytester.path / "src" / "probes.py").write_text(source)
     for earlier in ("bench.json", "bench.report.json"):
         (pytester.path / earlier).write_text("[]\n")  # an earlier build's, with bytes in it
-    with BuildModel(answers=_probe_answers(pytester.path)) as model:
+    with BuildModel(answers=answers) as model:
         result = build(pytester, model, *xdist)
-    result.assert_outcomes(passed=1, failed=len(PROBE_TESTS))
+    result.assert_outcomes(passed=1, failed=len(PROBED))
     got = {r["nodeid"]: (r["stage"], r["reason"]) for r in report(pytester)["rejections"]}
-    assert set(got) == {
-        f"src/probes.py::{func}_{name}" for name, (func, _) in PROBE_TESTS.items()
-    }, got
+    assert set(got) == {f"src/probes.py::read_{name}" for name in PROBED}, got
     for stage, reason in got.values():
         assert stage == "debug" and "still fails after 3 debug rounds" in reason, reason
 
