@@ -96,6 +96,8 @@ class RunCollector:
 
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
+        if self.settings.build is not None:  # fragments are not samples: see build.collector
+            self.expected = {n for n in self.expected if n in self.records}
         # Samples that never reported take suite, task and category from a sibling sample.
         known = {
             r["nodeid"].rsplit("[", 1)[0]: r for r in self.records.values() if r.get("category")
@@ -108,7 +110,9 @@ class RunCollector:
             if sibling is not None:
                 record.update({k: sibling[k] for k in ("suite", "task_id", "category")})  # type: ignore[typeddict-item]
             self.keep(record)
-        self.rows = summarize(self.records.values(), self.settings.k)
+        # A build's fragments have their own summary (build.collector), not a pass@k row.
+        graded = [r for r in self.records.values() if "build" not in r]
+        self.rows = summarize(graded, self.settings.k)
         self.apply_gates(session)
         self.write_reports()
 
@@ -173,7 +177,7 @@ class RunCollector:
         return price_of(self.settings.prices, self.model_spec, self.model_id)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.rows is None:
+        if self.rows is None or (not self.rows and self.settings.build is not None):
             return
         from .datasets.content import describe_all
         from .reporting.terminal import format_table, generation_lines, repair_lines

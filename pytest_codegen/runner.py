@@ -54,7 +54,7 @@ def make_model(config: pytest.Config, spec: str) -> Model:
         raise pytest.UsageError(f"--codegen-model {spec}: {e}") from None
     if model is None:
         raise pytest.UsageError(
-            f"--codegen-model: unknown model {spec!r}; use reference, validate, "
+            f"--codegen-model: unknown model {spec!r}; use reference, validate, empty, "
             "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, a "
             "built-in model name (--codegen-list-models lists them), or override the "
             "codegen_model fixture"
@@ -301,10 +301,9 @@ class SampleRunner:
 
     def grade(self, item: SampleItem) -> None:
         assert item.completion is not None
-        problem: Problem = item.problem
         code, verdict = self.execute(item, item.completion.text, item.completion.form)
-        if problem.reference is None and isinstance(item.funcargs["codegen_model"], ValidateModel):
-            verdict = outcomes.judge_empty_solution(verdict, problem.mode)
+        if isinstance(item.funcargs["codegen_model"], ValidateModel):
+            verdict = self._validate(item, verdict)
         item.code, item.verdict = code, verdict
         record = item.record = self._record(
             item,
@@ -333,6 +332,22 @@ class SampleRunner:
             item.add_report_section("call", "sample traceback", verdict.stderr)
         if not verdict.passed:
             raise SampleFailed(f"{verdict.outcome}: {verdict.message}".rstrip(": "))
+
+    def _validate(self, item: SampleItem, verdict: Any) -> Any:
+        """``--codegen-model=validate``: a problem without a reference was answered with an
+        empty solution, which its tests must reject; one with a reference was answered with
+        it, which must pass, and then an empty solution is graded too, which must fail."""
+        from .models.builtin import empty_solution
+
+        mode = item.problem.mode
+        if item.problem.reference is None:
+            return outcomes.judge_empty_solution(verdict, mode)
+        if not verdict.passed:
+            return verdict
+        assert item.completion is not None
+        _, empty = self.execute(item, empty_solution(item.problem), item.completion.form)
+        judged = outcomes.judge_empty_solution(empty, mode)
+        return verdict if judged.passed else judged
 
     # -- records
     def _record(

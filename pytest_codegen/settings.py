@@ -97,7 +97,7 @@ def _parse_shard(text: str) -> tuple[int, int]:
 OPTIONS: tuple[Option, ...] = (
     Option(
         "model",
-        "Model that writes the code: reference, validate, replay:PATH, "
+        "Model that writes the code: reference, validate, empty, replay:PATH, "
         "PROVIDER:MODEL, an alias from codegen_models or a built-in model name "
         "(--codegen-list-models). Benchmark items are collected only when this is set.",
         metavar="SPEC",

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, XDIST_MODES, write_replay
-from fake_builder import BuildModel
+from conftest import FIXTURES, XDIST_MODES
+from fake_builder import BuildModel, stage_of
 
+import pytest_codegen
 from pytest_codegen.build import checks, mutants, prompts
 from pytest_codegen.build.inputs import Fragment
 
@@ -107,21 +110,22 @@ def test_build_keeps_and_rejects_then_grades(pytester: pytest.Pytester, xdist: l
         retried.assert_outcomes(failed=len(REJECTED), errors=1)
         assert len(json.loads((pytester.path / "bench.json").read_text())) == KEPT_COUNT
 
-    # Graded as an ordinary suite: every example passes with its reference ...
-    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
-    graded.assert_outcomes(passed=KEPT_COUNT)
-    # ... and fails with an empty body of the target (`pass`).
-    empty = [
-        {"task_id": r["idx"], "completion": f"def {name.rsplit('.', 1)[-1]}(*a, **k):\n    pass\n"}
-        for name, r in rows.items()
-    ]
-    write_replay(pytester.path / "empty.jsonl", empty)
-    hollow = pytester.runpytest_subprocess(
-        "bench.json", "--codegen-model=replay:empty.jsonl", *xdist
+    # Graded as an ordinary suite: every example passes with its reference and with
+    # `validate` (reference passes, empty body rejected), and fails with `empty` (the
+    # target's body is `pass`).
+    for model, outcome in (("reference", "passed"), ("validate", "passed"), ("empty", "failed")):
+        graded = pytester.runpytest_subprocess("bench.json", f"--codegen-model={model}", *xdist)
+        graded.assert_outcomes(**{outcome: KEPT_COUNT})
+    # validate fails an example whose tests an empty body passes, though its reference
+    # passes too; without a reference it grades the empty body alone, the same way.
+    vacuous = dict(rows["slugify"], idx="vacuous")
+    vacuous["masked_code"] = re.sub(
+        r"^    test_\w+\(\)$", "    pass", vacuous["masked_code"], flags=re.M
     )
-    hollow.assert_outcomes(failed=KEPT_COUNT)
-    # --codegen-model=validate grades a problem without a reference with an empty body and
-    # passes it only when its tests reject that body.
+    (pytester.path / "vacuous.json").write_text(json.dumps([rows["slugify"], vacuous]))
+    checked = pytester.runpytest_subprocess("vacuous.json", "--codegen-model=validate", *xdist)
+    checked.assert_outcomes(passed=1, failed=1)
+    checked.stdout.fnmatch_lines(["*vacuous: every test passes with an empty solution*"])
     stripped = [{k: v for k, v in r.items() if k != "code"} for r in rows.values()]
     (pytester.path / "noref.json").write_text(json.dumps(stripped))
     validated = pytester.runpytest_subprocess("noref.json", "--codegen-model=validate", *xdist)
@@ -210,6 +214,18 @@ def test_selection_by_glob_and_node_id(pytester: pytest.Pytester, xdist: list) -
     with BuildModel() as model:
         result = build(pytester, model, "--codegen-build=src/inventory.py::Inventory.[!_]*", *xdist)
         result.assert_outcomes(passed=5)
+        # A build's summary is its own (Table 1's counts per step), not a pass@k row.
+        assert "pass@" not in result.stdout.str()
+        result.stdout.fnmatch_lines(
+            [
+                "*= codegen build: 5 of 5 kept =*",
+                "5 fragments in (Table 1 of the paper: examples whose target passes)",
+                "  1-2  sandboxing & test generation * 5",
+                "  4    post-processing * 5",
+                "kept 5, rejected 0; augmented tests for * of 5",
+                "build report: *bench.report.json",
+            ]
+        )
         one = build(pytester, model, "src/dates.py::quarter_of", *xdist)
         one.assert_outcomes(passed=1)
         none = build(pytester, model, "--codegen-build=src/bank.py::Nothing.*", *xdist)
@@ -280,3 +296,233 @@ def test_a_template_replaces_one_stage_prompt() -> None:
     assert prompts.render("tests", "ours", templates, fields) == (
         "House rules first.\nours\n(target: double)"
     )
+
+
+# Fragments whose (model-written) tests read what a build must hide from its programs, and a
+# control that reads a file it wrote itself: each test passes only if its reads got bytes.
+READER = '''
+
+def read_{name}(path):
+    """The number of bytes in the file at ``path``, or of entries in the directory."""
+    if os.path.isdir(path):
+        return len(os.listdir(path))
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return len(data)
+'''
+PROBED = {  # what each probe reads, relative to the build's directory
+    "output": "bench.json",
+    "report": "bench.report.json",
+    "cache": "gen-cache",
+    "plugin": str(Path(pytest_codegen.__file__)),
+}
+
+
+def _probes(run: Path) -> tuple[str, dict[str, dict]]:
+    """The source of the probes and the control ``read_own``, and the model's tests."""
+    source = '"""Reading files."""\n\nimport os\n' + "".join(
+        READER.format(name=name) for name in [*PROBED, "own"]
+    )
+    answers = {
+        f"read_{name}": {
+            "test": f"def test_read_{name}():\n"
+            + f"    assert read_{name}({str(run / path)!r}) > 0\n" * 3
+        }
+        for name, path in PROBED.items()
+    }
+    answers["read_own"] = {
+        "test": "def test_read_own():\n"
+        "    with open('mine.txt', 'w') as fh:\n"
+        "        fh.write('12345')\n"
+        "    assert read_own('mine.txt') == 5\n"
+        "    assert read_own('.') >= 1\n"
+        "    assert read_own(os.__file__) > 0\n"
+    }
+    return source, answers
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_build_programs_cannot_read_what_the_build_hides(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list
+) -> None:
+    """The build's programs run under grading's hidden-path policy: an earlier build's suite
+    file and report, the generation cache and the plugin are out of their reach; a file the
+    program wrote itself is not. The project directory is on sys.path (as a project's often
+    is), so programs may read in it what is not hidden."""
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    pytester.path.chmod(0o755)  # readable by the uid a program runs as (as root)
+    source, answers = _probes(pytester.path)
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "probes.py").write_text(source)
+    for earlier in ("bench.json", "bench.report.json"):
+        (pytester.path / earlier).write_text("[]\n")  # an earlier build's, with bytes in it
+    with BuildModel(answers=answers) as model:
+        result = build(pytester, model, *xdist)
+    result.assert_outcomes(passed=1, failed=len(PROBED))
+    got = {r["nodeid"]: (r["stage"], r["reason"]) for r in report(pytester)["rejections"]}
+    assert set(got) == {f"src/probes.py::read_{name}" for name in PROBED}, got
+    for stage, reason in got.values():
+        assert stage == "debug" and "still fails after 3 debug rounds" in reason, reason
+
+
+def test_build_items_have_a_timeout(pytester: pytest.Pytester) -> None:
+    """pytest-timeout bounds a build item as it bounds a graded one, setup included (the
+    fragment is built there): every program run at the sandbox limit, every request."""
+    from pytest_codegen.build.pipeline import MAX_REQUESTS, MAX_RUNS
+
+    copy_sources(pytester)
+    items, _ = pytester.inline_genitems(
+        "--codegen-model=reference",
+        "--codegen-build=src/dates.py",
+        "--codegen-timeout=5",
+        "--codegen-request-timeout=30",
+        "--codegen-max-retry-wait=10",
+    )
+    assert items
+    for item in items:
+        marker = item.get_closest_marker("timeout")
+        assert marker is not None and marker.kwargs == {"func_only": False}
+        assert marker.args == (MAX_RUNS * 5 + MAX_REQUESTS * 40 + 60,)
+
+
+def test_closing_the_pool_finishes_the_fragments_it_claimed(tmp_path: Path) -> None:
+    """Under xdist a worker may build a fragment whose item another worker runs; when its own
+    items are done it must finish that build before its sandbox and engine close (else the
+    other worker reads a result that says "the sandbox launcher died")."""
+    import threading
+    import time
+
+    from pytest_codegen.build.pool import BuildPool
+
+    started, key = threading.Event(), BuildPool.key("src/a.py::f")
+
+    def build_one(fragment: Fragment) -> dict:
+        started.set()
+        time.sleep(0.3)  # still building when the pool is closed
+        return {"outcome": "kept", "id": fragment.id}
+
+    pool = BuildPool(build_one, tmp_path, threads=2)
+    pool.start([("src/a.py::f", _fragment(PROGRAM, "double"))])
+    assert started.wait(30)
+    pool.close()
+    result = json.loads((tmp_path / f"{key}.result.json").read_text())
+    assert result == {"outcome": "kept", "id": "double"}
+
+
+def test_build_threads_parse_without_a_recursion_depth_mismatch() -> None:
+    """CPython before 3.11.8 and 3.12.2 (gh-106905) fails ``ast.parse`` in one thread when
+    another parses while the garbage collector runs Python code; a build parses in many
+    threads, so ``ast.parse`` goes one thread at a time there."""
+    import gc
+    import threading
+
+    from pytest_codegen.build import parsing
+
+    source = Path(ast.__file__).read_text()
+    errors: list[str] = []
+
+    class Cycle:  # garbage with a finalizer: Python code run by the collector mid-parse
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            sum(range(100))
+
+    def parse_many() -> None:
+        for _ in range(10):
+            Cycle()
+            try:
+                ast.parse(source)
+            except SystemError as e:
+                errors.append(str(e))
+                return
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(50, 5, 5)
+    try:
+        with parsing.serialized(force=True):
+            threads = [threading.Thread(target=parse_many) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        gc.set_threshold(*thresholds)
+    assert errors == []
+    assert ast.parse is parsing._original  # restored afterwards
+
+
+def test_a_prompt_template_for_one_stage_reaches_the_model(pytester: pytest.Pytester) -> None:
+    """--codegen-prompt-template build:tests=PATH: the model receives the template's text
+    for that stage; every other stage keeps our own prompt."""
+    copy_sources(pytester)
+    (pytester.path / "tests.txt").write_text(
+        "House rules: name every test after the ticket.\n{prompt}\n(ticket: {task_id})\n"
+    )
+    with BuildModel() as model:
+        result = build(
+            pytester,
+            model,
+            "--codegen-prompt-template=build:tests=tests.txt",
+            "src/dates.py::quarter_of",
+        )
+        result.assert_outcomes(passed=1)
+        sent = [(stage_of(r.user_text)[0], r.user_text) for r in model.server.requests]
+    stages = {stage for stage, _ in sent}
+    assert {"sandbox", "tests", "instruction", "augment"} <= stages, stages
+    for stage, text in sent:
+        if stage == "tests":
+            assert text.startswith("House rules: name every test after the ticket.\n")
+            assert text.endswith("\n(ticket: dates.quarter_of)\n")
+            assert prompts.tests_prompt("quarter_of", "").split("```python")[0] in text
+        else:
+            assert "House rules" not in text and "(ticket:" not in text, stage
+
+
+# A program whose outcome depends on the user it runs as. As root the sandbox runs each
+# program as a uid no live program has: run after run in one process they alternate between
+# its first uid (UID_BASE + pid) and the next (+ PID_SPAN). Its runs: execute (first uid),
+# the augmented set alone (second; it passes, having no `==` for the loopback model to spoil),
+# the final pair (first, then second): the original test passes, then fails.
+ACCOUNT = '''"""Which account runs this."""
+
+import os
+
+
+def runs_as_first_account(base, span):
+    """Whether the current process's uid lies in the first ``span`` uids from ``base``."""
+    uid = os.getuid()
+    offset = uid - base
+    if offset < 0:
+        return False
+    return offset < span
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="without root every program runs as one user")
+def test_a_different_outcome_the_second_time_is_dropped(pytester: pytest.Pytester) -> None:
+    from pytest_codegen.execution.python.zygote import PID_SPAN, UID_BASE
+
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "account.py").write_text(ACCOUNT)
+    call = f"runs_as_first_account({UID_BASE}, {PID_SPAN})"
+    answers = {
+        "runs_as_first_account": {
+            "test": "def test_runs_as_first_account():\n"
+            f"    assert {call}\n"
+            "    assert not runs_as_first_account(0, 0)\n"
+            "    assert not runs_as_first_account(os.getuid() + 1, 5)\n",
+            "aug": "def test_extra_runs_as_first_account():\n"
+            "    assert not runs_as_first_account(os.getuid() + 1, 1)\n"
+            "    assert runs_as_first_account(os.getuid(), 1)\n"
+            "    assert runs_as_first_account(0, os.getuid() + 1)\n",
+        }
+    }
+    with BuildModel(answers=answers) as model:
+        result = build(pytester, model)
+    result.assert_outcomes(failed=1)
+    (rejected,) = report(pytester)["rejections"]
+    assert rejected["stage"] == "final", rejected
+    assert rejected["reason"].startswith(
+        "a different outcome the second time (passed, then failed: AssertionError"
+    ), rejected

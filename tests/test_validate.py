@@ -39,20 +39,41 @@ def test_python_suite_without_references(pytester, xdist):
             "def check(candidate):\n    assert candidate(3) == 6\n",
             reference="    return 2 * x\n",
         ),
+        # Its reference passes, but so does an empty body: the tests cannot fail.
+        python_problem(
+            "v/vacuous_with_ref", "def check(candidate):\n    candidate(3)\n", "    return 2 * x\n"
+        ),
     ]
     (pytester.path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = pytester.runpytest_subprocess(
-        "v.jsonl", "--codegen-model=validate", "--codegen-results=r.jsonl", *xdist
-    )
-    outcomes = {r["task_id"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+
+    def graded_with(model: str) -> tuple[pytest.RunResult, dict[str, str]]:
+        result = pytester.runpytest_subprocess(
+            "v.jsonl", f"--codegen-model={model}", f"--codegen-results={model}.jsonl", *xdist
+        )
+        records = read_results(pytester.path / f"{model}.jsonl")
+        return result, {r["task_id"]: r["outcome"] for r in records}
+
+    result, outcomes = graded_with("validate")
     assert outcomes == {
         "v/sound": "passed",
         "v/raises_on_none": "passed",
         "v/vacuous": "failed",
         "v/with_ref": "passed",
+        "v/vacuous_with_ref": "failed",
     }
-    result.stdout.fnmatch_lines(["failed: vacuous: every test passes with an empty solution"])
-    result.stdout.fnmatch_lines(["v *4 *4 *3 *1 *0.750*"])
+    result.stdout.fnmatch_lines(["failed: vacuous: every test passes with an empty solution"] * 2)
+    result.stdout.fnmatch_lines(["v *5 *5 *3 *2 *0.600*"])
+    # --codegen-model=empty grades the empty solution like any answer: it passes where the
+    # tests accept it (the two vacuous problems), and fails everywhere else.
+    result, outcomes = graded_with("empty")
+    assert outcomes == {
+        "v/sound": "failed",
+        "v/raises_on_none": "failed",
+        "v/vacuous": "passed",
+        "v/with_ref": "failed",
+        "v/vacuous_with_ref": "passed",
+    }
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_react_suite_without_references(pytester):

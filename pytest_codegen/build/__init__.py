@@ -13,5 +13,6 @@ report. Modules by job:
 ``mutants``   simple mutants of the target, to see whether the tests can fail
 ``output``    the Exec-CSN row of a kept example, the suite file and the build report
 ``pool``      fragments built concurrently, shared between xdist workers
+``parsing``   ``ast.parse`` one thread at a time, where CPython's is not thread-safe
 ``items``     the pytest side: collection, items, reports, the controller's summary
 """

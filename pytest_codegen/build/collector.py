@@ -20,12 +20,17 @@ from ..settings import Settings
 DEFAULT_OUT = "benchmark.json"
 
 
+def suite_path(config: pytest.Config, settings: Settings) -> Path:
+    """Where the build writes its suite file (``--codegen-build-out``)."""
+    out = Path(settings.build_out or DEFAULT_OUT).expanduser()
+    return out if out.is_absolute() else Path(config.invocation_params.dir) / out
+
+
 class BuildCollector:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        out = Path(settings.build_out or DEFAULT_OUT).expanduser()
-        self.out = out if out.is_absolute() else Path(config.invocation_params.dir) / out
+        self.out = suite_path(config, settings)
         self.results: dict[str, dict[str, Any]] = {}
         self.records: dict[str, dict[str, Any]] = {}
         self.report: dict[str, Any] | None = None

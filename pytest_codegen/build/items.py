@@ -109,6 +109,10 @@ class BuildItem(ShortFailureRepr, pytest.Function):
         self.record: dict[str, Any] | None = None
         self.record_sent = False
         self.extra_keyword_matches.update({"build", fragment.id})
+        # pytest-timeout is the outer guard, as for graded samples; here over setup too,
+        # where the fragment is built.
+        budget = time_budget(settings_of(self.config))
+        self.add_marker(pytest.mark.timeout(budget, func_only=False))
 
     def setup(self) -> None:
         super().setup()
@@ -131,6 +135,17 @@ class BuildItem(ShortFailureRepr, pytest.Function):
         if isinstance(excinfo.value, (BuildRejected, SampleNotGenerated)):
             return str(excinfo.value)
         return None
+
+
+def time_budget(settings: Settings) -> float:
+    """Seconds one fragment's item may take at most: every program run the pipeline can make
+    at the sandbox's limit, and every model request with its retries."""
+    from ..collect.suites.execcsn import TIMEOUT_S
+    from .pipeline import MAX_REQUESTS, MAX_RUNS
+
+    run_limit = settings.timeout if "timeout" in settings.explicit else TIMEOUT_S
+    request = settings.request_timeout + settings.max_retry_wait
+    return MAX_RUNS * run_limit + MAX_REQUESTS * request + 60
 
 
 class BuildCollection:
@@ -192,8 +207,21 @@ class BuildCollection:
         from .pool import RuntimeServices
 
         runner = runner_of(self.config)
-        services = RuntimeServices(runner, model, fragment)
+        services = RuntimeServices(runner, model, fragment, self.hidden(runner))
         return Pipeline(fragment, services, self.settings.prompt_template).build()
+
+    def hidden(self, runner: Any) -> tuple[str, ...]:
+        """What the build's programs must not see, as graded samples must not (see
+        :mod:`~pytest_codegen.execution.hidden`): the build's input, its suite file and
+        report (and the directory holding them), the generation cache, pytest's cache, the
+        run's shared claims and results (other fragments' work) and the plugin."""
+        from ..execution.hidden import pytest_cache_dir
+        from .collector import suite_path
+        from .output import report_path
+
+        out = suite_path(self.config, self.settings)
+        also = (report_path(out), pytest_cache_dir(self.config), self.claims_dir(runner))
+        return runner.executor.hidden(out, [*self.roots, out], also)
 
     def build(self, item: BuildItem) -> None:
         """Item setup: the fragment's result and record; an API failure raises here."""
@@ -242,9 +270,9 @@ class BuildCollection:
             item.record_sent = True
         return report
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
         if self.pool is not None:
-            self.pool.close()
+            self.pool.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
 
 def run_dir(config: pytest.Config, started_at: float) -> Path:

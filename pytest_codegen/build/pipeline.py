@@ -24,10 +24,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..models.base import Completion, SamplingParams
+from ..models.builtin import empty_function
 from ..outcomes import Verdict
 from . import checks, prompts
 from .checks import CheckFailed
 from .inputs import Fragment
+from .mutants import KINDS as MUTANT_KINDS
 from .mutants import mutants_of
 
 ATTEMPTS = 3  # regenerations of steps 1 and 2
@@ -35,6 +37,10 @@ DEBUG_ROUNDS = 3
 AUGMENT_SAMPLES = 5
 AUGMENT_PARAMS = SamplingParams(temperature=0.3, top_p=0.7)
 KEPT, REJECTED, API_ERROR = "kept", "rejected", "api_error"
+# The most a fragment can take: its program runs (execute and debug, each augmented set,
+# the final pair, the empty body, the mutants) and its model requests (every attempt).
+MAX_RUNS = 1 + DEBUG_ROUNDS + AUGMENT_SAMPLES + 2 + 1 + len(MUTANT_KINDS)
+MAX_REQUESTS = 3 * ATTEMPTS + DEBUG_ROUNDS + AUGMENT_SAMPLES  # 3 *: sandbox, tests, instruction
 _INSTRUCTION = re.compile(
     r"Functionality:\s*(?P<f>.+?)\s*Inputs:\s*(?P<i>.+?)\s*Outputs:\s*(?P<o>.+?)\s*(?:```|\Z)",
     re.DOTALL,
@@ -195,7 +201,7 @@ class Pipeline:
         masked = checks.mask_target(graded, f)
         target = checks.target_source(graded, f)
         self._final_filter(masked, target)
-        empty = self.services.run(masked, f"def {f.short_name}(*args, **kwargs):\n    pass\n")
+        empty = self.services.run(masked, empty_function(f.func_name))
         if empty.passed:
             raise Rejected("post", "vacuous: the tests pass with an empty body of the target")
         killed, survived = 0, []

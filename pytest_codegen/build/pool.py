@@ -10,7 +10,7 @@ item. A process that dies drops its claims; whoever waits then builds the fragme
 
 :class:`RuntimeServices` is what a pipeline uses: model requests through the runner (the
 generation engine, its cache, retries and rate limits) and programs run in the Python sandbox
-with the Exec-CSN harness's rules.
+with the Exec-CSN harness's rules, hiding what graded samples cannot see either.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ..generation.jobs import Job
 from ..models.base import Completion, Model, Prompt, SamplingParams, merge_params
 from ..outcomes import Verdict
 from ..problems import MODE_PYTHON_PROGRAM, Problem
+from . import parsing
 from .inputs import Fragment
 
 # Programs run at most this many at once per process: they are CPU-bound, requests are not.
@@ -63,9 +64,12 @@ def fragment_problem(fragment: Fragment) -> Problem:
 class RuntimeServices:
     """Model requests and sandboxed runs for the pipeline of one fragment."""
 
-    def __init__(self, runner: Any, model: Model, fragment: Fragment) -> None:
+    def __init__(
+        self, runner: Any, model: Model, fragment: Fragment, hide: tuple[str, ...] = ()
+    ) -> None:
         self.runner = runner
         self.model = model
+        self.hide = hide  # paths its programs must not see, as graded samples must not
         self.problem = fragment_problem(fragment)
         self.func_name = fragment.func_name
 
@@ -110,7 +114,7 @@ class RuntimeServices:
         )
         limits = self.runner.executor.limits(problem)
         with _RUNS:
-            return run_python_program(problem, function, limits)
+            return run_python_program(problem, function, limits, self.hide)
 
 
 class BuildPool:
@@ -125,6 +129,7 @@ class BuildPool:
         self.dir = claims
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="codegen-build")
         self.futures: dict[str, Future[dict[str, Any] | None]] = {}
+        parsing.install()  # many threads parse at once (see .parsing)
 
     @staticmethod
     def key(nodeid: str) -> str:
@@ -181,6 +186,10 @@ class BuildPool:
         finally:
             claim.release()
 
-    def close(self) -> None:
-        # Pipelines still running end on their own: closing the engine fails their requests.
-        self.executor.shutdown(wait=False, cancel_futures=True)
+    def close(self, interrupted: bool = False) -> None:
+        """Stop building: fragments not started are left to whoever runs their items. Those
+        being built for the run's other processes are finished first (the sandbox and the
+        engine they use close after this), unless the run was interrupted."""
+        shared = self.claims is not None
+        self.executor.shutdown(wait=shared and not interrupted, cancel_futures=True)
+        parsing.uninstall()

@@ -1,5 +1,5 @@
-"""The built-in models, which look answers up instead of generating them: ``reference`` and
-``validate`` (to check a suite) and ``replay:PATH`` (recorded completions).
+"""The built-in models, which look answers up instead of generating them: ``reference``,
+``validate`` and ``empty`` (to check a suite) and ``replay:PATH`` (recorded completions).
 """
 
 from __future__ import annotations
@@ -33,14 +33,29 @@ def empty_solution(problem: Problem) -> str:
     if problem.mode == MODE_JEST:
         return _EMPTY_JEST
     if problem.mode == MODE_PYTHON_PROGRAM:
-        name = str(problem.extra.get("func_name", "solution")).rsplit(".", 1)[-1]
-        return f"def {name}(*args, **kwargs):\n    return None\n"
+        return empty_function(str(problem.extra.get("func_name", "solution")))
     return "    pass\n"  # a body after the prompt's signature
 
 
+def empty_function(func_name: str) -> str:
+    """The definition of ``func_name`` (a qualified name: its last part) with a ``pass`` body."""
+    return f"def {func_name.rsplit('.', 1)[-1]}(*args, **kwargs):\n    pass\n"
+
+
+class EmptyModel(Model):
+    """Answers every problem with :func:`empty_solution`, graded like any model's answer: a
+    sample passes only where the tests accept a solution that does nothing."""
+
+    spec = "empty"
+
+    def generate(self, request: GenerationRequest) -> list[Completion]:
+        return [Completion(text=empty_solution(request.problem))] * request.n
+
+
 class ValidateModel(Model):
-    """Validates a suite: each problem's reference where it has one (it must pass), else an
-    empty solution (the tests must reject it; see :func:`outcomes.judge_empty_solution`)."""
+    """Validates a suite: each problem's reference where it has one (it must pass, and the
+    runner also grades an empty solution, which the tests must reject), else an empty
+    solution (the tests must reject it; see :func:`outcomes.judge_empty_solution`)."""
 
     spec = "validate"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import Model, ModelError, SamplingParams, merge_params
-from .builtin import ReferenceModel, ReplayModel, ValidateModel
+from .builtin import EmptyModel, ReferenceModel, ReplayModel, ValidateModel
 from .catalog import PROVIDERS
 from .names import NAMED_MODELS
 from .rules import fit_preset
@@ -42,8 +42,8 @@ def build_model(
 ) -> Model | None:
     """The model ``spec`` names, or ``None`` when it names none known here.
 
-    ``spec`` is ``reference``, ``validate``, ``replay:PATH`` (a relative ``PATH`` is taken
-    from ``invocation_dir``), ``PROVIDER:MODEL``, an alias defined by ``models_table``
+    ``spec`` is ``reference``, ``validate``, ``empty``, ``replay:PATH`` (a relative ``PATH``
+    is taken from ``invocation_dir``), ``PROVIDER:MODEL``, an alias defined by ``models_table``
     (the ``codegen_models`` ini lines) or a built-in name (:data:`NAMED_MODELS`).
     ``base_url`` and ``params`` (``--codegen-base-url`` and the sampling options) take
     precedence over an alias's or a name's own. A ``PROVIDER:MODEL`` with
@@ -54,6 +54,8 @@ def build_model(
         return ReferenceModel()
     if spec == "validate":
         return ValidateModel()
+    if spec == "empty":
+        return EmptyModel()
     if spec.startswith("replay:"):
         path = Path(spec.removeprefix("replay:")).expanduser()
         if not path.is_absolute():
