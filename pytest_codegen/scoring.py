@@ -118,7 +118,40 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
                 None if any(s is None for s in scores) else sum(scores) / len(scores)  # type: ignore[arg-type]
             )
         rows.append(row)
-    return rows
+    return _with_base_rows(rows, samples, ks)
+
+
+# HumanEval+/MBPP+ suites also get EvalPlus's base-only score, as a suite of this name.
+BASE_TESTS = "{suite} (base tests)"
+
+
+def _with_base_rows(
+    rows: list[Row], samples: list[Mapping[str, Any]], ks: Sequence[int]
+) -> list[Row]:
+    """``rows`` with, after the rows of each suite whose samples have a ``base_outcome``
+    (HumanEval+/MBPP+), a whole-suite row of its score on the base inputs alone: what
+    EvalPlus reports as "(base tests)" next to its "+ (base + extra tests)" score."""
+    suites = {str(rec["suite"]) for rec in samples if "base_outcome" in rec}
+    if not suites:
+        return rows
+    as_base = [
+        {
+            **{k: v for k, v in rec.items() if k not in ("base_outcome", "plus_outcome")},
+            "suite": BASE_TESTS.format(suite=rec["suite"]),
+            "category": "",
+            "outcome": rec.get("base_outcome", rec["outcome"]),
+        }
+        for rec in samples
+        if str(rec["suite"]) in suites
+    ]
+    base_rows = {row.suite: row for row in summarize(as_base, ks) if row.category is None}
+    merged: list[Row] = []
+    for i, row in enumerate(rows):
+        merged.append(row)
+        last_of_suite = i + 1 == len(rows) or rows[i + 1].suite != row.suite
+        if last_of_suite and row.suite in suites:
+            merged.append(base_rows[BASE_TESTS.format(suite=row.suite)])
+    return merged
 
 
 def repair_curve(records: Iterable[Mapping[str, Any]], rounds: int) -> dict[str, list[float]]:

@@ -1,7 +1,8 @@
 """Suite loaders: every supported format read into :class:`~pytest_codegen.problems.Problem` s.
 
 A suite is named by a built-in name (``humaneval``) or given as a path: a HumanEval-format
-``.jsonl``/``.jsonl.gz`` file, an Exec-CSN ``.json`` file, or a directory in WebApp1K layout.
+or EvalPlus-format (HumanEval+, MBPP+) ``.jsonl``/``.jsonl.gz`` file, an Exec-CSN ``.json``
+file, or a directory in WebApp1K layout.
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ def load_suite(path: Path, suite: str) -> list[Problem]:
 
         return load_webapp1k(path, suite)
     if name.endswith((".jsonl", ".jsonl.gz")):
+        from .evalplus import load_evalplus, looks_like_evalplus
         from .humaneval import load_humaneval
+
+        if looks_like_evalplus(path):  # HumanEval+/MBPP+: rows with base and plus inputs
+            return load_evalplus(path, suite)
 
         return load_humaneval(path, suite)
     if name.endswith(".json"):
