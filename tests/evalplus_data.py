@@ -101,8 +101,7 @@ MBPP = [
         "Mbpp/787",
         '"""\nWrite a function that matches a string that has an a followed by three b.\n"""\n',
         "text_match_three",
-        "import re\n\n\ndef text_match_three(text):\n"
-        "    return re.search('ab{3}?', text)\n",
+        "import re\n\n\ndef text_match_three(text):\n    return re.search('ab{3}?', text)\n",
         [["ac"], ["dc"], ["abbbba"]],
         [["caacabbbba"], [""], ["ab"]],
     ),
@@ -118,7 +117,7 @@ SAMPLES = [
     ("HumanEval/0", "completion", "    print('adding', a, b)\n    return a + b\n", True, True),
     ("HumanEval/0", "solution", "def add(a, b):\n    return b + a\n", True, True),
     ("HumanEval/0", "completion", "    return a +\n", False, False),
-    ("HumanEval/1", "completion", "    import math\n    return math.fsum(xs) / len(xs)\n", True, True),
+    ("HumanEval/1", "completion", "    import math\n    return math.fsum(xs) / len(xs)\n", 1, 1),
     ("HumanEval/1", "completion", "    return sum(xs) / len(xs) + 1e-5\n", False, False),
     ("HumanEval/1", "completion", "    return round(sum(xs) / len(xs), 2)\n", True, False),
     ("HumanEval/2", "completion", "    return n * (n + 1) // 2\n", True, True),
@@ -142,7 +141,8 @@ SAMPLES = [
     (
         "HumanEval/2",
         "completion",
-        "    import time\n    if n == 1000:\n        time.sleep(1.5)\n    return n * (n + 1) // 2\n",
+        "    import time\n    if n == 1000:\n        time.sleep(1.5)\n"
+        "    return n * (n + 1) // 2\n",
         True,
         False,
     ),
@@ -233,5 +233,5 @@ def expected_verdicts() -> dict[tuple[str, int], tuple[bool, bool]]:
     verdicts, seen = {}, {}
     for task_id, _, _, base, plus in SAMPLES:
         index = seen[task_id] = seen.get(task_id, -1) + 1
-        verdicts[(task_id, index)] = (base, plus)
+        verdicts[(task_id, index)] = (bool(base), bool(plus))
     return verdicts
