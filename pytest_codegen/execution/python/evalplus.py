@@ -12,7 +12,9 @@ may take ``max(1 s, 4 x`` the canonical solution's time on it ``)``, and a whole
 ``min_time_limit`` and ``EVALPLUS_TIMEOUT_PER_TASK``, and its process's grace).
 
 A sample's verdict is its base verdict if that fails, else its plus verdict (EvalPlus's
-"base + extra tests" score); both are in ``Verdict.tests`` and the sample's record.
+"base + extra tests" score); both are in ``Verdict.tests`` and the sample's record. A problem
+whose canonical solution fails on one of its own inputs grades nothing: its samples are
+``quarantined``.
 """
 
 from __future__ import annotations
@@ -77,7 +79,10 @@ def run_evalplus(
 ) -> Verdict:
     entry = problem.extra["entry_point"]
     sources = python_candidate(problem.prompt, code, entry, policy)
-    expected = expected_outputs(problem, limits, hide)
+    try:
+        expected = expected_outputs(problem, limits, hide)
+    except problems.SuiteError as e:  # the problem cannot grade anything: not graded
+        return Verdict(outcomes.QUARANTINED, str(e), mode=problems.MODE_EVALPLUS)
     limits = dataclasses.replace(limits, timeout_s=SANDBOX_TIMEOUT_S)
     parts = {
         part: _grade_set(problem, part, sources, expected[part], limits, hide) for part in PARTS
