@@ -6,13 +6,15 @@ files and broken canonical solutions said in one line, the answer key out of sam
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, XDIST_MODES, read_results
+from conftest import XDIST_MODES, read_results
 from evalplus_data import expected_verdicts, write_dataset
 
 
@@ -126,20 +128,20 @@ def test_a_bad_evalplus_file_is_one_line(pytester, change, message, xdist):
     result.stderr.re_match_lines([rf"ERROR: .*{re.escape(message)}$"])
 
 
-# Passes only if it read the canonical solution's outputs, wherever they are kept.
+# Passes only if it found the canonical solution's outputs where they are kept (their files
+# are private to the grader's uid; it is their directory that must not even be listed).
 READ_ANSWERS = """\
     import os
-    directory = {path!r}
-    names = [n for n in os.listdir(directory) if n.endswith(".json")]
-    with open(os.path.join(directory, names[0])) as fh:
-        fh.read(1)
+    if not [n for n in os.listdir({path!r}) if n.endswith(".json")]:
+        raise RuntimeError("nothing there")
     return a + b
 """
 
 
 def test_the_canonical_outputs_are_out_of_samples_reach(pytester, monkeypatch):
-    # Kept in a directory samples could otherwise read: inside the checkout, on sys.path.
-    cache = tempfile.mkdtemp(prefix="evalplus-cache-", dir=ROOT)
+    # Kept where samples could otherwise read: in the Python installation they run with.
+    cache = tempfile.mkdtemp(prefix="evalplus-cache-", dir=sys.prefix)
+    os.chmod(cache, 0o755)
     try:
         monkeypatch.setenv("PYTEST_CODEGEN_CACHE", cache)
         humaneval, _, _ = write_dataset(pytester.path)
