@@ -125,3 +125,51 @@ def test_base_and_plus_verdicts_are_evalplus_own(pytester, evalplus_python, monk
             rf"MbppPlus-tiny \(base tests\) +\(all\) +3 +21 .* {printed['mbpp']}$",
         ]
     )
+
+
+# One input of each shape MBPP+'s tasks take, as JSON has them: every task number's inputs
+# are rebuilt (or refused) alike by EvalPlus's reader and ours.
+PROBES = [
+    [[1, 2]],
+    [[[1, 2], [3]]],
+    [[[[1, 2], [3]]]],
+    [[[[1, 2]], 5]],
+    [[[1], [2, 3]]],
+    [[[[1, 2], []]]],
+    [["1.5", "1+2j"]],
+    [[[1, 2], 3]],
+    [[[[1, 2]], [[3]]]],
+    [[[1, [2, 3]]]],
+    [[[1, 2], 3, 4]],
+    [[{"a": [1, 2]}, 3]],
+    [["1+2j"]],
+    [[[1, [2]], 3]],
+]
+CONVERT = """
+import copy, json, sys
+from {module} import {function} as convert
+rebuilt = {{}}
+for number in range(1, 1000):
+    for i, probe in enumerate(json.loads(sys.argv[1])):
+        try:
+            value = repr(convert(f"Mbpp/{{number}}", copy.deepcopy(probe)))
+        except Exception:
+            value = "refused"
+        rebuilt[f"{{number}} {{i}}"] = value
+print(json.dumps(rebuilt))
+"""
+
+
+def test_mbpp_inputs_are_rebuilt_as_evalplus_rebuilds_them(evalplus_python):
+    def rebuilt(python: str, module: str, function: str) -> dict[str, str]:
+        code = CONVERT.format(module=module, function=function)
+        done = subprocess.run(
+            [python, "-c", code, json.dumps(PROBES)], capture_output=True, text=True, check=True
+        )
+        return json.loads(done.stdout)
+
+    theirs = rebuilt(str(evalplus_python), "evalplus.data.mbpp", "mbpp_deserialize_inputs")
+    ours = rebuilt(sys.executable, "pytest_codegen.collect.suites.evalplus", "mbpp_inputs")
+    assert {k: v for k, v in ours.items() if v != theirs[k]} == {}
+    # The probes reach every kind of conversion.
+    assert len({v for k, v in theirs.items() if v != repr(PROBES[int(k.split()[1])])}) > 20
