@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -173,3 +174,91 @@ def test_mbpp_inputs_are_rebuilt_as_evalplus_rebuilds_them(evalplus_python):
     assert {k: v for k, v in ours.items() if v != theirs[k]} == {}
     # The probes reach every kind of conversion.
     assert len({v for k, v in theirs.items() if v != repr(PROBES[int(k.split()[1])])}) > 20
+
+
+NAN, INF = float("nan"), float("inf")
+# (dataset, entry point, atol, inputs, the candidate's outputs, the expected ones): one run
+# of inputs each, judged whole.
+OUTPUT_CASES = [
+    ("humaneval", "f", 0, [[1]], [3], [3]),
+    ("humaneval", "f", 0, [[1]], [3.0], [3]),
+    ("humaneval", "f", 0, [[1]], [0.30000000000000004], [0.3]),
+    ("humaneval", "f", 0, [[1]], [0.3001], [0.3]),
+    ("humaneval", "f", 0, [[1]], [[0.1, 0.2]], [[0.1, 0.2000000001]]),
+    ("humaneval", "f", 0, [[1]], [(0.1, 0.2)], [[0.1, 0.2]]),
+    ("humaneval", "f", 0, [[1]], [[0.1]], [[0.1, 0.2]]),
+    ("humaneval", "f", 0, [[1]], [[[0.1], [0.2]]], [[[0.1], [0.2000001]]]),
+    # After a float output the tolerance stays for the rest of the run, ints included.
+    ("humaneval", "f", 0, [[1], [2]], [0.5, 1000000001], [0.5, 1000000000]),
+    ("humaneval", "f", 0, [[2]], [1000000001], [1000000000]),
+    ("humaneval", "f", 0, [[1]], [NAN], [NAN]),
+    ("humaneval", "f", 0, [[1]], [INF], [INF]),
+    ("humaneval", "f", 0, [[1]], [-INF], [INF]),
+    ("humaneval", "f", 0, [[1]], [True], [1]),
+    ("humaneval", "f", 0, [[1]], ["a"], ["b"]),
+    ("humaneval", "f", 0, [[1]], [None], [0]),
+    ("humaneval", "f", 0, [[1]], [{"a": (1, 2)}], [{"a": (1, 2)}]),
+    ("humaneval", "f", 0, [[1]], [{"a": [1, 2]}], [{"a": (1, 2)}]),
+    ("humaneval", "f", 1e-3, [[1]], [1.0005], [1.0]),
+    ("humaneval", "f", 1e-3, [[1]], [1.002], [1.0]),
+    ("humaneval", "f", 1e-3, [[1]], [1], [1.0001]),
+    ("humaneval", "f", 1e-3, [[1]], ["1.0"], [1.0]),
+    ("humaneval", "sum_div", 0, [[1]], [0], [7]),
+    ("mbpp", "f", 0, [[1]], [0.1 + 0.2], [0.3]),
+    ("mbpp", "similar_elements", 0, [[1]], [(5, 4)], [(4, 5)]),
+    ("mbpp", "similar_elements", 0, [[1]], [[4, 5, 5]], [(4, 5)]),
+    ("mbpp", "similar_elements", 0, [[1]], [(4,)], [(4, 5)]),
+    ("mbpp", "similar_elements", 0, [[1]], [[[4], [5]]], [(4, 5)]),
+    ("mbpp", "sum_div", 0, [[1]], [0], [7]),
+    ("mbpp", "sum_div", 0, [[1]], [3], [7]),
+    ("mbpp", "surface_Area", 0, [[3, 4]], [35], [99]),
+    ("mbpp", "surface_Area", 0, [[3, 4]], [34], [99]),
+    ("mbpp", "surface_Area", 1, [[3, 4]], [34], [99]),
+    ("mbpp", "digit_distance_nums", 0, [[123, 4]], [4], [99]),
+    ("mbpp", "digit_distance_nums", 0, [[123, 4]], [5], [99]),
+    ("mbpp", "are_equivalent", 0, [[1]], ["anything"], [False]),
+    ("mbpp", "text_match_three", 0, [[1]], ["a match"], [True]),
+    ("mbpp", "text_match_three", 0, [[1]], [None], [True]),
+    ("mbpp", "text_match_three", 0, [[1]], [False], [False]),
+    ("mbpp", "text_match_three", 0, [[1]], [0], [False]),
+    ("mbpp", "text_match_three", 0, [[1], [2]], [True, None], [True, False]),
+]
+JUDGE = """
+import json, pickle, sys
+from evalplus.eval import untrusted_check
+verdicts = []
+for dataset, entry, atol, inputs, outputs, expected in pickle.load(open(sys.argv[1], "rb")):
+    code = (
+        f"import pickle\\nOUT = pickle.loads({pickle.dumps(outputs)!r})\\nCALLS = [0]\\n"
+        f"def {entry}(*args):\\n    CALLS[0] += 1\\n    return OUT[CALLS[0] - 1]\\n"
+    )
+    status, _ = untrusted_check(
+        dataset, code, inputs, entry, expected, atol, [0.0] * len(inputs), fast_check=True
+    )
+    verdicts.append(status == "pass")
+print(json.dumps(verdicts))
+"""
+
+
+def test_outputs_are_judged_as_evalplus_judges_them(evalplus_python, tmp_path):
+    from pytest_codegen.execution.python.evalplus_match import matches
+
+    cases = tmp_path / "cases.pickle"
+    cases.write_bytes(pickle.dumps(OUTPUT_CASES))
+    done = subprocess.run(
+        [str(evalplus_python), "-c", JUDGE, str(cases)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout)
+
+    ours = []
+    for dataset, entry, atol, inputs, outputs, expected in OUTPUT_CASES:
+        passed = True
+        for args, out, want in zip(inputs, outputs, expected, strict=True):
+            ok, atol = matches(dataset, entry, args, out, want, atol)
+            if not ok:
+                passed = False
+                break
+        ours.append(passed)
+    assert [case for case, a, b in zip(OUTPUT_CASES, ours, theirs, strict=True) if a != b] == []
+    assert 10 < sum(ours) < len(ours) - 10  # both verdicts well represented
