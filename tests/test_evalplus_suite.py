@@ -9,11 +9,13 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+import unprivileged
 from conftest import XDIST_MODES, read_results
 from evalplus_data import expected_verdicts, write_dataset
 
@@ -138,33 +140,65 @@ READ_ANSWERS = """\
 """
 
 
-def test_the_canonical_outputs_are_out_of_samples_reach(pytester, monkeypatch):
+@pytest.mark.parametrize(
+    "privilege",
+    [
+        "root",
+        pytest.param(
+            "nobody",
+            marks=pytest.mark.skipif(
+                unprivileged.available() is not None, reason=str(unprivileged.available())
+            ),
+        ),
+    ],
+)
+def test_the_canonical_outputs_are_out_of_samples_reach(monkeypatch, privilege):
+    """As root (mount view, Landlock, a uid of its own) and as nobody (Landlock alone, the
+    sample under the grader's own uid)."""
     # Kept where samples could otherwise read: in the Python installation they run with.
-    cache = tempfile.mkdtemp(prefix="evalplus-cache-", dir=sys.prefix)
-    os.chmod(cache, 0o755)
+    cache = Path(tempfile.mkdtemp(prefix="evalplus-cache-", dir=sys.prefix))
+    run = unprivileged.workdir()
     try:
-        monkeypatch.setenv("PYTEST_CODEGEN_CACHE", cache)
-        humaneval, _, _ = write_dataset(pytester.path)
-        answers = f"{cache}/evalplus-expected"
-        samples = pytester.path / "peek.jsonl"
-        samples.write_text(
-            json.dumps({"task_id": "HumanEval/0", "completion": READ_ANSWERS.format(path=answers)})
+        os.chmod(cache, 0o755)
+        if privilege == "nobody":
+            os.chown(cache, unprivileged.NOBODY, unprivileged.NOBODY)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+        humaneval, _, _ = write_dataset(run)
+        answers = cache / "pytest-codegen" / "evalplus-expected"
+        peek = READ_ANSWERS.format(path=str(answers))
+        (run / "peek.jsonl").write_text(
+            json.dumps({"task_id": "HumanEval/0", "completion": peek})
             + "\n"
             + json.dumps({"task_id": "HumanEval/0", "completion": "    return a + b\n"})
             + "\n"
         )
-        result = pytester.runpytest_subprocess(
-            f"{humaneval}::HumanEval_0",
-            f"--codegen-model=replay:{samples}",
+        args = [
+            f"{humaneval.name}::HumanEval_0",
+            "--codegen-model=replay:peek.jsonl",
             "--codegen-samples=2",
             "--codegen-results=r.jsonl",
-        )
-        outcomes = [r["outcome"] for r in read_results(pytester.path / "r.jsonl")]
-        assert outcomes == ["error", "passed"], result.stdout.str()[-3000:]
+        ]
+        if privilege == "nobody":
+            for path in run.iterdir():
+                os.chown(path, unprivileged.NOBODY, unprivileged.NOBODY)
+            done = unprivileged.run_pytest(run, *args)
+        else:
+            env = {k: v for k, v in os.environ.items() if k != "PYTEST_CODEGEN_CACHE"}
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-p", "no:randomly", *args],
+                cwd=run,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+        records = read_results(run / "r.jsonl")
+        assert [r["outcome"] for r in records] == ["error", "passed"], done.stdout[-3000:]
+        assert "PermissionError" in records[0]["error"] or "nothing there" in records[0]["error"]
         # ... though they were there.
-        assert [p.suffix for p in Path(answers).iterdir() if p.suffix == ".json"] == [".json"]
+        assert [p.suffix for p in answers.iterdir() if p.suffix == ".json"] == [".json"]
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(run, ignore_errors=True)
 
 
 def test_evalplus_rows_are_found_in_a_directory(pytester):
