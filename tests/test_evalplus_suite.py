@@ -130,13 +130,16 @@ def test_a_bad_evalplus_file_is_one_line(pytester, change, message, xdist):
     result.stderr.re_match_lines([rf"ERROR: .*{re.escape(message)}$"])
 
 
-# Passes only if it found the canonical solution's outputs where they are kept (their files
-# are private to the grader's uid; it is their directory that must not even be listed).
+# Passes only if it read the canonical solution's outputs where they are kept.
 READ_ANSWERS = """\
     import os
-    if not [n for n in os.listdir({path!r}) if n.endswith(".json")]:
-        raise RuntimeError("nothing there")
-    return a + b
+    directory = {path!r}
+    for name in os.listdir(directory):
+        if name.endswith(".json"):
+            with open(os.path.join(directory, name)) as fh:
+                if fh.read(1):
+                    return a + b
+    raise RuntimeError("nothing read")
 """
 
 
@@ -153,8 +156,8 @@ READ_ANSWERS = """\
     ],
 )
 def test_the_canonical_outputs_are_out_of_samples_reach(monkeypatch, privilege):
-    """As root (mount view, Landlock, a uid of its own) and as nobody (Landlock alone, the
-    sample under the grader's own uid)."""
+    """As root (mount view, Landlock, a uid of its own, the files private to the grader's)
+    and as nobody (Landlock alone: the sample has the grader's uid)."""
     # Kept where samples could otherwise read: in the Python installation they run with.
     cache = Path(tempfile.mkdtemp(prefix="evalplus-cache-", dir=sys.prefix))
     run = unprivileged.workdir()
@@ -193,7 +196,7 @@ def test_the_canonical_outputs_are_out_of_samples_reach(monkeypatch, privilege):
             )
         records = read_results(run / "r.jsonl")
         assert [r["outcome"] for r in records] == ["error", "passed"], done.stdout[-3000:]
-        assert "PermissionError" in records[0]["error"] or "nothing there" in records[0]["error"]
+        assert "PermissionError" in records[0]["error"] or "nothing read" in records[0]["error"]
         # ... though they were there.
         assert [p.suffix for p in answers.iterdir() if p.suffix == ".json"] == [".json"]
     finally:
