@@ -235,3 +235,15 @@ def expected_verdicts() -> dict[tuple[str, int], tuple[bool, bool]]:
         index = seen[task_id] = seen.get(task_id, -1) + 1
         verdicts[(task_id, index)] = (bool(base), bool(plus))
     return verdicts
+
+
+def grade_args(humaneval: Path, mbpp: Path, samples: Path) -> list[str]:
+    """pytest's arguments to grade every sample of both suites (7: the most a task has)."""
+    return [
+        str(humaneval),
+        str(mbpp),
+        f"--codegen-model=replay:{samples}",
+        "--codegen-samples=7",
+        "--codegen-k=1",
+        "--codegen-results=r.jsonl",
+    ]

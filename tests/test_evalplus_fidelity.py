@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import read_results
-from evalplus_data import expected_verdicts, write_dataset
+from evalplus_data import expected_verdicts, grade_args, write_dataset
 from filelock import FileLock
 
 EVALPLUS = "evalplus==0.3.1"
@@ -91,15 +91,7 @@ def test_base_and_plus_verdicts_are_evalplus_own(pytester, evalplus_python, monk
         run_evalplus(evalplus_python, name, data, samples, pytester.path / name)
         for name, data in (("humaneval", humaneval), ("mbpp", mbpp))
     ]
-    ours_run = pytester.runpytest_subprocess(
-        str(humaneval),
-        str(mbpp),
-        f"--codegen-model=replay:{samples}",
-        "--codegen-samples=7",
-        "--codegen-k=1",
-        "--codegen-results=r.jsonl",
-        timeout=600,
-    )
+    ours_run = pytester.runpytest_subprocess(*grade_args(humaneval, mbpp, samples), timeout=600)
     records = [r for r in read_results(pytester.path / "r.jsonl") if r["outcome"] != "missing"]
     ours = {
         (r["task_id"], r["sample_index"]): (

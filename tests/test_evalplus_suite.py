@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import unprivileged
 from conftest import XDIST_MODES, read_results
-from evalplus_data import expected_verdicts, write_dataset
+from evalplus_data import expected_verdicts, grade_args, write_dataset
 
 
 def _pass_at_1(verdicts: dict, which: int, prefix: str) -> float:
@@ -34,14 +34,7 @@ def _pass_at_1(verdicts: dict, which: int, prefix: str) -> float:
 def test_base_and_plus_scores_in_the_summary(pytester, xdist):
     humaneval, mbpp, samples = write_dataset(pytester.path)
     result = pytester.runpytest_subprocess(
-        str(humaneval),
-        str(mbpp),
-        f"--codegen-model=replay:{samples}",
-        "--codegen-samples=7",
-        "--codegen-k=1",
-        "--codegen-results=r.jsonl",
-        *xdist,
-        timeout=600,
+        *grade_args(humaneval, mbpp, samples), *xdist, timeout=600
     )
     verdicts = expected_verdicts()
     records = read_results(pytester.path / "r.jsonl")

@@ -7,7 +7,9 @@ file, or a directory in WebApp1K layout.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ...problems import Problem, SuiteError
 
@@ -66,6 +68,33 @@ def load_suite(path: Path, suite: str) -> list[Problem]:
 
         return load_execcsn(path, suite)
     raise SuiteError(f"{path}: not a suite file (expected .jsonl, .jsonl.gz, .json or a directory)")
+
+
+def read_rows(
+    path: Path, lacking: Callable[[dict[str, Any]], list[str]], kind: str = "non-string"
+) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a JSON-lines suite file with where each is (``path:line``). A file that
+    cannot be read, holds no row, a row whose fields ``lacking`` names (as missing or
+    ``kind``), or a task_id seen before raises :class:`SuiteError` saying so."""
+    from ...jsonl import JSONLinesError, read_objects
+
+    try:
+        rows = list(read_objects(path))
+    except (OSError, EOFError) as e:
+        raise SuiteError(f"{path}: cannot read ({e})") from None
+    except JSONLinesError as e:
+        raise SuiteError(str(e)) from None
+    seen: set[str] = set()
+    for where, row in rows:
+        missing = lacking(row)
+        if missing:
+            raise SuiteError(f"{where}: missing or {kind} field(s) {', '.join(missing)}")
+        if row["task_id"] in seen:
+            raise SuiteError(f"{where}: duplicate task_id {row['task_id']!r}")
+        seen.add(row["task_id"])
+    if not rows:
+        raise SuiteError(f"{path}: no problems in file")
+    return rows
 
 
 def suite_name_for(path: Path) -> str:

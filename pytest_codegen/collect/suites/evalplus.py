@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...jsonl import JSONLinesError, open_text, read_objects
+from ...jsonl import open_text
 from ...problems import MODE_EVALPLUS, Problem, SuiteError
 
 REQUIRED = ("task_id", "prompt", "entry_point", "canonical_solution", "base_input", "plus_input")
@@ -45,24 +45,18 @@ def dataset_of(task_id: str) -> str:
     return MBPP if task_id.startswith("Mbpp/") else HUMANEVAL
 
 
+def _lacking(row: dict[str, Any]) -> list[str]:
+    return [k for k in REQUIRED[:4] if not isinstance(row.get(k), str)] + [
+        k for k in REQUIRED[4:] if not isinstance(row.get(k), list)
+    ]
+
+
 def load_evalplus(path: Path, suite: str) -> list[Problem]:
+    from . import read_rows
+
     problems: list[Problem] = []
-    seen: set[str] = set()
-    try:
-        rows = list(read_objects(path))
-    except (OSError, EOFError) as e:
-        raise SuiteError(f"{path}: cannot read ({e})") from None
-    except JSONLinesError as e:
-        raise SuiteError(str(e)) from None
-    for where, row in rows:
-        missing = [k for k in REQUIRED[:4] if not isinstance(row.get(k), str)]
-        missing += [k for k in REQUIRED[4:] if not isinstance(row.get(k), list)]
-        if missing:
-            raise SuiteError(f"{where}: missing or malformed field(s) {', '.join(missing)}")
+    for where, row in read_rows(path, _lacking, kind="malformed"):
         task_id = row["task_id"]
-        if task_id in seen:
-            raise SuiteError(f"{where}: duplicate task_id {task_id!r}")
-        seen.add(task_id)
         atol = row.get("atol", 0)
         if isinstance(atol, bool) or not isinstance(atol, (int, float)) or atol < 0:
             raise SuiteError(f"{where}: atol must be a number >= 0, not {atol!r}")
@@ -94,8 +88,6 @@ def load_evalplus(path: Path, suite: str) -> list[Problem]:
                 },
             )
         )
-    if not problems:
-        raise SuiteError(f"{path}: no problems in file")
     return problems
 
 
