@@ -44,7 +44,7 @@ def write_data(work: Path, problems: int, inputs: int, samples: int) -> tuple[Pa
         rows.append(
             {
                 "task_id": f"HumanEval/{p}",
-                "prompt": f"def {name}(a: int, b: list) -> int:\n    \"\"\"Task {p}.\"\"\"\n",
+                "prompt": f'def {name}(a: int, b: list) -> int:\n    """Task {p}."""\n',
                 "entry_point": name,
                 "canonical_solution": f"    return a * {p + 1} + sum(b)\n",
                 "base_input": [[i, list(range(i))] for i in range(inputs)],
