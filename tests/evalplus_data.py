@@ -1,6 +1,7 @@
 """A small HumanEval+-like and MBPP+-like dataset in EvalPlus's release format, and samples
 with known base and plus verdicts: right, wrong only on plus inputs, wrong on base inputs,
-raising, too slow, printing, close enough for floats, right by a special oracle only."""
+raising, crashing, too slow, printing, close enough for floats, right by a special oracle
+only."""
 
 from __future__ import annotations
 
@@ -120,6 +121,14 @@ SAMPLES = [
     ("HumanEval/1", "completion", "    import math\n    return math.fsum(xs) / len(xs)\n", 1, 1),
     ("HumanEval/1", "completion", "    return sum(xs) / len(xs) + 1e-5\n", False, False),
     ("HumanEval/1", "completion", "    return round(sum(xs) / len(xs), 2)\n", True, False),
+    # its process ends on a plus input
+    (
+        "HumanEval/1",
+        "completion",
+        "    import os\n    if len(xs) == 10:\n        os._exit(3)\n    return sum(xs) / len(xs)\n",
+        True,
+        False,
+    ),
     ("HumanEval/2", "completion", "    return n * (n + 1) // 2\n", True, True),
     # 1.4 s on n == 7: past the 1 s floor, within 4 x the canonical solution's 0.5 s
     (

@@ -143,6 +143,8 @@ def _grade_set(
             box.deadline = min(set_end, last + limit)
             try:
                 out = function(*args)
+            except SampleCrashed as e:
+                raise SampleCrashed(f"{where[0]}: {e}") from None
             except SampleTimeout:
                 why = (
                     f"its limit of {limit:.3g} s ({GT_TIME_LIMIT_FACTOR:g} x the canonical "
@@ -183,12 +185,23 @@ def _grade_set(
 
 
 def _show(value: Any, limit: int = 200) -> str:
-    text = repr(value)
+    return _cut(_repr(value), limit)
+
+
+def _args(args: Any) -> str:
+    """A call's arguments as written in one: ``(1, [2, 3])``."""
+    return "(" + _cut(", ".join(_repr(arg) for arg in args), 200) + ")"
+
+
+def _repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an int past Python's digit limit for str()
+        return f"<{type(value).__name__} too long to print>"
+
+
+def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _args(args: list[Any]) -> str:
-    return "(" + _show(list(args))[1:-1] + ")" if isinstance(args, list) else _show(args)
 
 
 # -- the canonical solution's outputs, measured once -----------------------------------------
