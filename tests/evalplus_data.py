@@ -168,6 +168,8 @@ SAMPLES = [
     ("HumanEval/4", "completion", "    return round((a * a + b * b) ** 0.5, 4)\n", True, True),
     ("HumanEval/4", "completion", "    return round((a * a + b * b) ** 0.5, 1)\n", True, False),
     ("HumanEval/4", "completion", "    return int((a * a + b * b) ** 0.5)\n", True, False),
+    # never done loading: each set ends at its whole budget, min(60 s, sum of limits) + 2 s
+    ("HumanEval/4", "solution", "while True:\n    pass\n", False, False),
     (
         "Mbpp/2",
         "solution",

@@ -70,6 +70,7 @@ def test_failure_lines_say_which_input_and_why(pytester):
             "got 1000000000000",
             "error: base input 1 of 3, add(1, 2): the code raised ValueError: no",
             "crashed: plus input 2 of 3, mean([[]0.1, 0.1, *]): *exit*3*",
+            "timeout: loading the code for the base inputs: no result within the base set's 4 s",
             "timeout: plus input 1 of 3, triangle(7): no result within its limit of * s "
             "(4 x the canonical solution's * s, at least 1 s)",
             "timeout: plus input 2 of 3, triangle(1000): no result within its limit of 1 s *",
