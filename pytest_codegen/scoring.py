@@ -41,9 +41,10 @@ class Row:
     samples: int = 0
     counts: Counter[str] = dataclasses.field(default_factory=Counter)
     pass_at_k: dict[int, float | None] = dataclasses.field(default_factory=dict)
+    base_of: str | None = None  # a "(base tests)" row: the HumanEval+/MBPP+ suite it scores
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "suite": self.suite,
             "category": self.category,
             "problems": self.problems,
@@ -51,6 +52,9 @@ class Row:
             "counts": {o: self.counts.get(o, 0) for o in outcomes.ALL},
             "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
         }
+        if self.base_of is not None:
+            data["base_of"] = self.base_of
+        return data
 
 
 def latest_samples(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -150,7 +154,8 @@ def _with_base_rows(
         merged.append(row)
         last_of_suite = i + 1 == len(rows) or rows[i + 1].suite != row.suite
         if last_of_suite and row.suite in suites:
-            merged.append(base_rows[BASE_TESTS.format(suite=row.suite)])
+            base = base_rows[BASE_TESTS.format(suite=row.suite)]
+            merged.append(dataclasses.replace(base, base_of=row.suite))
     return merged
 
 

@@ -213,3 +213,37 @@ def test_evalplus_rows_are_found_in_a_directory(pytester):
         "MbppPlus-tiny.jsonl::Mbpp_3",
         "MbppPlus-tiny.jsonl::Mbpp_787",
     ]
+
+
+def test_base_rows_follow_their_suite_and_leave_other_suites_alone():
+    from pytest_codegen.scoring import summarize
+
+    def rec(suite, task, index, outcome, base=None):
+        row = {"suite": suite, "task_id": task, "category": suite, "sample_index": index}
+        row["outcome"] = outcome
+        if base is not None:
+            row.update(base_outcome=base, plus_outcome=outcome)
+        return row
+
+    records = [
+        rec("humaneval", "HumanEval/0", 0, "passed"),
+        rec("plus", "HumanEval/0", 0, "failed", base="passed"),
+        rec("plus", "HumanEval/0", 1, "error", base="error"),
+        rec("plus", "HumanEval/1", 0, "missing"),
+        rec("plus", "HumanEval/1", 1, "passed", base="passed"),
+        rec("zeta", "t", 0, "failed"),
+    ]
+    rows = summarize(records, [1])
+    shown = [(r.suite, r.category, r.pass_at_k[1], dict(r.counts)) for r in rows]
+    assert shown == [
+        ("humaneval", None, 1.0, {"passed": 1}),
+        ("humaneval", "humaneval", 1.0, {"passed": 1}),
+        ("plus", None, 0.5, {"failed": 1, "error": 1, "missing": 1, "passed": 1}),
+        ("plus", "plus", 0.5, {"failed": 1, "error": 1, "missing": 1, "passed": 1}),
+        ("plus (base tests)", None, 0.75, {"passed": 2, "error": 1, "missing": 1}),
+        ("zeta", None, 0.0, {"failed": 1}),
+        ("zeta", "zeta", 0.0, {"failed": 1}),
+    ]
+    # The HTML report's row for the base score leads to its suite's problems.
+    assert rows[4].to_json()["base_of"] == "plus"
+    assert "base_of" not in rows[2].to_json()
