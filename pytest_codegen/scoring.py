@@ -92,7 +92,8 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
     A problem contributes ``n`` = its graded samples (missing and API-error samples are not
     graded) and ``c`` = those that passed, counted by :func:`per_problem`. A row's pass@k is
     the mean over its problems; it is ``None`` (n/a) when some problem has fewer than k graded
-    samples (but at least one).
+    samples (but at least one). A HumanEval+/MBPP+ suite is followed by its base-only score
+    (see :func:`_with_base_rows`).
     """
     samples = latest_samples(records)
     category_of: dict[tuple[str, str], str] = {}
