@@ -18,6 +18,7 @@ import pytest
 import unprivileged
 from conftest import XDIST_MODES, read_results
 from evalplus_data import expected_verdicts, grade_args, write_dataset
+from test_html_report import dump_dom, needs_chromium, parse
 
 
 def _pass_at_1(verdicts: dict, which: int, prefix: str) -> float:
@@ -247,3 +248,26 @@ def test_base_rows_follow_their_suite_and_leave_other_suites_alone():
     # The HTML report's row for the base score leads to its suite's problems.
     assert rows[4].to_json()["base_of"] == "plus"
     assert "base_of" not in rows[2].to_json()
+
+
+@needs_chromium
+def test_the_html_report_shows_the_base_score_and_leads_to_its_suite(pytester):
+    _, mbpp, samples = write_dataset(pytester.path)
+    pytester.runpytest_subprocess(
+        str(mbpp),
+        f"--codegen-model=replay:{samples}",
+        "--codegen-samples=3",
+        "--codegen-k=1",
+        "--codegen-html=report.html",
+    )
+    dom = parse(dump_dom((pytester.path / "report.html").as_uri(), pytester.path))
+    rows = {
+        r.attrs["data-suite"]: r
+        for r in dom.find(id="summary-table").find_all("tr", class_="suite-row")
+        if "data-suite" in r.attrs
+    }
+    base = rows["MbppPlus-tiny (base tests)"]
+    assert base.attrs["title"] == "Show the problems of MbppPlus-tiny"
+    score = float(base.find("td", data_k="1").attrs["data-value"])
+    assert round(score, 3) == round(_pass_at_1(expected_verdicts(), 0, "Mbpp/"), 3)
+    assert rows["MbppPlus-tiny"].attrs["title"] == "Show the problems of MbppPlus-tiny"
