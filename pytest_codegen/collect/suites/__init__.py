@@ -1,12 +1,15 @@
 """Suite loaders: every supported format read into :class:`~pytest_codegen.problems.Problem` s.
 
 A suite is named by a built-in name (``humaneval``) or given as a path: a HumanEval-format
-``.jsonl``/``.jsonl.gz`` file, an Exec-CSN ``.json`` file, or a directory in WebApp1K layout.
+or EvalPlus-format (HumanEval+, MBPP+) ``.jsonl``/``.jsonl.gz`` file, an Exec-CSN ``.json``
+file, or a directory in WebApp1K layout.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ...problems import Problem, SuiteError
 
@@ -53,7 +56,11 @@ def load_suite(path: Path, suite: str) -> list[Problem]:
 
         return load_webapp1k(path, suite)
     if name.endswith((".jsonl", ".jsonl.gz")):
+        from .evalplus import load_evalplus, looks_like_evalplus
         from .humaneval import load_humaneval
+
+        if looks_like_evalplus(path):  # HumanEval+/MBPP+: rows with base and plus inputs
+            return load_evalplus(path, suite)
 
         return load_humaneval(path, suite)
     if name.endswith(".json"):
@@ -61,6 +68,33 @@ def load_suite(path: Path, suite: str) -> list[Problem]:
 
         return load_execcsn(path, suite)
     raise SuiteError(f"{path}: not a suite file (expected .jsonl, .jsonl.gz, .json or a directory)")
+
+
+def read_rows(
+    path: Path, lacking: Callable[[dict[str, Any]], list[str]], kind: str = "non-string"
+) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a JSON-lines suite file with where each is (``path:line``). A file that
+    cannot be read, holds no row, a row whose fields ``lacking`` names (as missing or
+    ``kind``), or a task_id seen before raises :class:`SuiteError` saying so."""
+    from ...jsonl import JSONLinesError, read_objects
+
+    try:
+        rows = list(read_objects(path))
+    except (OSError, EOFError) as e:
+        raise SuiteError(f"{path}: cannot read ({e})") from None
+    except JSONLinesError as e:
+        raise SuiteError(str(e)) from None
+    seen: set[str] = set()
+    for where, row in rows:
+        missing = lacking(row)
+        if missing:
+            raise SuiteError(f"{where}: missing or {kind} field(s) {', '.join(missing)}")
+        if row["task_id"] in seen:
+            raise SuiteError(f"{where}: duplicate task_id {row['task_id']!r}")
+        seen.add(row["task_id"])
+    if not rows:
+        raise SuiteError(f"{path}: no problems in file")
+    return rows
 
 
 def suite_name_for(path: Path) -> str:

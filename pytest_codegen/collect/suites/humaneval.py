@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ...jsonl import JSONLinesError, open_text, read_objects
-from ...problems import MODE_PYTHON_CALL, Problem, SuiteError
+from ...jsonl import open_text
+from ...problems import MODE_PYTHON_CALL, Problem
 
 REQUIRED = ("task_id", "prompt", "test", "entry_point")
 
@@ -26,22 +26,12 @@ def looks_like_humaneval(path: Path) -> bool:
 
 
 def load_humaneval(path: Path, suite: str) -> list[Problem]:
+    from . import read_rows
+
     problems: list[Problem] = []
-    seen: set[str] = set()
-    try:
-        rows = list(read_objects(path))
-    except (OSError, EOFError) as e:
-        raise SuiteError(f"{path}: cannot read ({e})") from None
-    except JSONLinesError as e:
-        raise SuiteError(str(e)) from None
-    for where, row in rows:
-        missing = [k for k in REQUIRED if not isinstance(row.get(k), str)]
-        if missing:
-            raise SuiteError(f"{where}: missing or non-string field(s) {', '.join(missing)}")
+    rows = read_rows(path, lambda row: [k for k in REQUIRED if not isinstance(row.get(k), str)])
+    for _, row in rows:
         task_id = row["task_id"]
-        if task_id in seen:
-            raise SuiteError(f"{where}: duplicate task_id {task_id!r}")
-        seen.add(task_id)
         problems.append(
             Problem(
                 id=task_id,
@@ -55,6 +45,4 @@ def load_humaneval(path: Path, suite: str) -> list[Problem]:
                 extra={"entry_point": row["entry_point"]},
             )
         )
-    if not problems:
-        raise SuiteError(f"{path}: no problems in file")
     return problems

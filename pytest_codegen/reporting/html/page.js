@@ -268,7 +268,8 @@
       var tr = el('tr', {
         'class': isSuite ? 'suite-row' : 'cat-row', 'data-suite': row.suite,
         'data-category': isSuite ? null : row.category,
-        title: 'Show the problems of ' + row.suite + (isSuite ? '' : ' / ' + row.category)
+        title: 'Show the problems of ' + (row.base_of || row.suite) +
+          (isSuite ? '' : ' / ' + row.category)
       }, [
         el('td', { text: isSuite ? row.suite : (row.category || '(no category)') }),
         el('td', { 'data-col': 'problems', text: num(row.problems) }),
@@ -293,7 +294,9 @@
         tr.appendChild(cell);
       });
       tr.addEventListener('click', function () {
-        setState({ suite: row.suite, category: isSuite ? '' : (row.category || ''), page: 1 });
+        // A "(base tests)" row scores its suite's problems: it shows them.
+        setState({ suite: row.base_of || row.suite, category: isSuite ? '' : (row.category || ''),
+          page: 1 });
         document.getElementById('problems-panel').scrollIntoView({ block: 'start' });
       });
       body.appendChild(tr);

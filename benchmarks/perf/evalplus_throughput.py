@@ -1,0 +1,141 @@
+"""Throughput of HumanEval+-style grading: pytest-codegen (-n 2) vs the evalplus package's own
+``evaluate`` (parallel 2), on the same synthetic dataset and samples, in the same run.
+
+The dataset has P problems of E base and 10 x E plus inputs each (small arithmetic, the
+canonical solution instant: every limit is EvalPlus's 1 s floor); the samples are the
+canonical solutions, N per problem, every other one wrong on its last plus input. Prints each
+one's wall time and samples/s, the ratio, and whether every base and plus verdict agrees. The
+expected outputs are measured first by each (not timed).
+
+    python benchmarks/perf/evalplus_throughput.py [--problems 40] [--inputs 10] [--samples 5]
+        [--repeat 1] [--evalplus-python PATH]
+
+``--evalplus-python``: a Python with evalplus==0.3.1 (default: the virtualenv that
+tests/test_evalplus_fidelity.py keeps in pytest's cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_EVALPLUS = ROOT / ".pytest_cache" / "d" / "evalplus-0.3.1" / "venv" / "bin" / "python"
+DRIVER = """
+import os, sys
+from evalplus.evaluate import evaluate
+evaluate(dataset="humaneval", samples=sys.argv[1], parallel=2, i_just_wanna_run=True)
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def write_data(work: Path, problems: int, inputs: int, samples: int) -> tuple[Path, Path]:
+    rows, answers = [], []
+    for p in range(problems):
+        name = f"f{p}"
+        rows.append(
+            {
+                "task_id": f"HumanEval/{p}",
+                "prompt": f'def {name}(a: int, b: list) -> int:\n    """Task {p}."""\n',
+                "entry_point": name,
+                "canonical_solution": f"    return a * {p + 1} + sum(b)\n",
+                "base_input": [[i, list(range(i))] for i in range(inputs)],
+                "plus_input": [[i * 7, list(range(i % 50))] for i in range(10 * inputs)],
+                "atol": 0,
+                "contract": "",
+            }
+        )
+        last = 7 * (10 * inputs - 1)
+        for s in range(samples):
+            wrong = f" + (1 if a == {last} else 0)" if s % 2 else ""
+            completion = f"    return a * {p + 1} + sum(b){wrong}\n"
+            answers.append({"task_id": f"HumanEval/{p}", "completion": completion})
+    data, sample_file = work / "HumanEvalPlus-synthetic.jsonl", work / "samples.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sample_file.write_text("".join(json.dumps(a) + "\n" for a in answers))
+    return data, sample_file
+
+
+def run_evalplus(python: str, data: Path, samples: Path, work: Path) -> tuple[float, dict]:
+    env = {**os.environ, "HUMANEVAL_OVERRIDE_PATH": str(data), "XDG_CACHE_HOME": str(work)}
+    # It asks before overwriting its results file, and there is no one to answer.
+    samples.with_name("samples_eval_results.json").unlink(missing_ok=True)
+    started = time.perf_counter()
+    subprocess.run([python, "-c", DRIVER, str(samples)], env=env, check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    results = json.loads(samples.with_name("samples_eval_results.json").read_text())["eval"]
+    verdicts = {
+        (task, i): (r["base_status"] == "pass", r["plus_status"] == "pass")
+        for task, rows in results.items()
+        for i, r in enumerate(rows)
+    }
+    return wall, verdicts
+
+
+def run_plugin(data: Path, samples: Path, work: Path, n: int) -> tuple[float, dict]:
+    results = work / "r.jsonl"
+    results.unlink(missing_ok=True)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
+        + [f"--codegen-model=replay:{samples}", f"--codegen-samples={n}"]
+        + [f"--codegen-results={results}", "--codegen-k=1"],
+        cwd=work,
+        env={**os.environ, "PYTEST_CODEGEN_CACHE": str(work / "codegen-cache")},
+        capture_output=True,
+    )
+    wall = time.perf_counter() - started
+    verdicts = {}
+    for line in results.read_text().splitlines():
+        r = json.loads(line)
+        verdicts[(r["task_id"], r["sample_index"])] = (
+            r.get("base_outcome") == "passed",
+            r.get("plus_outcome") == "passed",
+        )
+    return wall, verdicts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=int, default=40)
+    parser.add_argument("--inputs", type=int, default=10)
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--evalplus-python", default=str(DEFAULT_EVALPLUS))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="evalplus-perf-") as tmp:
+        work = Path(tmp)
+        data, samples = write_data(work, args.problems, args.inputs, args.samples)
+        total = args.problems * args.samples
+        # The expected outputs, measured once by each (EvalPlus caches them by the file's hash).
+        run_evalplus(args.evalplus_python, data, samples, work)
+        run_plugin(data, samples, work, args.samples)
+        theirs_walls, ours_walls, agree = [], [], True
+        for _ in range(args.repeat):
+            wall, theirs = run_evalplus(args.evalplus_python, data, samples, work)
+            theirs_walls.append(wall)
+            wall, ours = run_plugin(data, samples, work, args.samples)
+            ours_walls.append(wall)
+            agree = agree and ours == theirs
+        theirs_wall, ours_wall = statistics.median(theirs_walls), statistics.median(ours_walls)
+        print(
+            f"{total} samples x {args.inputs} base + {10 * args.inputs} plus inputs, "
+            f"median of {args.repeat}"
+        )
+        walls = (("evalplus 0.3.1 evaluate", theirs_wall), ("pytest-codegen -n 2", ours_wall))
+        for name, wall in walls:
+            print(f"{name + ':':24} {wall:7.2f} s  {total / wall:7.1f} samples/s")
+        print(f"ratio (evalplus / ours): {theirs_wall / ours_wall:.2f}")
+        print(f"every base and plus verdict agrees: {agree}")
+
+
+if __name__ == "__main__":
+    main()
