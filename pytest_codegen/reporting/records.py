@@ -50,6 +50,9 @@ class SampleRecord(_Required, total=False):
     repairs: list[dict[str, Any]]
     cost_usd: float
     code_policy: str  # how `code` was taken from `completion`: extract, append or whole
+    time_limit: dict[str, Any]  # the limit it ran under and how it was derived (time_limits)
+    timeout_rerun: bool  # its first run timed out; `outcome` is its second run's
+    run: dict[str, Any]  # what makes runs comparable (reporting.comparable)
 
 
 def make_record(
@@ -89,6 +92,8 @@ def make_record(
         record["code_policy"] = code_policy
     if verdict is not None:
         record["isolation"] = verdict.isolation
+        if verdict.time_limit is not None:
+            record["time_limit"] = verdict.time_limit
         record["tests"] = verdict.tests
         record["stdout"] = _truncate(verdict.stdout, OUTPUT_CHARS, keep="end")
         record["stderr"] = _truncate(verdict.stderr, OUTPUT_CHARS, keep="end")
