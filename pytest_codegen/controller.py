@@ -248,6 +248,14 @@ class RunCollector:
                 f"unstable verdicts: {len(unstable)} samples changed outcome when rerun: {shown}",
                 yellow=True,
             )
+        reran = [r for r in self.records.values() if r.get("timeout_rerun")]
+        if reran:
+            again = sum(r["outcome"] == outcomes.TIMEOUT for r in reran)
+            tr.write_line(
+                f"timeouts run again: {len(reran)} samples timed out once; {again} timed out "
+                f"again, {len(reran) - again} did not and count as their second run went",
+                yellow=True,
+            )
         for _suite, reason in sorted(self.stopped.items()):
             tr.write_line(f"stopped early: {reason}", yellow=True)
         if self.settings.html is not None:
