@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import XDIST_MODES, read_results, write_replay
+from test_shards import write_suite
 
 from pytest_codegen.reporting.comparable import first_difference, identity
 
@@ -15,32 +16,17 @@ REPLAY = ["--codegen-model=replay:replay.jsonl", "--codegen-samples=2"]
 
 
 @pytest.fixture
-def gen(pytester: pytest.Pytester) -> str:
-    """6 problems x 2 samples; every third answer is wrong."""
-    rows = [
-        {
-            "task_id": f"gen/f{i}",
-            "prompt": f"def f{i}(x):\n",
-            "canonical_solution": f"    return x + {i}\n",
-            "test": f"def check(candidate):\n    assert candidate(1) == {1 + i}\n",
-            "entry_point": f"f{i}",
-        }
-        for i in range(6)
-    ]
-    (pytester.path / "gen.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+def suite(pytester: pytest.Pytester) -> str:
+    """test_shards' suite of 9 problems, 2 answers each; every third answer is wrong."""
+    answers = {(i, s): i if (i + s) % 3 else i + 1 for i in range(9) for s in range(2)}
     write_replay(
         pytester.path / "replay.jsonl",
         [
-            {
-                "task_id": f"gen/f{i}",
-                "sample_index": s,
-                "completion": f"    return x + {i if (i + s) % 3 else i + 1}\n",
-            }
-            for i in range(6)
-            for s in range(2)
+            {"task_id": f"gen/f{i}", "sample_index": s, "completion": f"    return x + {n}\n"}
+            for (i, s), n in answers.items()
         ],
     )
-    return "gen.jsonl"
+    return str(write_suite(pytester.path / "gen.jsonl", 9))
 
 
 def rewrite(path: Path, change) -> None:
@@ -84,11 +70,11 @@ def one_error(result: pytest.RunResult) -> str:
 )
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_merging_results_that_differ_is_one_line_and_exit_4(
-    pytester, gen, xdist, first, second, says
+    pytester, suite, xdist, first, second, says
 ):
     for i, extra in ((1, first), (2, second)):
         shard = pytester.runpytest_subprocess(
-            *REPLAY, gen, *extra, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+            *REPLAY, suite, *extra, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
         )
         assert shard.ret in (0, 1)
     merged = pytester.runpytest_subprocess(
@@ -101,10 +87,10 @@ def test_merging_results_that_differ_is_one_line_and_exit_4(
     assert says in line
 
 
-def test_merging_results_of_other_data_is_refused_and_files_without_data_merge(pytester, gen):
+def test_merging_results_of_other_data_is_refused_and_files_without_data_merge(pytester, suite):
     for i in (1, 2):
         pytester.runpytest_subprocess(
-            *REPLAY, gen, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+            *REPLAY, suite, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
         )
     merge = ["--codegen-merge=s1.jsonl", "--codegen-merge=s2.jsonl"]
     assert pytester.runpytest_subprocess(*merge).ret == 1  # as the run: some samples fail
@@ -123,26 +109,26 @@ def test_merging_results_of_other_data_is_refused_and_files_without_data_merge(p
     assert pytester.runpytest_subprocess(*merge).ret == 1
 
 
-def test_files_written_before_the_run_field_still_merge(pytester, gen):
+def test_files_written_before_the_run_field_still_merge(pytester, suite):
     for i in (1, 2):
         pytester.runpytest_subprocess(
-            *REPLAY, gen, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+            *REPLAY, suite, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
         )
     rewrite(pytester.path / "s1.jsonl", lambda r: {k: v for k, v in r.items() if k != "run"})
     result = pytester.runpytest_subprocess(
         "--codegen-merge=s1.jsonl", "--codegen-merge=s2.jsonl", "--codegen-results=m.jsonl"
     )
     assert result.ret == 1
-    assert len(read_results(pytester.path / "m.jsonl")) == 12
+    assert len(read_results(pytester.path / "m.jsonl")) == 18
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_a_baseline_of_other_parameters_is_refused_before_grading(pytester, gen, xdist):
+def test_a_baseline_of_other_parameters_is_refused_before_grading(pytester, suite, xdist):
     pytester.runpytest_subprocess(
-        *REPLAY, gen, "--codegen-temperature=0.2", "--codegen-results=base.jsonl"
+        *REPLAY, suite, "--codegen-temperature=0.2", "--codegen-results=base.jsonl"
     )
     result = pytester.runpytest_subprocess(
-        *REPLAY, gen, "--codegen-temperature=0.8", "--codegen-baseline=base.jsonl", *xdist
+        *REPLAY, suite, "--codegen-temperature=0.8", "--codegen-baseline=base.jsonl", *xdist
     )
     line = one_error(result)
     assert line == (
@@ -153,26 +139,26 @@ def test_a_baseline_of_other_parameters_is_refused_before_grading(pytester, gen,
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_a_baseline_graded_by_another_python_is_refused_keeping_the_results(pytester, gen, xdist):
-    pytester.runpytest_subprocess(*REPLAY, gen, "--codegen-results=base.jsonl")
+def test_a_baseline_graded_by_another_python_is_refused_keeping_the_results(pytester, suite, xdist):
+    pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-results=base.jsonl")
     rewrite(pytester.path / "base.jsonl", lambda r: {**r, "run": {**r["run"], "python": "2.7.18"}})
     result = pytester.runpytest_subprocess(
-        *REPLAY, gen, "--codegen-baseline=base.jsonl", "--codegen-results=now.jsonl", *xdist
+        *REPLAY, suite, "--codegen-baseline=base.jsonl", "--codegen-results=now.jsonl", *xdist
     )
     line = one_error(result)
     assert line.startswith(
         "ERROR: --codegen-baseline: base.jsonl is not comparable with this run: Python version ("
     )
     assert line.endswith(" vs 2.7)")
-    assert len(read_results(pytester.path / "now.jsonl")) == 12  # every graded sample kept
+    assert len(read_results(pytester.path / "now.jsonl")) == 18  # every graded sample kept
 
 
-def test_a_baseline_of_another_model_is_compared(pytester, gen):
+def test_a_baseline_of_another_model_is_compared(pytester, suite):
     pytester.runpytest_subprocess(
-        "--codegen-model=reference", "--codegen-samples=2", gen, "--codegen-results=base.jsonl"
+        "--codegen-model=reference", "--codegen-samples=2", suite, "--codegen-results=base.jsonl"
     )
-    result = pytester.runpytest_subprocess(*REPLAY, gen, "--codegen-baseline=base.jsonl")
-    result.stdout.fnmatch_lines(["baseline comparison (pass@1, 6 paired problems): 1.000 -> *"])
+    result = pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-baseline=base.jsonl")
+    result.stdout.fnmatch_lines(["baseline comparison (pass@1, 9 paired problems): 1.000 -> *"])
     assert result.ret in (0, 1)
 
 

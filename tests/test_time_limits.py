@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import XDIST_MODES, read_results, write_replay
+from test_shards import write_suite as write_gen_suite
 
 from pytest_codegen.execution.time_limits import FACTOR
 
@@ -219,19 +220,7 @@ def test_a_timeout_is_run_again_and_the_second_run_counts(pytester, calibration_
 
 
 def gen_suite(pytester: pytest.Pytester) -> list[str]:
-    write_suite(
-        pytester.path / "gen.jsonl",
-        [
-            {
-                "task_id": f"gen/f{i}",
-                "prompt": f"def f{i}(x):\n",
-                "canonical_solution": f"    return x + {i}\n",
-                "test": f"def check(candidate):\n    assert candidate(1) == {1 + i}\n",
-                "entry_point": f"f{i}",
-            }
-            for i in range(4)
-        ],
-    )
+    write_gen_suite(pytester.path / "gen.jsonl", 4)
     return ["gen.jsonl", "--codegen-model=reference", "--codegen-samples=3"]
 
 

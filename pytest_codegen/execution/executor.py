@@ -113,6 +113,10 @@ class Executor:
             return time_limits.TimeLimit(
                 cap_s, time_limits.CAP, cap_s, why="--codegen-timeout-rule=flat"
             )
+        if time_limits.floor_of(problem, cap_s) >= cap_s:  # (Exec-CSN's 10 s) nothing to derive
+            return time_limits.TimeLimit(
+                cap_s, time_limits.CAP, cap_s, floor_s=cap_s, why="its floor is the cap"
+            )
         if self._calibration is None:
             from ..cachedir import default_cache_root
 

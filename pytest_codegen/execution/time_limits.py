@@ -84,9 +84,14 @@ class TimeLimit:
         return f"the absolute cap: {self.why}"
 
 
+def floor_of(problem: Problem, cap_s: float) -> float:
+    """The least limit of ``problem``'s samples: its suite grader's own, within the cap."""
+    return min(float(problem.extra.get("timeout_s", FLOORS_S.get(problem.mode, 3.0))), cap_s)
+
+
 def derive(problem: Problem, cap_s: float, reference_s: float | None) -> TimeLimit:
     """The limit for ``problem``'s samples given its reference's time (None: unknown)."""
-    floor_s = min(float(problem.extra.get("timeout_s", FLOORS_S.get(problem.mode, 3.0))), cap_s)
+    floor_s = floor_of(problem, cap_s)
     if reference_s is None:
         return TimeLimit(cap_s, CAP, cap_s)
     scaled = FACTOR * reference_s
