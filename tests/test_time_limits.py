@@ -140,6 +140,12 @@ def test_a_sample_that_loops_forever_times_out_at_its_derived_limit(
                 "    return x + 1\n",
                 "def check(candidate):\n    assert candidate(1) == 2\n",
             ),
+            problem(  # a reference that fails here: no time to go by either
+                "badref",
+                "    return x + 1\n",
+                "def check(candidate):\n    assert candidate(1) == 2\n",
+                reference="    return x\n",
+            ),
         ],
     )
     result = pytester.runpytest_subprocess(*args, "--codegen-timeout=30", *xdist)
@@ -156,6 +162,10 @@ def test_a_sample_that_loops_forever_times_out_at_its_derived_limit(
         "cap_s": 30.0,
         "why": "the problem has no reference solution",
     }
+    badref = records(pytester)["t/badref"]
+    assert badref["outcome"] == "passed"
+    assert badref["time_limit"]["limit_s"] == 30.0
+    assert badref["time_limit"]["why"] == "its reference does not pass on this host (failed)"
     result.stdout.fnmatch_lines(
         ["timeouts run again: 1 samples timed out once; 1 timed out again*"]
     )

@@ -159,34 +159,44 @@ class Calibration:
         if problem.reference is None:
             return None, "the problem has no reference solution"
         key = problem_key(problem)
-        entry = self._known.get(key)
-        if entry is not None and settled(entry["reference_s"], entry["runs"], problem, cap_s):
-            return entry["reference_s"], _calibration(entry, cached=True)
-        with self._lock(key):
-            entry = self._read(key)
-            if entry is not None and settled(entry["reference_s"], entry["runs"], problem, cap_s):
-                self._known[key] = entry
-                return entry["reference_s"], _calibration(entry, cached=True)
-            times: list[float] = []
-            while not times or not settled(min(times), len(times), problem, cap_s):
-                verdict = run()
-                if not verdict.passed:
-                    return None, (
-                        f"its reference does not pass on this host ({verdict.outcome})"
-                        if not times
-                        else f"its reference's run {len(times) + 1} did not pass here"
-                        f" ({verdict.outcome})"
-                    )
-                times.append(verdict.duration_s)
-            entry = {
-                "host": host_name(),
-                "reference_s": round(min(times), 4),
-                "runs": len(times),
-                "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            }
-            self._known[key] = entry
-            self._write(key, entry)
-        return entry["reference_s"], _calibration(entry, cached=False)
+        found = self._usable(key, problem, cap_s)  # no lock to read: files are written whole
+        if found is None:
+            with self._lock(key):
+                found = self._usable(key, problem, cap_s)  # measured by another process?
+                if found is None:
+                    measured = self._measure(problem, cap_s, run)
+                    if isinstance(measured, str):
+                        return None, measured
+                    self._known[key] = measured
+                    self._write(key, measured)
+                    return measured["reference_s"], _calibration(measured, cached=False)
+        return found["reference_s"], _calibration(found, cached=True)
+
+    def _usable(self, key: str, problem: Problem, cap_s: float) -> dict[str, Any] | None:
+        """The problem's calibration, known here or on disk, if it is final for ``cap_s``."""
+        entry = self._known.get(key) or self._read(key)
+        if entry is None or not settled(entry["reference_s"], entry["runs"], problem, cap_s):
+            return None
+        self._known[key] = entry
+        return entry
+
+    @staticmethod
+    def _measure(
+        problem: Problem, cap_s: float, run: Callable[[], Verdict]
+    ) -> dict[str, Any] | str:
+        """The reference's fastest time over up to CALIBRATION_RUNS gradings, or why not."""
+        times: list[float] = []
+        while not times or not settled(min(times), len(times), problem, cap_s):
+            verdict = run()
+            if not verdict.passed:
+                return f"its reference does not pass on this host ({verdict.outcome})"
+            times.append(verdict.duration_s)
+        return {
+            "host": host_name(),
+            "reference_s": round(min(times), 4),
+            "runs": len(times),
+            "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
 
     def _path(self, key: str) -> Path | None:
         return self.dir / f"{key}.json" if self.dir is not None else None
