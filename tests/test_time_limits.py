@@ -153,7 +153,9 @@ def test_a_sample_that_loops_forever_times_out_at_its_derived_limit(
     assert looping["outcome"] == "timeout"
     assert looping["time_limit"]["limit_s"] == 3.0 and looping["time_limit"]["source"] == "floor"
     assert looping["time_limit"]["cap_s"] == 30.0
-    assert looping["error"].startswith("no result within 3 s (this problem's limit: the floor")
+    assert looping["error"].startswith(
+        "no result within 3 s; this problem's limit: the floor of 3 s ("
+    )
     assert looping["timeout_rerun"] is True  # a timeout counts only when it happens twice
     assert noref["outcome"] == "passed"
     assert noref["time_limit"] == {

@@ -99,7 +99,7 @@ class Executor:
         )
         verdict.time_limit = limit.to_json()
         if verdict.outcome == TIMEOUT:
-            verdict.message = f"{verdict.message} ({limit.describe()})"
+            verdict.message = f"{verdict.message}; {limit.describe()}"
         return code, verdict
 
     def time_limit(

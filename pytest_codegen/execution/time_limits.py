@@ -78,10 +78,10 @@ class TimeLimit:
         if self.source == REFERENCE:
             return f"this problem's limit: {scaled}"
         if self.source == FLOOR:
-            return f"this problem's limit: the floor of {self.floor_s:g} s, over {scaled}"
+            return f"this problem's limit: the floor of {self.floor_s:g} s ({scaled} is less)"
         if scaled:
-            return f"the absolute cap, under {scaled}"
-        return f"the absolute cap: {self.why}"
+            return f"the absolute cap of {self.cap_s:g} s ({scaled} is more)"
+        return f"the absolute cap of {self.cap_s:g} s: {self.why}"
 
 
 def floor_of(problem: Problem, cap_s: float) -> float:
