@@ -11,10 +11,10 @@ the cap.
 Why these numbers:
 
 - The floor is the suite's own grader's limit (HumanEval's ``check`` gets 3 s; CodeBenchGen's
-  harness 10 s; WebApp1K runs Jest, whose tests get 5 s each). An answer the official grader
-  passes in time on a host like ours therefore passes here whatever the factor, so honest
-  samples keep the official verdicts; most problems' references take milliseconds, and their
-  limit is the floor.
+  harness 10 s; WebApp1K runs Jest, whose tests get 5 s each: here the whole file does). An
+  answer the official grader passes in time on a host like ours therefore passes here whatever
+  the factor, so honest samples keep the official verdicts; most problems' references take
+  milliseconds, and their limit is the floor.
 - The factor, 10, covers the rest: an honest answer a few times slower than the reference
   (3x), on a host that got busy after calibration (a CPU hog on every core roughly halves,
   at worst thirds, what a sample gets), measured against the reference's fastest run (the
