@@ -10,6 +10,7 @@ numbers are the same whether one process ran every sample or xdist spread them o
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -44,6 +45,7 @@ class RunCollector:
         self.generation_stats: dict[str, Any] = {}
         self.started_at = time.time()
         self.results: Any = None
+        self._baseline: list[dict[str, Any]] | None = None
         if settings.results is not None:
             from .reporting.results import ResultsWriter
 
@@ -125,12 +127,15 @@ class RunCollector:
             self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
             failed = any(not g.passed for g in self.gate_results)
         if self.settings.baseline is not None:
-            from .reporting.results import load_results
+            from .reporting.comparable import identity
 
-            try:
-                baseline = load_results(self.settings.baseline)
-            except (OSError, ValueError) as e:
-                raise pytest.UsageError(f"--codegen-baseline: {e}") from None
+            baseline = self.baseline()
+            unlike = self.unlike_baseline(identity(self.records.values()))
+            if unlike:
+                # Told as a usage error is; the results file already holds every record.
+                sys.stderr.write(f"ERROR: {unlike}\n")
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+                return
             self.comparison = compare_to_baseline(
                 list(self.records.values()), baseline, k=min(self.settings.k)
             )
@@ -139,6 +144,45 @@ class RunCollector:
             # The scores decide; an interrupted or errored run keeps its own status.
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+
+    def baseline(self) -> list[dict[str, Any]]:
+        """The ``--codegen-baseline`` file's records (read once)."""
+        if self._baseline is None:
+            from .reporting.results import load_results
+
+            assert self.settings.baseline is not None
+            try:
+                self._baseline = load_results(self.settings.baseline)
+            except (OSError, ValueError) as e:
+                raise pytest.UsageError(f"--codegen-baseline: {e}") from None
+        return self._baseline
+
+    def check_baseline(self, model: Any) -> None:
+        """Refuse, at start, a baseline this run cannot be compared with as far as its
+        settings tell (Python, Node and the suites' data are checked on the records, at the
+        end); ``model``: the model built from ``--codegen-model``, or None."""
+        if self.settings.baseline is None:
+            return
+        from .reporting.comparable import identity, run_identity
+
+        planned = run_identity(self.settings, model)
+        del planned["python"]  # the grading hosts' own, which may not be this one's
+        unlike = self.unlike_baseline(identity([{"run": planned}]))
+        if unlike:
+            raise pytest.UsageError(unlike)
+
+    def unlike_baseline(self, ours: dict[str, set[str]]) -> str | None:
+        """The one line that refuses the baseline, if it differs from ``ours``. The model is
+        what a baseline comparison compares, so it may differ; nothing else may."""
+        from .reporting.comparable import differences, identity
+
+        unlike = differences(ours, identity(self.baseline()), ignore=("model",))
+        if not unlike:
+            return None
+        return (
+            f"--codegen-baseline: {self.settings.baseline} is not comparable with this run: "
+            + "; ".join(unlike)
+        )
 
     def write_reports(self) -> None:
         from .pytest_internals import junitxml_of
@@ -208,6 +252,14 @@ class RunCollector:
             )
             tr.write_line(
                 f"unstable verdicts: {len(unstable)} samples changed outcome when rerun: {shown}",
+                yellow=True,
+            )
+        reran = [r for r in self.records.values() if r.get("timeout_rerun")]
+        if reran:
+            again = sum(r["outcome"] == outcomes.TIMEOUT for r in reran)
+            tr.write_line(
+                f"timeouts run again: {len(reran)} samples timed out once; {again} timed out "
+                f"again, {len(reran) - again} did not and count as their second run went",
                 yellow=True,
             )
         for _suite, reason in sorted(self.stopped.items()):

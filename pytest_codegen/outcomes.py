@@ -44,6 +44,7 @@ class Verdict:
     duration_s: float = 0.0
     mode: str = ""
     isolation: str = ""  # how the sample was confined: namespaces+uid, uid, rlimits, ...
+    time_limit: dict[str, Any] | None = None  # the limit it ran under (execution.time_limits)
 
     @property
     def passed(self) -> bool:

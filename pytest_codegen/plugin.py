@@ -95,12 +95,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(collector, "codegen-controller")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistControllerHooks(collector), "codegen-xdist")
+    model = None
     if not conftest_overrides_model(config):
         # Fail at start, with one line, on a model spec nothing can build.
         model = runner.model if runner is not None else make_model(config, resolved.model or "")
         collector.model_id = getattr(model, "spec", None)
         if runner is None:
             model.close()
+    collector.check_baseline(model)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -21,7 +21,7 @@ from . import outcomes
 from .models.base import Completion, GenerationRequest, Model, ModelError
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
-from .problems import Problem
+from .problems import MODE_JEST, Problem
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -89,6 +89,7 @@ class SampleRunner:
         from .execution.executor import Executor
 
         self.executor = Executor(settings, getattr(config, "workerinput", {}))
+        self._identity: dict[str, Any] | None = None
         self.froze_gc = False  # set once the collected items are out of the collector's sight
 
     # -- the model and the generation engine
@@ -302,6 +303,11 @@ class SampleRunner:
     def grade(self, item: SampleItem) -> None:
         assert item.completion is not None
         code, verdict = self.execute(item, item.completion.text, item.completion.form)
+        timed_out_once = verdict.outcome == outcomes.TIMEOUT
+        if timed_out_once:
+            # A timeout counts only if the second run times out too: a moment of load on the
+            # host must not decide a verdict (the record says so, as timeout_rerun).
+            code, verdict = self.execute(item, item.completion.text, item.completion.form)
         if isinstance(item.funcargs["codegen_model"], ValidateModel):
             verdict = self._validate(item, verdict)
         item.code, item.verdict = code, verdict
@@ -312,6 +318,8 @@ class SampleRunner:
             verdict=verdict,
             duration_s=verdict.duration_s,
         )
+        if timed_out_once:
+            record["timeout_rerun"] = True
         if self.settings.reruns and verdict.outcome in RERUN_OUTCOMES:
             # The first verdict stands; a sample whose verdict changes is flagged unstable.
             seen = [verdict.outcome] + [
@@ -378,8 +386,19 @@ class SampleRunner:
                 else None
             ),
         )
+        record["run"] = self.run_identity(item.problem)
         self.add_cost(record, [record])
         return record
+
+    def run_identity(self, problem: Problem) -> dict[str, Any]:
+        """The record's ``run``: what makes this run comparable with another (see
+        :mod:`.reporting.comparable`), with the Node that graded a React sample."""
+        if self._identity is None:
+            from .reporting.comparable import run_identity
+
+            self._identity = run_identity(self.settings, self._model)
+        node = self.executor.node_version() if problem.mode == MODE_JEST else None
+        return {**self._identity, "node": node} if node else self._identity
 
     def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:
         """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""

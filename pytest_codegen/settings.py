@@ -16,7 +16,8 @@ import pytest
 
 from .models.base import SamplingParams
 
-# Default per-sample limit. HumanEval's grader uses 3 s; a correct answer must never time out
+# Default absolute cap on a sample's limit, which is derived from its problem's reference
+# (execution.time_limits): HumanEval's grader uses 3 s; a correct answer must never time out
 # on a loaded 2-core machine, so leave a wide margin — wrong answers that loop pay it once each.
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MEMORY_MB = 2048
@@ -128,11 +129,21 @@ OPTIONS: tuple[Option, ...] = (
     Option("k", "The k values of pass@k, comma-separated.", _k_list, (1, 5, 10), "LIST"),
     Option(
         "timeout",
-        "Wall-clock limit for executing one sample, in seconds (default: the suite's own, "
-        "as Exec-CSN's 10 s, else 10; HumanEval+/MBPP+ keep EvalPlus's per-input limits).",
+        "Wall-clock limit for executing one sample, in seconds: the absolute cap over "
+        "--codegen-timeout-rule's limit (default: the suite's own, as Exec-CSN's 10 s, else 10; "
+        "HumanEval+/MBPP+ keep EvalPlus's per-input limits).",
         _positive_float,
         DEFAULT_TIMEOUT_S,
         "SECONDS",
+    ),
+    Option(
+        "timeout_rule",
+        "reference: each problem's limit is 10 x its reference solution's time on this host "
+        "(measured once per host), at least the suite grader's own (HumanEval: 3 s), at most "
+        "--codegen-timeout; flat: --codegen-timeout for every sample.",
+        _choice("reference", "flat"),
+        "reference",
+        "reference|flat",
     ),
     Option(
         "memory",
@@ -387,6 +398,7 @@ class Settings:
     shard: tuple[int, int] | None = None  # --codegen-shard I/N
     merge: tuple[str, ...] = ()  # --codegen-merge: results files reported as one run
     data_dir: Path | None = None  # --codegen-data-dir: named suites' data placed by hand
+    timeout_rule: str = "reference"  # --codegen-timeout-rule (see execution.time_limits)
 
     @property
     def active(self) -> bool:

@@ -129,7 +129,9 @@ def _chown_tree(path: Path, uid: int) -> None:
 
 def _run(run: Path, privilege: str, args: list[str]) -> tuple[int, str]:
     common = ["-p", "no:randomly", "--codegen-results=r.jsonl", "--codegen-html=report.html"]
-    common += ["--codegen-cache=gen-cache", "--codegen-timeout=20", "-o", "cache_dir=.pytest_cache"]
+    # The writer below waits 6 s for the reader: 20 s for every sample, not a derived limit.
+    common += ["--codegen-cache=gen-cache", "--codegen-timeout=20", "--codegen-timeout-rule=flat"]
+    common += ["-o", "cache_dir=.pytest_cache"]
     if privilege == "nobody":
         _chown_tree(run, unprivileged.NOBODY)
         proc = unprivileged.run_pytest(run, *common, *args, timeout=900)

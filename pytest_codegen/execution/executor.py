@@ -3,13 +3,14 @@ limits, the CPUs it grades on, the paths samples must not see, and the warm Jest
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outcomes import SampleFailed, Verdict
-from ..problems import MODE_JEST, Problem
+from ..outcomes import TIMEOUT, SampleFailed, Verdict
+from ..problems import MODE_EVALPLUS, MODE_JEST, Problem
 from ..settings import Settings
 
 
@@ -24,6 +25,7 @@ class Executor:
         self._hide: tuple[str, ...] | None = None
         self._cpus: tuple[int, ...] | None = None
         self._reference_checks: dict[tuple[str, str], str | None] = {}
+        self._calibration: Any = None
 
     def limits(self, problem: Problem | None = None) -> Any:
         """The sandbox limits for ``problem``'s samples: a suite that brings its harness's
@@ -76,14 +78,58 @@ class Executor:
         ``problem``: ``(code run, verdict)``."""
         from .dispatch import execute
 
-        return execute(
+        cap = self.limits(problem)
+        hide = self.hidden(sample_path, suites, also_hidden)
+        jest = self.jest_runner() if problem.mode == MODE_JEST else None
+
+        def run_reference() -> Verdict:
+            policy = self.code_policy(problem, None)  # as --codegen-check-references grades it
+            return execute(
+                problem, problem.reference or "", cap, policy=policy, jest=jest, hide=hide
+            )[1]
+
+        limit = self.time_limit(problem, cap.timeout_s, run_reference)
+        code, verdict = execute(
             problem,
             text,
-            self.limits(problem),
+            dataclasses.replace(cap, timeout_s=limit.limit_s),
             policy=self.code_policy(problem, form),
-            jest=self.jest_runner() if problem.mode == MODE_JEST else None,
-            hide=self.hidden(sample_path, suites, also_hidden),
+            jest=jest,
+            hide=hide,
         )
+        verdict.time_limit = limit.to_json()
+        if verdict.outcome == TIMEOUT:
+            verdict.message = f"{verdict.message}; {limit.describe()}"
+        return code, verdict
+
+    def time_limit(
+        self, problem: Problem, cap_s: float, run_reference: Callable[[], Verdict]
+    ) -> Any:
+        """The problem's :class:`~.time_limits.TimeLimit` on this host (see
+        :mod:`.time_limits`), calibrating its reference with ``run_reference`` the first time."""
+        from . import time_limits
+
+        if self.settings.timeout_rule == "flat":
+            return time_limits.TimeLimit(
+                cap_s, time_limits.CAP, cap_s, why="--codegen-timeout-rule=flat"
+            )
+        if problem.mode == MODE_EVALPLUS:  # EvalPlus's own per-input limits (python.evalplus)
+            return time_limits.TimeLimit(
+                cap_s, time_limits.CAP, cap_s, why="EvalPlus's per-input limits apply instead"
+            )
+        if time_limits.floor_of(problem, cap_s) >= cap_s:  # (Exec-CSN's 10 s) nothing to derive
+            return time_limits.TimeLimit(
+                cap_s, time_limits.CAP, cap_s, floor_s=cap_s, why="its floor is the cap"
+            )
+        if self._calibration is None:
+            from ..cachedir import default_cache_root
+
+            self._calibration = time_limits.Calibration(default_cache_root())
+        seconds, calibration = self._calibration.reference_time(problem, cap_s, run_reference)
+        limit = time_limits.derive(problem, cap_s, seconds)
+        if isinstance(calibration, str):
+            return dataclasses.replace(limit, why=calibration)
+        return dataclasses.replace(limit, calibration=calibration)
 
     def code_policy(self, problem: Problem, form: str | None) -> str:
         """How the code of an answer of ``form`` to ``problem`` is taken: the record's
@@ -127,6 +173,10 @@ class Executor:
                 self._jest_error = f"crashed: the Node/Jest environment is unusable: {e}"
                 raise SampleFailed(self._jest_error) from None
         return self._jest
+
+    def node_version(self) -> str | None:
+        """The version of the Node that runs React samples here, once it runs."""
+        return self._jest.node.version if self._jest is not None else None
 
     def close(self) -> None:
         zygote = sys.modules.get(f"{__package__}.python.zygote")

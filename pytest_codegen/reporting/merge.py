@@ -26,10 +26,13 @@ _FAILING = (*outcomes.REPAIRABLE, outcomes.API_ERROR)
 
 def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str, Any]]:
     """Every record of the files, in order; ``UsageError`` (one line) on one that cannot be
-    read or holds a line that is not a sample record."""
+    read, holds a line that is not a sample record, or is not comparable with the others
+    (see :mod:`.comparable`)."""
+    from .comparable import first_difference
     from .results import load_results
 
     records: list[dict[str, Any]] = []
+    files: list[tuple[str, list[dict[str, Any]]]] = []
     for name in paths:
         path = Path(config.invocation_params.dir) / name
         try:
@@ -43,6 +46,10 @@ def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str,
                     " (no nodeid or outcome)"
                 )
         records.extend(loaded)
+        files.append((name, loaded))
+    unlike = first_difference(files)
+    if unlike:
+        raise pytest.UsageError(f"--codegen-merge: {unlike}")
     return records
 
 

@@ -54,6 +54,9 @@ class SampleRecord(_Required, total=False):
     data: dict[str, Any] | None  # the suite's data: {"name", "version", "sha256"}
     base_outcome: str  # HumanEval+/MBPP+: the outcome on the base inputs alone
     plus_outcome: str  # ... and on the plus inputs alone
+    time_limit: dict[str, Any]  # the limit it ran under and how it was derived (time_limits)
+    timeout_rerun: bool  # its first run timed out; `outcome` is its second run's
+    run: dict[str, Any]  # what makes runs comparable (reporting.comparable)
 
 
 def make_record(
@@ -96,6 +99,8 @@ def make_record(
         record["code_policy"] = code_policy
     if verdict is not None:
         record["isolation"] = verdict.isolation
+        if verdict.time_limit is not None:
+            record["time_limit"] = verdict.time_limit
         record["tests"] = verdict.tests
         record["stdout"] = _truncate(verdict.stdout, OUTPUT_CHARS, keep="end")
         record["stderr"] = _truncate(verdict.stderr, OUTPUT_CHARS, keep="end")

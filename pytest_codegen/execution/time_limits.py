@@ -1,0 +1,238 @@
+"""Time limits from the problem, not the host.
+
+A sample's limit is ``FACTOR`` times the time its problem's reference solution takes on this
+host, at least a floor and at most the absolute cap (``--codegen-timeout``, else the suite's
+own, else 10 s), as EvalPlus derives its limits from the ground truth's run time. The
+reference's time is measured once per host and problem and kept in the cache directory
+(:func:`~..cachedir.default_cache_root`), so every later run and every xdist worker on the
+host reuses it. A problem without a reference, or whose reference does not pass here, gets
+the cap.
+
+Why these numbers:
+
+- The floor is the suite's own grader's limit (HumanEval's ``check`` gets 3 s; CodeBenchGen's
+  harness 10 s; WebApp1K runs Jest, whose tests get 5 s each: here the whole file does). An
+  answer the official grader passes in time on a host like ours therefore passes here whatever
+  the factor, so honest samples keep the official verdicts; most problems' references take
+  milliseconds, and their limit is the floor.
+- The factor, 10, covers the rest: an honest answer a few times slower than the reference
+  (3x), on a host that got busy after calibration (a CPU hog on every core roughly halves,
+  at worst thirds, what a sample gets), measured against the reference's fastest run (the
+  minimum of a few, so the calibration itself resists load): 3 x 3 = 9 < 10. EvalPlus uses
+  4 per test input with a 4 s floor; ours is per sample, where load and start-up weigh more.
+- A timeout is run once more before it counts (``runner``): a moment of load costs a second
+  run, not a verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import platform
+import re
+import socket
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..outcomes import Verdict
+from ..problems import MODE_JEST, MODE_PYTHON_CALL, MODE_PYTHON_PROGRAM, Problem
+
+FACTOR = 10.0
+# The suite graders' own limits (see above); a suite that states its own (extra["timeout_s"],
+# Exec-CSN's 10 s) uses that.
+FLOORS_S = {MODE_PYTHON_CALL: 3.0, MODE_PYTHON_PROGRAM: 10.0, MODE_JEST: 5.0}
+CALIBRATION_RUNS = 3  # the reference's fastest of this many runs is its time
+REFERENCE = "reference"  # the limit is FACTOR x the reference's time
+FLOOR = "floor"  # ... which is below the floor
+CAP = "cap"  # ... above the cap, or no reference time to go by
+RULES = ("reference", "flat")  # --codegen-timeout-rule
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeLimit:
+    """One sample's wall-clock limit and how it was derived (the record's ``time_limit``)."""
+
+    limit_s: float
+    source: str  # REFERENCE, FLOOR or CAP
+    cap_s: float
+    floor_s: float | None = None
+    factor: float | None = None
+    reference_s: float | None = None
+    calibration: dict[str, Any] | None = None  # host, runs, measured_at, cached
+    why: str = ""  # why the cap applies when there is no reference time
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v not in (None, "")}
+
+    def describe(self) -> str:
+        """How the limit came about, for a timeout's message."""
+        scaled = (
+            f"{self.factor:g} x its reference's {self.reference_s:.3g} s on this host"
+            if self.reference_s is not None and self.factor is not None
+            else ""
+        )
+        if self.source == REFERENCE:
+            return f"this problem's limit: {scaled}"
+        if self.source == FLOOR:
+            return f"this problem's limit: the floor of {self.floor_s:g} s ({scaled} is less)"
+        if scaled:
+            return f"the absolute cap of {self.cap_s:g} s ({scaled} is more)"
+        return f"the absolute cap of {self.cap_s:g} s: {self.why}"
+
+
+def floor_of(problem: Problem, cap_s: float) -> float:
+    """The least limit of ``problem``'s samples: its suite grader's own, within the cap."""
+    return min(float(problem.extra.get("timeout_s", FLOORS_S.get(problem.mode, 3.0))), cap_s)
+
+
+def derive(problem: Problem, cap_s: float, reference_s: float | None) -> TimeLimit:
+    """The limit for ``problem``'s samples given its reference's time (None: unknown)."""
+    floor_s = floor_of(problem, cap_s)
+    if reference_s is None:
+        return TimeLimit(cap_s, CAP, cap_s)
+    scaled = FACTOR * reference_s
+    limit, source = (
+        (floor_s, FLOOR)
+        if scaled <= floor_s
+        else (cap_s, CAP)
+        if scaled >= cap_s
+        else (scaled, REFERENCE)
+    )
+    return TimeLimit(round(limit, 3), source, cap_s, floor_s, FACTOR, round(reference_s, 4))
+
+
+def settled(reference_s: float, runs: int, problem: Problem, cap_s: float) -> bool:
+    """Whether a reference time from ``runs`` runs is final: enough runs, or so short that
+    its limit is the floor already (a faster run could not lower it)."""
+    return runs >= CALIBRATION_RUNS or derive(problem, cap_s, reference_s).source == FLOOR
+
+
+def host_name() -> str:
+    return socket.gethostname() or "localhost"
+
+
+def host_key() -> str:
+    """This host as calibrations are kept: its name, machine and Python (a host's reference
+    times hold for the interpreter they were measured with)."""
+    implementation = platform.python_implementation().lower()
+    major_minor = ".".join(platform.python_version_tuple()[:2])
+    key = f"{host_name()}-{platform.machine()}-{implementation}{major_minor}"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
+
+
+def problem_key(problem: Problem) -> str:
+    """A problem by its content: the same problem in another suite file or run is the same."""
+    parts = [problem.mode, problem.prompt, problem.tests, problem.reference, problem.extra]
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _calibration(entry: dict[str, Any], cached: bool) -> dict[str, Any]:
+    """What a record says of the calibration its limit comes from (its time is beside it)."""
+    return {
+        "host": entry.get("host"),
+        "runs": entry["runs"],
+        "measured_at": entry.get("measured_at"),
+        "cached": cached,
+    }
+
+
+class Calibration:
+    """Reference times of this host's problems: in memory for the process, on disk for the
+    host (one small file per problem, written whole; a lock per problem so that two workers
+    measure it once)."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.dir = root / "calibration" / host_key() if root is not None else None
+        self._known: dict[str, dict[str, Any]] = {}
+
+    def reference_time(
+        self, problem: Problem, cap_s: float, run: Callable[[], Verdict]
+    ) -> tuple[float | None, dict[str, Any] | str]:
+        """``(seconds, calibration)`` of the problem's reference on this host, measuring it
+        with ``run`` (one grading of the reference) if no one has; ``(None, why)`` when it
+        has no time to go by."""
+        if problem.reference is None:
+            return None, "the problem has no reference solution"
+        key = problem_key(problem)
+        found = self._usable(key, problem, cap_s)  # no lock to read: files are written whole
+        if found is None:
+            with self._lock(key):
+                found = self._usable(key, problem, cap_s)  # measured by another process?
+                if found is None:
+                    measured = self._measure(problem, cap_s, run)
+                    if isinstance(measured, str):
+                        return None, measured
+                    self._known[key] = measured
+                    self._write(key, measured)
+                    return measured["reference_s"], _calibration(measured, cached=False)
+        return found["reference_s"], _calibration(found, cached=True)
+
+    def _usable(self, key: str, problem: Problem, cap_s: float) -> dict[str, Any] | None:
+        """The problem's calibration, known here or on disk, if it is final for ``cap_s``."""
+        entry = self._known.get(key) or self._read(key)
+        if entry is None or not settled(entry["reference_s"], entry["runs"], problem, cap_s):
+            return None
+        self._known[key] = entry
+        return entry
+
+    @staticmethod
+    def _measure(
+        problem: Problem, cap_s: float, run: Callable[[], Verdict]
+    ) -> dict[str, Any] | str:
+        """The reference's fastest time over up to CALIBRATION_RUNS gradings, or why not."""
+        times: list[float] = []
+        while not times or not settled(min(times), len(times), problem, cap_s):
+            verdict = run()
+            if not verdict.passed:
+                return f"its reference does not pass on this host ({verdict.outcome})"
+            times.append(verdict.duration_s)
+        return {
+            "host": host_name(),
+            "reference_s": round(min(times), 4),
+            "runs": len(times),
+            "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+
+    def _path(self, key: str) -> Path | None:
+        return self.dir / f"{key}.json" if self.dir is not None else None
+
+    def _read(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        try:
+            entry = json.loads(path.read_text()) if path is not None else None
+        except (OSError, ValueError):
+            return None
+        ok = isinstance(entry, dict) and isinstance(entry.get("reference_s"), (int, float))
+        return entry if ok and isinstance(entry.get("runs"), int) else None
+
+    def _write(self, key: str, entry: dict[str, Any]) -> None:
+        from ..cachedir import atomic_write
+
+        path = self._path(key)
+        if path is not None:
+            with contextlib.suppress(OSError):  # a read-only cache: measured again next run
+                atomic_write(path, json.dumps(entry))
+
+    @contextlib.contextmanager
+    def _lock(self, key: str) -> Iterator[None]:
+        """Held while the problem is measured; none where the cache cannot be written."""
+        import filelock
+
+        path, lock = self._path(key), None
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                lock = filelock.FileLock(f"{path}.lock", timeout=600)
+                lock.acquire()
+            except (OSError, filelock.Timeout):
+                lock = None
+        try:
+            yield
+        finally:
+            if lock is not None:
+                lock.release()

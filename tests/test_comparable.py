@@ -1,0 +1,180 @@
+"""Every results file states what makes runs comparable; --codegen-merge and
+--codegen-baseline refuse results that differ in it, with one line saying what differs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import XDIST_MODES, read_results, write_replay
+from test_shards import write_suite
+
+from pytest_codegen.reporting.comparable import first_difference, identity
+
+REPLAY = ["--codegen-model=replay:replay.jsonl", "--codegen-samples=2"]
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> str:
+    """test_shards' suite of 9 problems, 2 answers each; every third answer is wrong."""
+    answers = {(i, s): i if (i + s) % 3 else i + 1 for i in range(9) for s in range(2)}
+    write_replay(
+        pytester.path / "replay.jsonl",
+        [
+            {"task_id": f"gen/f{i}", "sample_index": s, "completion": f"    return x + {n}\n"}
+            for (i, s), n in answers.items()
+        ],
+    )
+    return str(write_suite(pytester.path / "gen.jsonl", 9))
+
+
+def rewrite(path: Path, change) -> None:
+    """Rewrite each record of a results file with ``change(record)``."""
+    rows = [change(r) for r in read_results(path)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def one_error(result: pytest.RunResult) -> str:
+    """The run's only stderr line, which must be a usage error."""
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    (line,) = [ln for ln in result.stderr.lines if ln.strip()]
+    assert line.startswith("ERROR: ")
+    return line
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "says"),
+    [
+        pytest.param(
+            ["--codegen-temperature=0.2"],
+            ["--codegen-temperature=0.8"],
+            "model parameters (extract=auto samples=2 temperature=0.8 vs extract=auto samples=2"
+            " temperature=0.2 in s1.jsonl)",
+            id="parameters",
+        ),
+        pytest.param(
+            [],
+            ["--codegen-timeout-rule=flat"],
+            "timeout policy (cap_s=suite default rule=flat vs cap_s=suite default factor=10.0"
+            " rule=reference in s1.jsonl)",
+            id="timeout-rule",
+        ),
+        pytest.param(
+            ["--codegen-timeout=10"],
+            ["--codegen-timeout=20"],
+            "timeout policy (cap_s=20.0 factor=10.0 rule=reference vs cap_s=10.0",
+            id="timeout-cap",
+        ),
+    ],
+)
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_merging_results_that_differ_is_one_line_and_exit_4(
+    pytester, suite, xdist, first, second, says
+):
+    for i, extra in ((1, first), (2, second)):
+        shard = pytester.runpytest_subprocess(
+            *REPLAY, suite, *extra, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+        )
+        assert shard.ret in (0, 1)
+    merged = pytester.runpytest_subprocess(
+        "--codegen-merge=s1.jsonl", "--codegen-merge=s2.jsonl", *xdist
+    )
+    line = one_error(merged)
+    assert line.startswith(
+        "ERROR: --codegen-merge: s2.jsonl is not comparable with the files before it: "
+    )
+    assert says in line
+
+
+def test_merging_results_of_other_data_is_refused_and_files_without_data_merge(pytester, suite):
+    for i in (1, 2):
+        pytester.runpytest_subprocess(
+            *REPLAY, suite, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+        )
+    merge = ["--codegen-merge=s1.jsonl", "--codegen-merge=s2.jsonl"]
+    assert pytester.runpytest_subprocess(*merge).ret == 1  # as the run: some samples fail
+
+    def data(sha: str):
+        return lambda r: {**r, "data": {"name": "gen", "version": "1", "sha256": sha}}
+
+    rewrite(pytester.path / "s1.jsonl", data("aaa"))
+    assert pytester.runpytest_subprocess(*merge).ret == 1  # s2 says nothing of its data
+    rewrite(pytester.path / "s2.jsonl", data("bbb"))
+    line = one_error(pytester.runpytest_subprocess(*merge))
+    assert line.endswith(
+        "data of gen (name=gen sha256=bbb version=1 vs name=gen sha256=aaa version=1 in s1.jsonl)"
+    )
+    rewrite(pytester.path / "s2.jsonl", data("aaa"))
+    assert pytester.runpytest_subprocess(*merge).ret == 1
+
+
+def test_files_written_before_the_run_field_still_merge(pytester, suite):
+    for i in (1, 2):
+        pytester.runpytest_subprocess(
+            *REPLAY, suite, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+        )
+    rewrite(pytester.path / "s1.jsonl", lambda r: {k: v for k, v in r.items() if k != "run"})
+    result = pytester.runpytest_subprocess(
+        "--codegen-merge=s1.jsonl", "--codegen-merge=s2.jsonl", "--codegen-results=m.jsonl"
+    )
+    assert result.ret == 1
+    assert len(read_results(pytester.path / "m.jsonl")) == 18
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_baseline_of_other_parameters_is_refused_before_grading(pytester, suite, xdist):
+    pytester.runpytest_subprocess(
+        *REPLAY, suite, "--codegen-temperature=0.2", "--codegen-results=base.jsonl"
+    )
+    result = pytester.runpytest_subprocess(
+        *REPLAY, suite, "--codegen-temperature=0.8", "--codegen-baseline=base.jsonl", *xdist
+    )
+    line = one_error(result)
+    assert line == (
+        "ERROR: --codegen-baseline: base.jsonl is not comparable with this run: model parameters"
+        " (extract=auto samples=2 temperature=0.8 vs extract=auto samples=2 temperature=0.2)"
+    )
+    assert "passed" not in result.stdout.str()  # nothing was graded
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_baseline_graded_by_another_python_is_refused_keeping_the_results(pytester, suite, xdist):
+    pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-results=base.jsonl")
+    rewrite(pytester.path / "base.jsonl", lambda r: {**r, "run": {**r["run"], "python": "2.7.18"}})
+    result = pytester.runpytest_subprocess(
+        *REPLAY, suite, "--codegen-baseline=base.jsonl", "--codegen-results=now.jsonl", *xdist
+    )
+    line = one_error(result)
+    assert line.startswith(
+        "ERROR: --codegen-baseline: base.jsonl is not comparable with this run: Python version ("
+    )
+    assert line.endswith(" vs 2.7)")
+    assert len(read_results(pytester.path / "now.jsonl")) == 18  # every graded sample kept
+
+
+def test_a_baseline_of_another_model_is_compared(pytester, suite):
+    pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-samples=2", suite, "--codegen-results=base.jsonl"
+    )
+    result = pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-baseline=base.jsonl")
+    result.stdout.fnmatch_lines(["baseline comparison (pass@1, 9 paired problems): 1.000 -> *"])
+    assert result.ret in (0, 1)
+
+
+def test_identity_compares_only_what_both_sides_state():
+    run = {"harness": "1", "python": "3.12.4", "timeout": {"rule": "reference"}}
+    ours = [{"model": "m", "suite": "s", "run": run}]
+    assert identity(ours) == {
+        "harness": {"1"},
+        "python": {"3.12"},
+        "timeout": {"rule=reference"},
+        "model": {"m"},
+    }
+    patch = [{"model": "m", "suite": "s", "run": {**run, "python": "3.12.9"}}]
+    old = [{"model": "m", "suite": "s"}]  # a file from before the run field
+    assert first_difference([("a", ours), ("b", patch), ("c", old)]) is None
+    other = [{"model": "n", "suite": "s", "run": run}]
+    assert first_difference([("a", ours), ("c", old), ("d", other)]) == (
+        "d is not comparable with the files before it: model (n vs m in a)"
+    )

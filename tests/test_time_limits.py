@@ -1,0 +1,279 @@
+"""Time limits from the problem, not the host: each problem's limit is derived from its
+reference's run time on this host (calibrated once per host, cached), --codegen-timeout caps
+it, and a timeout is run again before it counts."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import XDIST_MODES, read_results, write_replay
+from test_shards import write_suite as write_gen_suite
+
+from pytest_codegen.execution.time_limits import FACTOR
+
+
+@pytest.fixture
+def calibration_cache(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache directory of the test's own: calibrations start from nothing."""
+    cache = pytester.path / "codegen-cache"
+    cache.mkdir(mode=0o755)
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(cache))
+    return cache
+
+
+def write_suite(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def problem(name: str, body: str, test: str, reference: str | None = None) -> dict:
+    row = {
+        "task_id": f"t/{name}",
+        "prompt": f"def {name}(x):\n",
+        "test": test,
+        "entry_point": name,
+    }
+    if reference is not None:
+        row["canonical_solution"] = reference
+    return {**row, "body": body}
+
+
+def suite_and_replay(pytester: pytest.Pytester, problems: list[dict]) -> list[str]:
+    write_suite(
+        pytester.path / "t.jsonl", [{k: v for k, v in p.items() if k != "body"} for p in problems]
+    )
+    write_replay(
+        pytester.path / "replay.jsonl",
+        [{"task_id": p["task_id"], "completion": p["body"]} for p in problems],
+    )
+    return ["t.jsonl", "--codegen-model=replay:replay.jsonl", "--codegen-results=r.jsonl"]
+
+
+def records(pytester: pytest.Pytester) -> dict[str, dict]:
+    return {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
+
+
+def busy_loops_per_second() -> float:
+    """How many iterations of the loop below this host runs in a second of CPU."""
+    n, started = 200_000, time.process_time()
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return n / max(time.process_time() - started, 1e-3)
+
+
+@contextlib.contextmanager
+def cpu_hog() -> Iterator[None]:
+    """A real CPU-burning process on every CPU of this host, for the duration."""
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def test_a_sample_three_times_slower_than_its_reference_passes_idle_and_under_a_cpu_hog(
+    pytester, calibration_cache
+):
+    # The reference loops for ~1.2 s here, the sample three times as long: past the floor of
+    # 3 s, so only the factor lets it pass. A 60 s cap leaves the derived limit in charge.
+    n = int(busy_loops_per_second() * 1.2)
+    loop = "    total = 0\n    for i in range({n}):\n        total += i * i % 7\n    return x + 1\n"
+    args = suite_and_replay(
+        pytester,
+        [
+            problem(
+                "slow",
+                loop.format(n=3 * n),
+                "def check(candidate):\n    assert candidate(1) == 2\n",
+                reference=loop.format(n=n),
+            )
+        ],
+    )
+    idle = pytester.runpytest_subprocess(*args, "--codegen-timeout=60")
+    first = records(pytester)["t/slow"]
+    assert first["outcome"] == "passed", first["error"]
+    limit = first["time_limit"]
+    assert limit["source"] == "reference" and limit["limit_s"] > 3.0 and limit["cap_s"] == 60
+    assert limit["limit_s"] == pytest.approx(FACTOR * limit["reference_s"], rel=1e-3)
+    assert first["duration_s"] > 2 * limit["reference_s"]  # it is the slower one
+    assert idle.ret == 0
+    # The hog starts after calibration: the reference's idle time stands, the sample is slowed.
+    with cpu_hog():
+        loaded = pytester.runpytest_subprocess(*args, "--codegen-timeout=60")
+    again = records(pytester)["t/slow"]
+    assert again["outcome"] == "passed", again["error"]
+    assert again["time_limit"]["calibration"]["cached"] is True
+    assert again["time_limit"]["limit_s"] == limit["limit_s"]
+    assert loaded.ret == 0
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_sample_that_loops_forever_times_out_at_its_derived_limit(
+    pytester, calibration_cache, xdist
+):
+    args = suite_and_replay(
+        pytester,
+        [
+            problem(
+                "inc",
+                "    while True:\n        pass\n",
+                "def check(candidate):\n    assert candidate(1) == 2\n",
+                reference="    return x + 1\n",
+            ),
+            problem(  # no reference: the cap is its limit
+                "noref",
+                "    return x + 1\n",
+                "def check(candidate):\n    assert candidate(1) == 2\n",
+            ),
+            problem(  # a reference that fails here: no time to go by either
+                "badref",
+                "    return x + 1\n",
+                "def check(candidate):\n    assert candidate(1) == 2\n",
+                reference="    return x\n",
+            ),
+        ],
+    )
+    result = pytester.runpytest_subprocess(*args, "--codegen-timeout=30", *xdist)
+    looping, noref = records(pytester)["t/inc"], records(pytester)["t/noref"]
+    assert looping["outcome"] == "timeout"
+    assert looping["time_limit"]["limit_s"] == 3.0 and looping["time_limit"]["source"] == "floor"
+    assert looping["time_limit"]["cap_s"] == 30.0
+    assert looping["error"].startswith(
+        "no result within 3 s; this problem's limit: the floor of 3 s ("
+    )
+    assert looping["timeout_rerun"] is True  # a timeout counts only when it happens twice
+    assert noref["outcome"] == "passed"
+    assert noref["time_limit"] == {
+        "limit_s": 30.0,
+        "source": "cap",
+        "cap_s": 30.0,
+        "why": "the problem has no reference solution",
+    }
+    badref = records(pytester)["t/badref"]
+    assert badref["outcome"] == "passed"
+    assert badref["time_limit"]["limit_s"] == 30.0
+    assert badref["time_limit"]["why"] == "its reference does not pass on this host (failed)"
+    result.stdout.fnmatch_lines(
+        ["timeouts run again: 1 samples timed out once; 1 timed out again*"]
+    )
+
+
+def test_the_flat_rule_gives_every_sample_the_cap(pytester, calibration_cache):
+    args = suite_and_replay(
+        pytester,
+        [
+            problem(
+                "inc",
+                "    return x + 1\n",
+                "def check(candidate):\n    assert candidate(1) == 2\n",
+                reference="    return x + 1\n",
+            )
+        ],
+    )
+    pytester.runpytest_subprocess(*args, "--codegen-timeout=7", "--codegen-timeout-rule=flat")
+    limit = records(pytester)["t/inc"]["time_limit"]
+    assert limit == {
+        "limit_s": 7.0,
+        "source": "cap",
+        "cap_s": 7.0,
+        "why": "--codegen-timeout-rule=flat",
+    }
+    assert not (calibration_cache / "calibration").exists()  # nothing measured
+
+
+def test_a_timeout_is_run_again_and_the_second_run_counts(pytester, calibration_cache):
+    # The tests run in the trusted process and count their runs in a file: run 1 is the
+    # reference's calibration, run 2 the sample's first (it loops on -1), run 3 its second.
+    counter = pytester.path / "runs"
+    test = (
+        "def check(candidate):\n"
+        f"    path = {str(counter)!r}\n"
+        "    import os\n"
+        "    runs = int(open(path).read()) + 1 if os.path.exists(path) else 1\n"
+        "    open(path, 'w').write(str(runs))\n"
+        "    if runs <= 2:\n"
+        "        assert candidate(-1) == 0\n"
+        "    assert candidate(1) == 2\n"
+    )
+    args = suite_and_replay(
+        pytester,
+        [
+            problem(
+                "inc",
+                "    while x < 0:\n        pass\n    return x + 1\n",
+                test,
+                reference="    return x + 1\n",
+            )
+        ],
+    )
+    result = pytester.runpytest_subprocess(*args)
+    record = records(pytester)["t/inc"]
+    assert counter.read_text() == "3"
+    assert record["outcome"] == "passed" and record["timeout_rerun"] is True
+    result.stdout.fnmatch_lines(
+        ["timeouts run again: 1 samples timed out once; 0 timed out again, 1 did not*"]
+    )
+    assert result.ret == 0
+
+
+def gen_suite(pytester: pytest.Pytester) -> list[str]:
+    write_gen_suite(pytester.path / "gen.jsonl", 4)
+    return ["gen.jsonl", "--codegen-model=reference", "--codegen-samples=3"]
+
+
+def calibrations(pytester: pytest.Pytester, results: str) -> dict[str, list[dict]]:
+    by_task: dict[str, list[dict]] = {}
+    for r in read_results(pytester.path / results):
+        by_task.setdefault(r["task_id"], []).append(r["time_limit"]["calibration"])
+    return by_task
+
+
+def test_calibration_is_measured_once_per_host_and_reused(pytester, calibration_cache):
+    args = gen_suite(pytester)
+    pytester.runpytest_subprocess(*args, "-n", "2", "--codegen-results=first.jsonl")
+    first = calibrations(pytester, "first.jsonl")
+    assert len(first) == 4
+    for seen in first.values():  # two workers, three samples: one measurement
+        assert [c["cached"] for c in seen].count(False) == 1
+        assert len({c["measured_at"] for c in seen}) == 1
+    pytester.runpytest_subprocess(*args, "--codegen-results=second.jsonl")
+    second = calibrations(pytester, "second.jsonl")
+    for task, seen in second.items():
+        assert all(c["cached"] for c in seen)
+        assert {c["measured_at"] for c in seen} == {first[task][0]["measured_at"]}
+    hosts = list((calibration_cache / "calibration").iterdir())
+    assert len(hosts) == 1
+
+    # Another host (a UTS namespace of its own, under another name) measures for itself.
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("another host name needs unshare and root")
+    command = " ".join(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", *args]
+        + ["--codegen-results=other.jsonl"]
+    )
+    subprocess.run(
+        ["unshare", "--uts", "sh", "-c", f"hostname codegen-other-host && exec {command}"],
+        cwd=pytester.path,
+        check=True,
+        capture_output=True,
+    )
+    other = calibrations(pytester, "other.jsonl")
+    for seen in other.values():
+        assert [c["cached"] for c in seen] == [False, True, True]
+        assert {c["host"] for c in seen} == {"codegen-other-host"}
+    assert len(list((calibration_cache / "calibration").iterdir())) == 2
