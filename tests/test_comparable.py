@@ -99,6 +99,7 @@ def test_merging_results_of_other_data_is_refused_and_files_without_data_merge(p
         return lambda r: {**r, "data": {"name": "gen", "version": "1", "sha256": sha}}
 
     rewrite(pytester.path / "s1.jsonl", data("aaa"))
+    rewrite(pytester.path / "s2.jsonl", lambda r: {k: v for k, v in r.items() if k != "data"})
     assert pytester.runpytest_subprocess(*merge).ret == 1  # s2 says nothing of its data
     rewrite(pytester.path / "s2.jsonl", data("bbb"))
     line = one_error(pytester.runpytest_subprocess(*merge))

@@ -42,8 +42,8 @@ def test_base_and_plus_scores_in_the_summary(pytester, xdist):
     graded = {(r["task_id"], r["sample_index"]): r for r in records if r["outcome"] != "missing"}
     assert all(r["mode"] == "evalplus" for r in graded.values())
     # EvalPlus's per-input limits apply, not a per-sample limit calibrated on the reference.
-    assert {r["time_limit"].get("why") for r in graded.values()} == {
-        "EvalPlus's per-input limits apply instead"
+    assert {(r["time_limit"]["source"], r["time_limit"]["why"]) for r in graded.values()} == {
+        ("own", "EvalPlus's per-input limits apply instead")
     }
     assert {
         key: (r["base_outcome"] == "passed", r["plus_outcome"] == "passed")

@@ -98,7 +98,7 @@ class Executor:
             hide=hide,
         )
         verdict.time_limit = limit.to_json()
-        if verdict.outcome == TIMEOUT:
+        if verdict.outcome == TIMEOUT and limit.describe():
             verdict.message = f"{verdict.message}; {limit.describe()}"
         return code, verdict
 
@@ -115,7 +115,7 @@ class Executor:
             )
         if problem.mode == MODE_EVALPLUS:  # EvalPlus's own per-input limits (python.evalplus)
             return time_limits.TimeLimit(
-                cap_s, time_limits.CAP, cap_s, why="EvalPlus's per-input limits apply instead"
+                cap_s, time_limits.OWN, cap_s, why="EvalPlus's per-input limits apply instead"
             )
         if time_limits.floor_of(problem, cap_s) >= cap_s:  # (Exec-CSN's 10 s) nothing to derive
             return time_limits.TimeLimit(

@@ -49,6 +49,7 @@ CALIBRATION_RUNS = 3  # the reference's fastest of this many runs is its time
 REFERENCE = "reference"  # the limit is FACTOR x the reference's time
 FLOOR = "floor"  # ... which is below the floor
 CAP = "cap"  # ... above the cap, or no reference time to go by
+OWN = "own"  # the suite's grading sets its own limits (EvalPlus: one per input)
 RULES = ("reference", "flat")  # --codegen-timeout-rule
 
 
@@ -57,7 +58,7 @@ class TimeLimit:
     """One sample's wall-clock limit and how it was derived (the record's ``time_limit``)."""
 
     limit_s: float
-    source: str  # REFERENCE, FLOOR or CAP
+    source: str  # REFERENCE, FLOOR, CAP or OWN
     cap_s: float
     floor_s: float | None = None
     factor: float | None = None
@@ -69,7 +70,10 @@ class TimeLimit:
         return {k: v for k, v in dataclasses.asdict(self).items() if v not in (None, "")}
 
     def describe(self) -> str:
-        """How the limit came about, for a timeout's message."""
+        """How the limit came about, for a timeout's message ("" where the timeout's own
+        message already says it)."""
+        if self.source == OWN:
+            return ""
         scaled = (
             f"{self.factor:g} x its reference's {self.reference_s:.3g} s on this host"
             if self.reference_s is not None and self.factor is not None
