@@ -1,12 +1,13 @@
 """The generation engine: many requests in flight, a persistent cache, no duplicate work.
 
-Generation is I/O-bound, so the engine keeps up to ``concurrency`` requests in flight in its
-own threads, independent of how many pytest-xdist workers grade the samples. Every worker
+Generation is I/O-bound, so the engine keeps many requests in flight in its own threads: up
+to ``concurrency`` for the whole run, however many pytest-xdist workers grade the samples (the
+budget of :mod:`pytest_codegen.generation.budget`, which also adapts to 429s). Every worker
 collects (and prefetches) all items but runs only some; the workers share the work through
 the cache directory: the disk cache and its claims (:mod:`pytest_codegen.generation.cache`)
 make each sample generated once, and the rate limit (:mod:`pytest_codegen.generation.ratelimit`)
-is shared by every local process. Samples go out to the model in batches
-(:mod:`pytest_codegen.generation.batching`).
+and the budget of requests in flight are shared by every local process of the run. Samples go
+out to the model in batches (:mod:`pytest_codegen.generation.batching`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..models.base import Completion, Model, SamplingParams, merge_params
-from .batching import ENGINE_CLOSED, Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
+from ..models.base import UNBOUNDED, Completion, Model, SamplingParams, merge_params
+from .batching import Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
+from .budget import ENGINE_CLOSED, budget_for
 from .cache import Claim, DiskCache, cache_key
 from .jobs import Job
 from .ratelimit import RateLimit, bucket_for
@@ -32,7 +34,8 @@ class GenerationEngine:
     ``since`` matters with ``regenerate=True``: entries written at or after it count as
     fresh (written by a sibling worker of the same run) instead of being generated again.
     It defaults to the engine's creation; an xdist controller can hand its start time to
-    the workers.
+    the workers. It also names the run whose processes share one budget of ``concurrency``
+    requests in flight (through the disk cache; without one the budget is this engine's).
     """
 
     def __init__(
@@ -83,11 +86,18 @@ class GenerationEngine:
             "rate_limit_wait_s": 0.0,
             "claim_timeouts": 0,
         }
+        shared = self.cache.root if self.cache is not None else None
+        self._budget = budget_for(model.spec, self.concurrency, shared, self.since, self._stop)
+        # An HTTP model takes a slot for each exchange (none while it waits to retry, and it
+        # knows a 429 when it sees one); any other model is bounded around its calls.
+        limit_in_flight = getattr(model, "limit_in_flight", None)
+        if limit_in_flight is not None:
+            limit_in_flight(self._budget, self.concurrency)
         self._sender = BatchSender(
             model,
             self.cache,
             bucket_for(model.spec, rate_limit, cache_dir),
-            self.concurrency,
+            UNBOUNDED if limit_in_flight is not None else self._budget,
             self._stop,
             self._count,
         )
@@ -191,6 +201,7 @@ class GenerationEngine:
             self._waiting.clear()
             self._wakeup.notify_all()
             threads = [*self._workers, *([self._watcher] if self._watcher else [])]
+        self._budget.wake()  # requests still waiting for a slot give up
         closed = RuntimeError(ENGINE_CLOSED)
         for batch in queued:
             for claim in batch.held.values():
@@ -201,6 +212,10 @@ class GenerationEngine:
             fail(wait.slot, closed)
         for thread in threads:
             thread.join()
+        self._budget.close()
+        limit_in_flight = getattr(self.model, "limit_in_flight", None)
+        if limit_in_flight is not None:
+            limit_in_flight(UNBOUNDED)
 
     def __enter__(self) -> GenerationEngine:
         return self
