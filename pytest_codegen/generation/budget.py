@@ -10,9 +10,9 @@ of a killed worker go back to the budget as soon as another process finds it ful
 The limit adapts to the provider as TCP's window does to loss (additive increase,
 multiplicative decrease): a request answered 429 halves it, once per round trip (only a
 request sent after the last cut cuts again: those sent before it were sent under the higher
-limit), and each answered request raises it by 1/limit, about one request more per round
-trip, up to ``--codegen-concurrency``. A rate-limited provider is so driven at the
-concurrency it accepts, probing one request above it now and then.
+limit), and each request answered while the budget was full raises it by 1/limit, about one
+request more per round trip, up to ``--codegen-concurrency``. A rate-limited provider is so
+driven at the concurrency it accepts, probing one request above it now and then.
 
 Waiting burns no CPU: the threads of a process wait on a condition, woken when their process
 frees a slot; one of them at a time looks at the shared state every ``POLL_S`` for slots
@@ -91,11 +91,18 @@ class InFlightBudget:
                     self._polling = polling = True
                 self._cond.wait(self.POLL_S if polling else self.IDLE_S)
 
+    def try_acquire(self) -> float | None:
+        """A slot if one is free now (as :meth:`acquire`), else None."""
+        with self._cond:
+            self._register()
+            return self._take()
+
     def release(self, sent: float, outcome: str) -> None:
         """Give the slot granted at ``sent`` back: ``outcome`` is the request's
         (:class:`~..models.base.Admission`); a 429 cuts the limit, an answer raises it."""
         with self._shared.edit() as state:
             held = _held(state)
+            full = sum(held.values()) >= int(self._limit(state))
             left = held.pop(self._token, 0) - 1
             if left > 0:
                 held[self._token] = left
@@ -104,7 +111,9 @@ class InFlightBudget:
                 if sent >= state.get("cut", -math.inf):
                     state["cut"] = time.monotonic()
                     limit = max(1.0, limit * self.CUT)
-            elif outcome == ANSWERED:
+            elif outcome == ANSWERED and full:
+                # Only a limit in use has shown it is not too high: grown while idle, it
+                # would let the next burst far past what the provider takes.
                 limit = min(float(self.cap), limit + 1 / limit)
             state["limit"] = limit
         with self._cond:
