@@ -42,6 +42,7 @@ def test_the_budget_bounds_the_whole_run(pytester, server, xdist):
     result.assert_outcomes(passed=40)
     assert server.count() == 40
     assert server.peak_in_flight == 5  # reached, never passed
+    assert "429s cut" not in result.stdout.str()
 
 
 def test_429s_cut_the_budget_to_what_the_provider_takes(pytester, server):
@@ -53,6 +54,7 @@ def test_429s_cut_the_budget_to_what_the_provider_takes(pytester, server):
     suite = write_suite(pytester.path / "many.jsonl", samples)
     result = run_vllm(pytester, server, str(suite), "--codegen-concurrency=16", "-n", "2")
     result.assert_outcomes(passed=samples)
+    result.stdout.fnmatch_lines(["*vllm:tiny-coder: 429s cut the requests in flight from 16 to *"])
     records = read_results(pytester.path / "r.jsonl")
     assert len(records) == samples and {r["outcome"] for r in records} == {"passed"}
     answered = [r for r in server.requests if r.error is None]

@@ -111,6 +111,7 @@ class InFlightBudget:
                 if sent >= state.get("cut", -math.inf):
                     state["cut"] = time.monotonic()
                     limit = max(1.0, limit * self.CUT)
+                    state["lowest"] = int(min(limit, state.get("lowest", limit)))
             elif outcome == ANSWERED and full:
                 # Only a limit in use has shown it is not too high: grown while idle, it
                 # would let the next burst far past what the provider takes.
@@ -123,6 +124,12 @@ class InFlightBudget:
         """The limit now (fractional: it grows by fractions of a request)."""
         with self._shared.edit() as state:
             return self._limit(state)
+
+    def lowest(self) -> int | None:
+        """The lowest limit 429s cut it to in this run; None if they never did."""
+        with self._shared.edit() as state:
+            lowest = state.get("lowest")
+        return lowest if isinstance(lowest, int) else None
 
     def wake(self) -> None:
         """Wake every waiting thread (to see ``stop``)."""

@@ -180,9 +180,15 @@ class GenerationEngine:
         for name, value in out.items():
             if isinstance(value, float) and value.is_integer() and not name.endswith("_s"):
                 out[name] = int(value)
-        notes = getattr(self.model, "notes", None)
+        notes = [str(line) for line in getattr(self.model, "notes", None) or ()]
+        lowest = self._budget.lowest()
+        if lowest is not None:  # the same line from every process: the state is the run's
+            notes.append(
+                f"{self.model.spec}: 429s cut the requests in flight from {self.concurrency} "
+                f"to {lowest} at the lowest"
+            )
         if notes:  # what the model adapted or learned, one line each, for the summary
-            out["notes"] = [str(line) for line in notes]
+            out["notes"] = notes
         return out
 
     def close(self) -> None:
