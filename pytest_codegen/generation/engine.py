@@ -69,6 +69,7 @@ class GenerationEngine:
         self._queue: collections.deque[Batch] = collections.deque()
         self._waiting: dict[str, Wait] = {}
         self._workers: list[threading.Thread] = []
+        self._idle = 0  # worker threads not running a batch
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = False
@@ -236,12 +237,14 @@ class GenerationEngine:
             raise RuntimeError("generation engine is closed")
 
     def _start_workers(self) -> None:
-        # Called with the lock held.
-        while len(self._workers) < self.concurrency:
+        # Called with the lock held. As many threads as the queue needs, up to the budget of
+        # the whole run (all of it may be this process's when the others are done).
+        while len(self._workers) < self.concurrency and self._idle < len(self._queue):
             thread = threading.Thread(
                 target=self._work, name=f"codegen-generate-{len(self._workers)}", daemon=True
             )
             self._workers.append(thread)
+            self._idle += 1
             thread.start()
 
     def _work(self) -> None:
@@ -255,7 +258,12 @@ class GenerationEngine:
                 if batch.started:
                     continue
                 batch.started = True
-            self._run_batch(batch)
+                self._idle -= 1
+            try:
+                self._run_batch(batch)
+            finally:
+                with self._lock:
+                    self._idle += 1
 
     def _enqueue_front(self, batch: Batch) -> None:
         with self._lock:
