@@ -371,8 +371,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_raw(200, b'{"choices": [ this is not json', "application/json")
                 return
             elif fault.kind == "drop":
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
+                self._hang_up()
                 return
             elif fault.kind == "missing":
                 self._send_json(200, {"id": "resp-1", "object": "unexpected"})
@@ -415,17 +414,22 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is None and k == len(events) - 1:
                 with fake._lock:  # counted before the client can see the reply's end
                     fake.completed += 1
+                fake._done(req)  # the client may send its next request once it sees it
             self._chunk(payload)
             fake._sleep(fake.chunk_delay_s)
         if fault == "cut":
-            self.close_connection = True
-            self.connection.shutdown(socket.SHUT_RDWR)
+            self._hang_up()
             return
         if fault == "stream_error":
+            fake._done(req)
             self._chunk(fake_replies.error_event(req.api))
-        fake._done(req)  # before the reply's last bytes: the client may send again after them
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _hang_up(self) -> None:
+        self.server_state._done(self.recorded)  # before the client can see it and retry
+        self.close_connection = True
+        self.connection.shutdown(socket.SHUT_RDWR)
 
     def _chunk(self, payload: bytes) -> None:
         self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
