@@ -7,6 +7,7 @@ itself: its cut-and-grow arithmetic, and real child processes that hold slots an
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -64,6 +65,41 @@ def test_429s_cut_the_budget_to_what_the_provider_takes(pytester, server):
     late = server.requests[len(server.requests) // 2 :]
     assert max(r.in_flight for r in late) <= limit + 2
     assert sum(r.error is not None for r in late) < len(late) / 6
+
+
+KILL_GW0_HOLDING_A_SLOT = """
+import json, os, signal, time
+from pathlib import Path
+
+def pytest_runtest_setup(item):
+    if os.environ.get("PYTEST_XDIST_WORKER") != "gw0" or Path("killed").exists():
+        return
+    mine = f"{os.getpid()}-"
+    for _ in range(6000):
+        for state in Path("gen-cache/in-flight").glob("*.state"):
+            try:
+                held = json.loads(state.read_text()).get("held", {})
+            except ValueError:
+                continue  # read while being written: look again
+            if any(token.startswith(mine) for token in held):
+                Path("killed").write_text(json.dumps(held))
+                os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.01)
+"""
+
+
+def test_a_killed_worker_gives_its_slots_back_to_the_run(pytester, server):
+    # gw0 dies holding slots; xdist starts another worker and the run goes on. The others
+    # find the budget full and take the dead worker's slots back: nothing is left held.
+    server.latency_s = 0.3
+    pytester.makeconftest(KILL_GW0_HOLDING_A_SLOT)
+    suite = write_suite(pytester.path / "many.jsonl", 20)
+    run_vllm(pytester, server, str(suite), "--codegen-concurrency=2", "-n", "2")
+    assert (pytester.path / "killed").exists()
+    assert len(read_results(pytester.path / "r.jsonl")) == 20
+    assert server.peak_in_flight <= 2
+    (state,) = (pytester.path / "gen-cache" / "in-flight").glob("*.state")
+    assert json.loads(state.read_text())["held"] == {}
 
 
 # --------------------------------------------------------------------------- the budget
