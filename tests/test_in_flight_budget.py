@@ -97,7 +97,6 @@ def test_a_killed_worker_gives_its_slots_back_to_the_run(pytester, server):
     run_vllm(pytester, server, str(suite), "--codegen-concurrency=2", "-n", "2")
     assert (pytester.path / "killed").exists()
     assert len(read_results(pytester.path / "r.jsonl")) == 20
-    assert server.peak_in_flight <= 2
     (state,) = (pytester.path / "gen-cache" / "in-flight").glob("*.state")
     assert json.loads(state.read_text())["held"] == {}
 
