@@ -88,9 +88,9 @@ class BatchSender:
     """Sends the samples of one batch to ``model`` as one request.
 
     ``count`` adds to the engine's counters (see ``GenerationEngine.stats``); setting
-    ``stop`` cancels a request still waiting for the rate limit. ``gate`` (when given)
-    bounds the calls to the model in flight; an HTTP model takes its budget itself instead,
-    for each exchange, so that a request waiting to retry holds no slot.
+    ``stop`` cancels a request still waiting for the rate limit. ``gate`` bounds the calls
+    to the model in flight (an HTTP model is bounded inside instead, for each exchange, so
+    that a request waiting to retry holds no slot: the engine hands it ``UNBOUNDED`` here).
     """
 
     def __init__(

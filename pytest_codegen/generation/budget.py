@@ -216,11 +216,9 @@ def budget_for(
     if cache_dir is None:
         return InFlightBudget(limit, None, stop)
     folder = Path(cache_dir) / "in-flight"
-    try:
+    with contextlib.suppress(OSError):
         folder.mkdir(parents=True, exist_ok=True)
         _prune(folder)
-    except OSError:
-        pass
     if not os.access(folder, os.W_OK | os.X_OK):  # a read-only cache: no way to share it
         return InFlightBudget(limit, None, stop)
     name = hashlib.sha256(f"{spec}\n{run:.6f}".encode()).hexdigest()[:16]

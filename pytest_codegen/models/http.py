@@ -143,7 +143,7 @@ class HTTPModel(Model):
         self.session = requests.Session()
         self.session.headers["User-Agent"] = "pytest-codegen"
         self._pool_size = 0
-        self._size_pool(pool_size)
+        self._size_pool(max(1, pool_size))
         #: Bounds the exchanges in flight (the generation engine's budget).
         self.gate: Gate = UNBOUNDED
         self._closed = threading.Event()
