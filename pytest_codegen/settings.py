@@ -179,7 +179,14 @@ OPTIONS: tuple[Option, ...] = (
         None,
         "URL",
     ),
-    Option("concurrency", "Model requests in flight at once, per process.", _positive_int, 16, "N"),
+    Option(
+        "concurrency",
+        "Model requests in flight at once, for the whole run: every xdist worker on this "
+        "machine takes from one budget, cut while the provider answers 429 and grown again.",
+        _positive_int,
+        100,
+        "N",
+    ),
     Option(
         "request_timeout",
         "Seconds a model request may wait for the next bytes of its reply: between two "

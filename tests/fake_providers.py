@@ -7,7 +7,9 @@ the request asks for it (``fake_replies``; ``chunk_delay_s`` spaces the events).
 scripted to hit the next requests in order: an HTTP status (with ``Retry-After`` or
 ``retry-after-ms``), any status and body, a response slower than the client's timeout,
 malformed JSON, a dropped connection, fewer choices than ``n``, a reply without the expected
-fields, a stream that ends in an error event or is cut off.
+fields, a stream that ends in an error event or is cut off. It counts the requests in flight
+(``peak_in_flight``), and answers 429 at once to those beyond ``max_in_flight`` when set (a
+provider that limits concurrency).
 
     with FakeProviders(reply=lambda req, i: "def f(): pass") as fake:
         fake.script(Fault.http(429, retry_after="0.2"))
@@ -21,6 +23,7 @@ import dataclasses
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +49,8 @@ class Recorded:
     body: Any
     time: float  # time.monotonic() on arrival
     error: str | None = None  # why the server rejected it, if it did
+    in_flight: int = 0  # requests in flight on its arrival, itself included
+    answered: bool = False  # no longer counted in flight
 
     @property
     def n(self) -> int:
@@ -191,6 +196,13 @@ class FakeProviders:
         self.refusals: list[Refusal] = []
         #: Replies sent in full: what a real provider would bill.
         self.completed = 0
+        #: Requests in flight now, and the most there were at once.
+        self.in_flight = self.peak_in_flight = 0
+        #: Requests arriving while this many are in flight are answered 429 at once, with
+        #: ``Retry-After: throttle_retry_after``; ``throttled`` counts them.
+        self.max_in_flight: int | None = None
+        self.throttle_retry_after = "0.05"
+        self.throttled = 0
         self.keys = {"openai": openai_key, "anthropic": anthropic_key, "gemini": gemini_key}
         self.requests: list[Recorded] = []
         self._faults: collections.deque[Fault] = collections.deque()
@@ -207,7 +219,7 @@ class FakeProviders:
         class Handler(_Handler):
             server_state = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._server.block_on_close = False
         self._thread = threading.Thread(
@@ -255,6 +267,21 @@ class FakeProviders:
     def _record(self, recorded: Recorded) -> None:
         with self._lock:
             self.requests.append(recorded)
+            self.in_flight += 1
+            recorded.in_flight = self.in_flight
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+
+    def _over_limit(self, recorded: Recorded) -> bool:
+        with self._lock:
+            over = self.max_in_flight is not None and recorded.in_flight > self.max_in_flight
+            self.throttled += over
+            return over
+
+    def _done(self, recorded: Recorded) -> None:
+        with self._lock:
+            if not recorded.answered:
+                recorded.answered = True
+                self.in_flight -= 1
 
     def _next_fault(self) -> Fault | None:
         with self._lock:
@@ -265,10 +292,17 @@ class FakeProviders:
             self._stop.wait(seconds)
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up
+            super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the real APIs
     disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed ACK
     server_state: FakeProviders
+    recorded: Recorded  # the request being answered
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -292,8 +326,20 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        recorded = Recorded(api, path, headers, body, time.monotonic())
+        recorded = self.recorded = Recorded(api, path, headers, body, time.monotonic())
         fake._record(recorded)
+        try:
+            if fake._over_limit(recorded):
+                recorded.error = "over the concurrency limit"
+                retry = {"Retry-After": fake.throttle_retry_after}
+                self._send_json(429, error_body(api, 429, "too many requests"), retry)
+                return
+            self._answer(recorded)
+        finally:
+            fake._done(recorded)
+
+    def _answer(self, recorded: Recorded) -> None:
+        fake, api = self.server_state, recorded.api
         fake._sleep(fake.latency_s)
         try:
             check_request(recorded, fake.keys.get(api))
@@ -325,8 +371,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_raw(200, b'{"choices": [ this is not json', "application/json")
                 return
             elif fault.kind == "drop":
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
+                self._hang_up()
                 return
             elif fault.kind == "missing":
                 self._send_json(200, {"id": "resp-1", "object": "unexpected"})
@@ -369,16 +414,22 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is None and k == len(events) - 1:
                 with fake._lock:  # counted before the client can see the reply's end
                     fake.completed += 1
+                fake._done(req)  # the client may send its next request once it sees it
             self._chunk(payload)
             fake._sleep(fake.chunk_delay_s)
         if fault == "cut":
-            self.close_connection = True
-            self.connection.shutdown(socket.SHUT_RDWR)
+            self._hang_up()
             return
         if fault == "stream_error":
+            fake._done(req)
             self._chunk(fake_replies.error_event(req.api))
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _hang_up(self) -> None:
+        self.server_state._done(self.recorded)  # before the client can see it and retry
+        self.close_connection = True
+        self.connection.shutdown(socket.SHUT_RDWR)
 
     def _chunk(self, payload: bytes) -> None:
         self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
@@ -398,4 +449,5 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        self.server_state._done(self.recorded)  # before the body: the client waits for it
         self.wfile.write(payload)

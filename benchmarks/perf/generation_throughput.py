@@ -1,18 +1,21 @@
-"""Throughput of generating and grading through an HTTP model: pytest-codegen (-n 2) vs a
-sequential client.
+"""Throughput of generating and grading through an HTTP model: pytest-codegen under -n 2
+and -n 4, against a sequential client and against the old budget of 16 requests per process.
 
 A HumanEval-format suite of ``--problems`` tiny problems (``f_i(x) = x + i``) is graded with
 ``--codegen-model=vllm:bench`` against the fake OpenAI-compatible server of
 ``tests/fake_providers.py``, run in this process on 127.0.0.1 with a fixed latency per request
-(1 s by default) and replying with each problem's right answer, fenced. Prints the total wall
-time, the generation time (first request's arrival to last response, from the server's
-timestamps), requests/s, the requests in flight (max and mean), whether every sample was
-graded and passed, and the time a sequential client (one request at a time, as WebApp1K's
-generation script) would need: ``problems x latency``, checked by timing a few sequential
-requests with ``requests``. A second run over the same generation cache must send no request.
+(1 s by default) and replying with each problem's right answer, fenced. For each ``-n`` it
+runs twice, each over a fresh generation cache: with the default ``--codegen-concurrency`` (one
+budget for the whole run) and, as the baseline, with the in-flight bound of the old per-process
+budget (16 per process: ``--codegen-concurrency=16 x n``). Each line gives the total wall time,
+the generation time (first request's arrival to last response, from the server's timestamps),
+requests/s, the requests in flight (most at once, and the mean), and whether every sample was
+graded and passed; below them, the time a sequential client (one request at a time, as
+WebApp1K's generation script) would need: ``problems x latency``, checked by timing a few
+sequential requests with ``requests``. A second run over the first cache must send no request.
 
     python benchmarks/perf/generation_throughput.py [--problems 1000] [--latency 1.0]
-                                                    [--sequential 10]
+                                                    [--workers 2,4] [--sequential 10]
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -31,41 +33,23 @@ from typing import Any
 import requests
 
 REPO = Path(__file__).resolve().parents[2]
-TARGET_S = 40.0  # generation time allowed for 1000 prompts with -n 2
-CONCURRENCY = 16  # the default --codegen-concurrency, per pytest process
-_ENTRY = re.compile(r"def f_(\d+)\(")
+TARGET_S = 15.0  # generation time allowed for 1000 prompts at 1 s latency
+OLD_PER_PROCESS = 16  # the old default --codegen-concurrency, which bounded each process
 
 
-def fake_providers_module() -> Any:
-    """``tests/fake_providers.py`` (the tests directory is not a package)."""
+def test_modules() -> tuple[Any, Any]:
+    """``tests/fake_providers.py`` and ``tests/many_problems.py`` (the tests directory is not
+    a package)."""
     sys.path.insert(0, str(REPO / "tests"))
     import fake_providers
+    import many_problems
 
-    return fake_providers
-
-
-def write_suite(path: Path, n: int) -> None:
-    rows = [
-        {
-            "task_id": f"tiny/{i}",
-            "prompt": f'def f_{i}(x):\n    """Return x plus {i}."""\n',
-            "canonical_solution": f"    return x + {i}\n",
-            "test": f"def check(candidate):\n    assert candidate(1) == 1 + {i}\n",
-            "entry_point": f"f_{i}",
-        }
-        for i in range(n)
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return fake_providers, many_problems
 
 
-def reply(request: Any, index: int) -> str:
-    """The right answer to a tiny problem, fenced as chat models reply."""
-    match = _ENTRY.search(request.user_text)
-    i = int(match.group(1)) if match else 0
-    return f"Here you go:\n\n```python\ndef f_{i}(x):\n    return x + {i}\n```\n"
-
-
-def run_plugin(suite: Path, url: str, cache: Path, results: Path, workdir: Path) -> float:
+def run_plugin(
+    suite: Path, url: str, cache: Path, results: Path, workdir: Path, *options: str
+) -> float:
     results.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "VLLM_API_KEY"}
     start = time.perf_counter()
@@ -78,12 +62,11 @@ def run_plugin(suite: Path, url: str, cache: Path, results: Path, workdir: Path)
             "--codegen-model=vllm:bench",
             f"--codegen-base-url={url}",
             f"--codegen-cache={cache}",
-            "-n",
-            "2",
             "-q",
             "-p",
             "no:cacheprovider",
             f"--codegen-results={results}",
+            *options,
         ],
         cwd=workdir,
         env=env,
@@ -125,74 +108,118 @@ def sequential_client(url: str, count: int) -> float:
     return time.perf_counter() - start
 
 
+def measure(
+    server: Any, latency: float, suite: Path, workdir: Path, name: str, *options: str
+) -> dict[str, Any]:
+    """One pytest run over a fresh generation cache, with the server's view of it."""
+    cache, results = workdir / f"generations-{name}", workdir / f"results-{name}.jsonl"
+    before = len(server.requests)
+    server.peak_in_flight = 0
+    wall = run_plugin(suite, server.openai_url, cache, results, workdir, *options)
+    sent = server.requests[before:]
+    intervals = [(r.time, r.time + latency) for r in sent]
+    total, passed = graded(results)
+    return {
+        "wall": wall,
+        "requests": len(sent),
+        "generation": max(e for _, e in intervals) - min(s for s, _ in intervals),
+        "peak": server.peak_in_flight,
+        "mean": in_flight(intervals)[1],
+        "graded": total,
+        "passed": passed,
+        "cache": cache,
+        "results": results,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--problems", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per request")
+    parser.add_argument("--workers", default="2,4", help="the -n values to run, comma-separated")
     parser.add_argument(
         "--sequential", type=int, default=10, help="requests to time with a sequential client"
     )
     args = parser.parse_args()
-    fake = fake_providers_module()
+    fake, problems = test_modules()
+    workers = [int(w) for w in args.workers.split(",") if w.strip()]
 
+    rows: list[tuple[str, dict[str, Any]]] = []
     with (
         tempfile.TemporaryDirectory() as tmp,
-        fake.FakeProviders(reply=reply, latency_s=args.latency, openai_key=None) as server,
+        fake.FakeProviders(reply=problems.reply, latency_s=args.latency, openai_key=None) as server,
     ):
         workdir = Path(tmp)
         suite = workdir / "tiny.jsonl"
-        cache = workdir / "generations"
-        results = workdir / "results.jsonl"
-        write_suite(suite, args.problems)
-
-        wall = run_plugin(suite, server.openai_url, cache, results, workdir)
-        first = list(server.requests)
-        total, passed = graded(results)
-        requested = sum(r.n for r in first)
-        intervals = [(r.time, r.time + args.latency) for r in first]
-        generation = max(e for _, e in intervals) - min(s for s, _ in intervals)
-        peak, mean = in_flight(intervals)
-
-        sequential_measured = sequential_client(server.openai_url, args.sequential)
-        sequential_requests = len(server.requests) - len(first)
+        problems.write_suite(suite, args.problems)
+        for n in workers:
+            old = OLD_PER_PROCESS * n
+            rows.append(
+                (
+                    f"-n {n}, default budget",
+                    measure(server, args.latency, suite, workdir, f"new{n}", "-n", str(n)),
+                )
+            )
+            rows.append(
+                (
+                    f"-n {n}, old: {OLD_PER_PROCESS}/process (={old})",
+                    measure(
+                        server,
+                        args.latency,
+                        suite,
+                        workdir,
+                        f"old{n}",
+                        "-n",
+                        str(n),
+                        f"--codegen-concurrency={old}",
+                    ),
+                )
+            )
 
         before = len(server.requests)
-        rerun_wall = run_plugin(suite, server.openai_url, cache, results, workdir)
+        sequential_measured = sequential_client(server.openai_url, args.sequential)
+        sequential_requests = len(server.requests) - before
+
+        first = rows[0][1]
+        before = len(server.requests)
+        rerun_wall = run_plugin(
+            suite, server.openai_url, first["cache"], first["results"], workdir, "-n", "2"
+        )
         rerun_requests = len(server.requests) - before
-        rerun_total, rerun_passed = graded(results)
+        rerun_total, rerun_passed = graded(first["results"])
 
     sequential = args.problems * args.latency
     per_request = sequential_measured / max(1, sequential_requests)
-    target = TARGET_S * args.problems / 1000
+    target = TARGET_S * args.problems / 1000 * args.latency
     print(
-        f"problems:                    {args.problems} (1 sample each), "
-        f"server latency {args.latency:g} s/request, pytest -n 2"
-    )
-    print(f"requests sent:               {len(first)} ({requested} samples asked for)")
-    print(f"total wall time:             {wall:7.1f} s (pytest start to exit)")
-    print(
-        f"generation time:             {generation:7.1f} s (first request to last response; "
-        f"target <= {target:.0f} s: {'met' if generation <= target else 'MISSED'})"
-    )
-    print(f"requests/s:                  {len(first) / generation:7.1f}")
-    print(
-        f"requests in flight:          max {peak}, mean {mean:.1f} "
-        f"(--codegen-concurrency {CONCURRENCY} x 2 processes = {2 * CONCURRENCY})"
+        f"{args.problems} problems (1 sample each), server latency {args.latency:g} s/request; "
+        f"generation target <= {target:.0f} s"
     )
     print(
-        f"graded / passed:             {total} / {passed} "
-        f"({'all' if total == passed == args.problems else 'NOT all'})"
+        f"{'run':34} {'wall s':>7} {'gen s':>7} {'req/s':>6} {'peak':>5} {'mean':>6} "
+        f"{'requests':>8}  graded/passed"
     )
+    for label, row in rows:
+        ok = "all" if row["graded"] == row["passed"] == args.problems else "NOT all"
+        print(
+            f"{label:34} {row['wall']:7.1f} {row['generation']:7.1f} "
+            f"{row['requests'] / row['generation']:6.1f} {row['peak']:5d} {row['mean']:6.1f} "
+            f"{row['requests']:8d}  {row['graded']}/{row['passed']} ({ok})"
+        )
     print(
-        f"sequential client:           {sequential:7.1f} s ({args.problems} x {args.latency:g} s"
-        f"; measured {per_request:.3f} s/request over {sequential_requests} requests "
-        f"-> {args.problems * per_request:.1f} s)"
+        f"sequential client: {sequential:.1f} s ({args.problems} x {args.latency:g} s; measured "
+        f"{per_request:.3f} s/request over {sequential_requests} requests -> "
+        f"{args.problems * per_request:.1f} s)"
     )
-    print(f"ratio sequential/generation: {sequential / generation:7.1f}x")
+    for label, row in rows:
+        print(
+            f"  {label}: {sequential / row['generation']:.1f}x faster than sequential "
+            f"(generation {'meets' if row['generation'] <= target else 'MISSES'} the target)"
+        )
     print(
-        f"rerun over the same cache:   {rerun_requests} requests, {rerun_wall:.1f} s wall, "
+        f"rerun of the first over its cache: {rerun_requests} requests, {rerun_wall:.1f} s wall, "
         f"{rerun_total} graded / {rerun_passed} passed"
     )
 

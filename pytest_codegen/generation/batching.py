@@ -22,12 +22,20 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, InvalidStateError
 
-from ..models.base import Completion, GenerationRequest, Model, ModelError, Prompt, SamplingParams
+from ..models.base import (
+    ANSWERED,
+    Completion,
+    Gate,
+    GenerationRequest,
+    Model,
+    ModelError,
+    Prompt,
+    SamplingParams,
+)
+from .budget import ENGINE_CLOSED
 from .cache import Claim, DiskCache
 from .jobs import Job
 from .ratelimit import TokenBucket
-
-ENGINE_CLOSED = "generation engine closed before this sample was generated"
 
 
 class Slot:
@@ -80,7 +88,9 @@ class BatchSender:
     """Sends the samples of one batch to ``model`` as one request.
 
     ``count`` adds to the engine's counters (see ``GenerationEngine.stats``); setting
-    ``stop`` cancels a request still waiting for the rate limit.
+    ``stop`` cancels a request still waiting for the rate limit. ``gate`` bounds the calls
+    to the model in flight (an HTTP model is bounded inside instead, for each exchange, so
+    that a request waiting to retry holds no slot: the engine hands it ``UNBOUNDED`` here).
     """
 
     def __init__(
@@ -88,18 +98,16 @@ class BatchSender:
         model: Model,
         cache: DiskCache | None,
         bucket: TokenBucket | None,
-        concurrency: int,
+        gate: Gate,
         stop: threading.Event,
         count: Callable[..., None],
     ) -> None:
         self.model = model
         self.cache = cache
         self._bucket = bucket
+        self._gate = gate
         self._stop = stop
         self._count = count
-        # Bounds requests in flight: the worker threads, plus a caller that runs a queued
-        # sample itself rather than wait behind the queue, share these slots.
-        self._in_flight = threading.BoundedSemaphore(concurrency)
         self._probe_lock = threading.Lock()
         self._probed = threading.Event()
         if not hasattr(model, "stopped"):
@@ -189,9 +197,10 @@ class BatchSender:
         return self._timed(request)
 
     def _timed(self, request: GenerationRequest) -> tuple[list[Completion], float]:
-        with self._in_flight:
+        with self._gate.slot() as admission:
             start = time.monotonic()
             completions = list(self.model.generate(request))
+            admission.outcome = ANSWERED
             return completions, time.monotonic() - start
 
 

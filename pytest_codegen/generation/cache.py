@@ -50,7 +50,9 @@ def cache_key(spec: str, params: SamplingParams, prompt: Prompt, sample_index: i
     return hashlib.sha256(blob).hexdigest()
 
 
-def _lock_fd(fd: int) -> bool:
+def lock_fd(fd: int) -> bool:
+    """Take an exclusive lock on ``fd`` without waiting; whether it was free. The kernel
+    drops it when the holder closes the file or exits."""
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -135,7 +137,7 @@ class DiskCache:
                 # No way to coordinate (read-only or vanished directory): generate
                 # uncoordinated rather than fail the sample.
                 return Claim(path, None)
-            if not _lock_fd(fd):
+            if not lock_fd(fd):
                 os.close(fd)
                 return None
             # The holder may have removed the file between our open and lock: then we hold a

@@ -1,12 +1,13 @@
 """The generation engine: many requests in flight, a persistent cache, no duplicate work.
 
-Generation is I/O-bound, so the engine keeps up to ``concurrency`` requests in flight in its
-own threads, independent of how many pytest-xdist workers grade the samples. Every worker
+Generation is I/O-bound, so the engine keeps many requests in flight in its own threads: up
+to ``concurrency`` for the whole run, however many pytest-xdist workers grade the samples (the
+budget of :mod:`pytest_codegen.generation.budget`, which also adapts to 429s). Every worker
 collects (and prefetches) all items but runs only some; the workers share the work through
 the cache directory: the disk cache and its claims (:mod:`pytest_codegen.generation.cache`)
 make each sample generated once, and the rate limit (:mod:`pytest_codegen.generation.ratelimit`)
-is shared by every local process. Samples go out to the model in batches
-(:mod:`pytest_codegen.generation.batching`).
+and the budget of requests in flight are shared by every local process of the run. Samples go
+out to the model in batches (:mod:`pytest_codegen.generation.batching`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..models.base import Completion, Model, SamplingParams, merge_params
-from .batching import ENGINE_CLOSED, Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
+from ..models.base import UNBOUNDED, Completion, Model, SamplingParams, merge_params
+from .batching import Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
+from .budget import ENGINE_CLOSED, budget_for
 from .cache import Claim, DiskCache, cache_key
 from .jobs import Job
 from .ratelimit import RateLimit, bucket_for
@@ -32,7 +34,8 @@ class GenerationEngine:
     ``since`` matters with ``regenerate=True``: entries written at or after it count as
     fresh (written by a sibling worker of the same run) instead of being generated again.
     It defaults to the engine's creation; an xdist controller can hand its start time to
-    the workers.
+    the workers. It also names the run whose processes share one budget of ``concurrency``
+    requests in flight (through the disk cache; without one the budget is this engine's).
     """
 
     def __init__(
@@ -66,6 +69,7 @@ class GenerationEngine:
         self._queue: collections.deque[Batch] = collections.deque()
         self._waiting: dict[str, Wait] = {}
         self._workers: list[threading.Thread] = []
+        self._idle = 0  # worker threads not running a batch
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = False
@@ -83,11 +87,18 @@ class GenerationEngine:
             "rate_limit_wait_s": 0.0,
             "claim_timeouts": 0,
         }
+        shared = self.cache.root if self.cache is not None else None
+        self._budget = budget_for(model.spec, self.concurrency, shared, self.since, self._stop)
+        # An HTTP model takes a slot for each exchange (none while it waits to retry, and it
+        # knows a 429 when it sees one); any other model is bounded around its calls.
+        limit_in_flight = getattr(model, "limit_in_flight", None)
+        if limit_in_flight is not None:
+            limit_in_flight(self._budget, self.concurrency)
         self._sender = BatchSender(
             model,
             self.cache,
             bucket_for(model.spec, rate_limit, cache_dir),
-            self.concurrency,
+            UNBOUNDED if limit_in_flight is not None else self._budget,
             self._stop,
             self._count,
         )
@@ -170,9 +181,15 @@ class GenerationEngine:
         for name, value in out.items():
             if isinstance(value, float) and value.is_integer() and not name.endswith("_s"):
                 out[name] = int(value)
-        notes = getattr(self.model, "notes", None)
+        notes = [str(line) for line in getattr(self.model, "notes", None) or ()]
+        lowest = self._budget.lowest()
+        if lowest is not None:  # the same line from every process: the state is the run's
+            notes.append(
+                f"{self.model.spec}: 429s cut the requests in flight from {self.concurrency} "
+                f"to {lowest} at the lowest"
+            )
         if notes:  # what the model adapted or learned, one line each, for the summary
-            out["notes"] = [str(line) for line in notes]
+            out["notes"] = notes
         return out
 
     def close(self) -> None:
@@ -191,6 +208,7 @@ class GenerationEngine:
             self._waiting.clear()
             self._wakeup.notify_all()
             threads = [*self._workers, *([self._watcher] if self._watcher else [])]
+        self._budget.wake()  # requests still waiting for a slot give up
         closed = RuntimeError(ENGINE_CLOSED)
         for batch in queued:
             for claim in batch.held.values():
@@ -201,6 +219,10 @@ class GenerationEngine:
             fail(wait.slot, closed)
         for thread in threads:
             thread.join()
+        self._budget.close()
+        limit_in_flight = getattr(self.model, "limit_in_flight", None)
+        if limit_in_flight is not None:
+            limit_in_flight(UNBOUNDED)
 
     def __enter__(self) -> GenerationEngine:
         return self
@@ -215,12 +237,14 @@ class GenerationEngine:
             raise RuntimeError("generation engine is closed")
 
     def _start_workers(self) -> None:
-        # Called with the lock held.
-        while len(self._workers) < self.concurrency:
+        # Called with the lock held. As many threads as the queue needs, up to the budget of
+        # the whole run (all of it may be this process's when the others are done).
+        while len(self._workers) < self.concurrency and self._idle < len(self._queue):
             thread = threading.Thread(
                 target=self._work, name=f"codegen-generate-{len(self._workers)}", daemon=True
             )
             self._workers.append(thread)
+            self._idle += 1
             thread.start()
 
     def _work(self) -> None:
@@ -234,7 +258,12 @@ class GenerationEngine:
                 if batch.started:
                     continue
                 batch.started = True
-            self._run_batch(batch)
+                self._idle -= 1
+            try:
+                self._run_batch(batch)
+            finally:
+                with self._lock:
+                    self._idle += 1
 
     def _enqueue_front(self, batch: Batch) -> None:
         with self._lock:

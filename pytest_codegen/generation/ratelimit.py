@@ -1,7 +1,7 @@
 """Rate limits for model requests, shared by every process of the machine.
 
 :class:`RateLimit` is a token bucket whose state lives in a small file under a file lock in
-the cache directory, so all processes on the machine share it.
+the cache directory (:mod:`.filestate`), so all processes on the machine share it.
 """
 
 from __future__ import annotations
@@ -9,15 +9,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import json
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import filelock
-
-from ..cachedir import atomic_write
+from .filestate import SharedState
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,16 +43,13 @@ class TokenBucket:
         if limit.tokens_per_minute:
             self._rates["tokens"] = limit.tokens_per_minute / 60
         self._caps = {name: max(1.0, rate * self.BURST_S) for name, rate in self._rates.items()}
-        self._lock = threading.Lock()  # one FileLock instance must not be shared by threads
-        self._file_lock = (
-            filelock.FileLock(f"{state_file}.lock", thread_local=False) if state_file else None
-        )
-        self._memory: dict[str, float] = {}
+        self._shared = SharedState(state_file)
 
     @contextlib.contextmanager
     def _state(self) -> Iterator[dict[str, float]]:
-        with self._lock, self._file_lock or contextlib.nullcontext():
-            state = self._load()
+        with self._shared.edit() as state:
+            if not all(isinstance(v, (int, float)) for v in state.values()):
+                state.clear()  # unreadable: start with full buckets
             # The monotonic clock is one for every process of the machine, and a step of the
             # wall clock (time sync, a resumed VM) must not refill or drain the buckets.
             now = time.monotonic()
@@ -65,23 +59,6 @@ class TokenBucket:
                 state[name] = min(cap, state.get(name, cap) + elapsed * rate)
             state["t"] = now
             yield state
-            self._save(state)
-
-    def _load(self) -> dict[str, float]:
-        if self.state_file is None:
-            return dict(self._memory)
-        try:
-            data = json.loads(self.state_file.read_text(encoding="utf-8"))
-            return {k: float(v) for k, v in data.items()}
-        except (OSError, ValueError, TypeError, AttributeError):
-            return {}  # absent or unreadable: start with full buckets
-
-    def _save(self, state: dict[str, float]) -> None:
-        if self.state_file is None:
-            self._memory = dict(state)
-            return
-        with contextlib.suppress(OSError):
-            atomic_write(self.state_file, json.dumps(state))
 
     def acquire(self, tokens: float, stop: threading.Event) -> float | None:
         """Take one request and ``tokens`` (estimated); returns the seconds spent waiting, or

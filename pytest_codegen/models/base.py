@@ -9,9 +9,11 @@ fixture implement it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from ..problems import Problem
 
@@ -109,6 +111,39 @@ class Completion:
     def from_json(cls, data: dict[str, Any]) -> Completion:
         fields = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in fields})
+
+
+# How a request let through a gate ended.
+ANSWERED = "answered"
+THROTTLED = "throttled"  # the provider answered 429: fewer at once, please
+FAILED = "failed"  # anything else
+
+
+@dataclasses.dataclass
+class Admission:
+    """One request let through a :class:`Gate`; the sender sets how it ended."""
+
+    outcome: str = FAILED
+
+
+class Gate(Protocol):
+    """Bounds the requests in flight (see :mod:`pytest_codegen.generation.budget`)."""
+
+    def slot(self) -> AbstractContextManager[Admission]:
+        """Wait for room for one request, held while the block runs; raises
+        ``RuntimeError`` if generation is closing first (the request must not be sent)."""
+        ...
+
+
+class Unbounded:
+    """The gate that lets every request through at once."""
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[Admission]:
+        yield Admission()
+
+
+UNBOUNDED = Unbounded()
 
 
 class ModelError(Exception):

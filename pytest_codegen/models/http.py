@@ -29,7 +29,18 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from . import failures, rules, sse
-from .base import Completion, GenerationRequest, Model, SamplingParams, merge_params
+from .base import (
+    ANSWERED,
+    FAILED,
+    THROTTLED,
+    UNBOUNDED,
+    Completion,
+    Gate,
+    GenerationRequest,
+    Model,
+    SamplingParams,
+    merge_params,
+)
 from .catalog import Provider
 from .failures import parse_retry_after
 
@@ -131,11 +142,29 @@ class HTTPModel(Model):
         self.check_params(self.defaults)
         self.session = requests.Session()
         self.session.headers["User-Agent"] = "pytest-codegen"
+        self._pool_size = 0
+        self._size_pool(max(1, pool_size))
+        #: Bounds the exchanges in flight (the generation engine's budget).
+        self.gate: Gate = UNBOUNDED
+        self._closed = threading.Event()
+
+    def _size_pool(self, size: int) -> None:
         # One pool shared by every generation thread; sized so no connection is discarded.
-        adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(1, pool_size), max_retries=0)
+        if size <= self._pool_size:
+            return
+        self._pool_size = size
+        adapter = HTTPAdapter(pool_connections=4, pool_maxsize=size, max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
-        self._closed = threading.Event()
+
+    def limit_in_flight(self, gate: Gate, most: int = 0) -> None:
+        """Send each exchange through ``gate``, ``most`` at once at most.
+
+        Each attempt holds a slot only while it is on the wire (none while it waits to
+        retry), and tells the gate how it ended: a 429 is how a provider says "fewer".
+        """
+        self.gate = gate
+        self._size_pool(most)
 
     def check_params(self, params: SamplingParams) -> None:
         """Raise :class:`ModelError` if ``params`` holds something this model does not take."""
@@ -225,11 +254,16 @@ class HTTPModel(Model):
             if self._closed.is_set():
                 raise APIError(f"{self.provider.name}: model closed")
             attempts += 1
-            start = time.monotonic()
-            try:
-                return self._exchange(url, headers, body), time.monotonic() - start
-            except _Transient as e:
-                last = e
+            with self.gate.slot() as admission:
+                start = time.monotonic()
+                try:
+                    data = self._exchange(url, headers, body)
+                except _Transient as e:
+                    last = e
+                    admission.outcome = THROTTLED if e.rate_limited else FAILED
+                else:
+                    admission.outcome = ANSWERED
+                    return data, time.monotonic() - start
             if not last.rate_limited:
                 failed += 1
                 if self.max_attempts is not None and failed >= self.max_attempts:

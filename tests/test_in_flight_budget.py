@@ -1,0 +1,191 @@
+"""One budget of model requests in flight for the whole run, adapted to 429s.
+
+End to end: pytest (plain and ``-n 2``) against the fake provider server on 127.0.0.1, which
+counts the requests in flight and can answer 429 beyond a concurrency of its own. The budget
+itself: its cut-and-grow arithmetic, and real child processes that hold slots and are killed.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import XDIST_MODES, read_results, run_vllm
+from fake_providers import FakeProviders
+from many_problems import reply, write_suite
+
+from pytest_codegen.generation.budget import InFlightBudget
+from pytest_codegen.models.base import ANSWERED, FAILED, THROTTLED
+
+
+@pytest.fixture
+def server() -> Iterator[FakeProviders]:
+    with FakeProviders(reply=reply, openai_key=None) as fake:
+        yield fake
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_budget_bounds_the_whole_run(pytester, server, xdist):
+    # Per process, two workers would have twice the budget in flight at once.
+    server.latency_s = 0.3
+    suite = write_suite(pytester.path / "many.jsonl", 40)
+    result = run_vllm(pytester, server, str(suite), "--codegen-concurrency=5", *xdist)
+    result.assert_outcomes(passed=40)
+    assert server.count() == 40
+    assert server.peak_in_flight == 5  # reached, never passed
+    assert "429s cut" not in result.stdout.str()
+
+
+def test_429s_cut_the_budget_to_what_the_provider_takes(pytester, server):
+    # A provider that takes 4 requests at once and answers 429 to any more; the run starts at
+    # 16 in flight and must settle near 4, losing no sample.
+    limit, samples = 4, 150
+    server.latency_s = 0.1
+    server.max_in_flight = limit
+    suite = write_suite(pytester.path / "many.jsonl", samples)
+    result = run_vllm(pytester, server, str(suite), "--codegen-concurrency=16", "-n", "2")
+    result.assert_outcomes(passed=samples)
+    result.stdout.fnmatch_lines(["*vllm:tiny-coder: 429s cut the requests in flight from 16 to *"])
+    records = read_results(pytester.path / "r.jsonl")
+    assert len(records) == samples and {r["outcome"] for r in records} == {"passed"}
+    answered = [r for r in server.requests if r.error is None]
+    assert len(answered) == samples  # each sample answered once
+    # The first burst is over the limit; after it, one request above it now and then.
+    assert server.throttled < samples / 3
+    late = server.requests[len(server.requests) // 2 :]
+    assert max(r.in_flight for r in late) <= limit + 2
+    assert sum(r.error is not None for r in late) < len(late) / 6
+
+
+KILL_GW0_HOLDING_A_SLOT = """
+import json, os, signal, time
+from pathlib import Path
+
+def pytest_runtest_setup(item):
+    if os.environ.get("PYTEST_XDIST_WORKER") != "gw0" or Path("killed").exists():
+        return
+    mine = f"{os.getpid()}-"
+    for _ in range(6000):
+        for state in Path("gen-cache/in-flight").glob("*.state"):
+            try:
+                held = json.loads(state.read_text()).get("held", {})
+            except ValueError:
+                continue  # read while being written: look again
+            if any(token.startswith(mine) for token in held):
+                Path("killed").write_text(json.dumps(held))
+                os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.01)
+"""
+
+
+def test_a_killed_worker_gives_its_slots_back_to_the_run(pytester, server):
+    # gw0 dies holding slots; xdist starts another worker and the run goes on. The others
+    # find the budget full and take the dead worker's slots back: nothing is left held.
+    server.latency_s = 0.3
+    pytester.makeconftest(KILL_GW0_HOLDING_A_SLOT)
+    suite = write_suite(pytester.path / "many.jsonl", 20)
+    run_vllm(pytester, server, str(suite), "--codegen-concurrency=2", "-n", "2")
+    assert (pytester.path / "killed").exists()
+    assert len(read_results(pytester.path / "r.jsonl")) == 20
+    (state,) = (pytester.path / "gen-cache" / "in-flight").glob("*.state")
+    assert json.loads(state.read_text())["held"] == {}
+
+
+# --------------------------------------------------------------------------- the budget
+
+
+def answer_while_full(budget: InFlightBudget, answers: int) -> None:
+    """``answers`` requests answered, each freeing a slot of a full budget that is filled
+    again at once (as waiting requests do)."""
+    held = [budget.acquire() for _ in range(int(budget.limit()))]
+    for _ in range(answers):
+        budget.release(held.pop(0), ANSWERED)
+        while (sent := budget.try_acquire()) is not None:
+            held.append(sent)
+    for sent in held:
+        budget.release(sent, FAILED)
+
+
+def test_a_429_halves_the_limit_once_per_round_trip_and_answers_grow_it() -> None:
+    budget = InFlightBudget(8, None, threading.Event())
+    first, second = budget.acquire(), budget.acquire()
+    budget.release(first, THROTTLED)
+    assert budget.limit() == 4
+    budget.release(second, THROTTLED)  # sent before the cut: it saw the old limit
+    assert budget.limit() == 4
+    budget.release(budget.acquire(), THROTTLED)  # sent after it: the new one is still too high
+    assert budget.limit() == 2
+    budget.release(budget.acquire(), FAILED)  # a server error says nothing about the limit
+    budget.release(budget.acquire(), ANSWERED)  # nor does an answer while there was room
+    assert budget.limit() == 2
+    answer_while_full(budget, 2)  # one round trip's worth of answers: one request more
+    assert budget.limit() == pytest.approx(3, abs=0.2)
+    answer_while_full(budget, 100)
+    assert budget.limit() == 8  # never above --codegen-concurrency
+    for _ in range(10):
+        budget.release(budget.acquire(), THROTTLED)
+    assert budget.limit() == 1  # never below one
+
+
+def test_the_limit_bounds_slots_held_at_once() -> None:
+    budget = InFlightBudget(3, None, threading.Event())
+    held = [budget.try_acquire() for _ in range(4)]
+    assert [sent is not None for sent in held] == [True, True, True, False]
+    budget.release(held[0], ANSWERED)  # type: ignore[arg-type]
+    assert budget.try_acquire() is not None
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, threading
+    from pathlib import Path
+    from pytest_codegen.generation.budget import InFlightBudget
+
+    budget = InFlightBudget(int(sys.argv[2]), Path(sys.argv[1]), threading.Event())
+    for _ in range(int(sys.argv[2])):
+        budget.acquire()
+    print("holding", flush=True)
+    sys.stdin.read()  # until killed
+    """
+)
+
+
+def test_a_killed_process_leaves_no_slot_behind(tmp_path: Path) -> None:
+    state = tmp_path / "budget.state"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(state), "2"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        stop = threading.Event()
+        budget = InFlightBudget(2, state, stop)
+        budget.RECLAIM_EVERY_S = 0  # look for dead holders at every try
+        assert budget.try_acquire() is None  # a live process keeps its slots
+        got: list[float] = []
+        waiter = threading.Thread(target=lambda: got.append(budget.acquire()))
+        waiter.start()  # waits for a slot another process frees
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        waiter.join(timeout=60)  # a hang guard, not a speed bound
+        stop.set()
+        budget.wake()
+        assert got, "the killed process's slots were never taken back"
+        assert budget.try_acquire() is not None  # both of them
+        assert budget.try_acquire() is None
+        budget.close()
+    finally:
+        holder.kill()
+        holder.wait()
