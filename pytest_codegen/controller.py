@@ -230,10 +230,27 @@ class XdistControllerHooks:
 
     def __init__(self, collector: RunCollector) -> None:
         self.collector = collector
+        self.generation: Any = None  # generation.remote.GenerationService, for remote hosts
 
     def pytest_configure_node(self, node: Any) -> None:
         # Workers judge "regenerate" against the controller's start, not their own.
         node.workerinput["codegen_started_at"] = self.collector.started_at
+        from .generation.remote import GenerationService, is_remote
+
+        if is_remote(node):  # it shares no cache with us: we generate for it
+            if self.generation is None:
+                self.generation = GenerationService(
+                    self.collector.config, self.collector.settings, self.collector.started_at
+                )
+            if self.generation.serves():
+                self.generation.open_for(node)
+
+    @pytest.hookimpl(tryfirst=True)  # before the collector's: its stats are the run's
+    def pytest_sessionfinish(self) -> None:
+        if self.generation is not None:
+            self.collector.add_generation_stats(self.generation.stats())
+            self.generation.close()
+            self.generation = None
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.expected.update(ids)

@@ -1,0 +1,149 @@
+"""xdist workers on another host (``--tx socket=...``), and runs resumed after a worker or host
+died: a real execnet socket server on 127.0.0.1, in a directory of its own, is the second host;
+a real model server on 127.0.0.1 counts the requests."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, outcomes_by_node, read_results
+from fake_providers import FakeProviders
+
+from pytest_codegen.collect.suites import builtin_suites
+from pytest_codegen.scoring import summarize
+
+EVERYDAY = [
+    json.loads(line)
+    for line in (ROOT / "benchmarks" / "python" / "everyday.jsonl").read_text().splitlines()
+]
+SAMPLES = 2
+ANSWER_KEY = builtin_suites()["everyday"]  # hidden from samples on every host
+
+
+def answer(request, index: int) -> str:
+    """The reference for most problems, a wrong answer for the "dates" ones; a function's
+    answer first tries to read the suite file (the answer key) and fails if it can."""
+    text = json.dumps(request.body)
+    for p in EVERYDAY:
+        if json.dumps(p["prompt"])[1:-1] not in text:
+            continue
+        if p["category"] == "dates":
+            return f"```python\n{p['prompt']}    raise NotImplementedError\n```\n"
+        probe = ""
+        if f"def {p['entry_point']}(" in p["prompt"]:
+            probe = (
+                f"    try:\n        open({str(ANSWER_KEY)!r}).close()\n"
+                "    except OSError:\n        pass\n"
+                "    else:\n        return 'the answer key was readable'\n"
+            )
+        return f"```python\n{p['prompt']}{probe}{p['canonical_solution']}```\n"
+    return "no"
+
+
+class SocketHost:
+    """``execnet/script/socketserver.py`` serving on 127.0.0.1 from its own directory: what
+    a second machine with the plugin installed runs (``python socketserver.py :PORT``)."""
+
+    def __init__(self, directory: Path) -> None:
+        import execnet.script.socketserver as server_script
+
+        self.directory = directory
+        self.process = subprocess.Popen(
+            [sys.executable, "-u", server_script.__file__, "127.0.0.1:0"],
+            cwd=directory,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        first = self.process.stdout.readline()  # "... Entering Accept loop ('127.0.0.1', PORT)"
+        found = re.search(r"'127\.0\.0\.1', (\d+)\)", first)
+        assert found, first
+        self.port = int(found.group(1))
+
+    def tx(self, name: str = "far") -> str:
+        return f"--tx=socket=127.0.0.1:{self.port}//id={name}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+
+@pytest.fixture
+def socket_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SocketHost]:
+    host = SocketHost(tmp_path_factory.mktemp("far-host"))
+    yield host
+    host.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeProviders]:
+    with FakeProviders(reply=answer, openai_key=None) as fake:
+        yield fake
+
+
+def requested(server: FakeProviders) -> int:
+    """Samples the model was asked for so far."""
+    return sum(r.n for r in server.requests)
+
+
+def run(pytester: pytest.Pytester, server: FakeProviders, *args: str, timeout: float = 300):
+    return pytester.runpytest_subprocess(
+        "--codegen-model=vllm:tiny-coder",
+        f"--codegen-base-url={server.openai_url}",
+        "--codegen-suite=everyday",
+        f"--codegen-samples={SAMPLES}",
+        "--codegen-k=1,2",
+        "-p",
+        "no:randomly",
+        *args,
+        timeout=timeout,
+    )
+
+
+def pass_at_k(path: Path) -> list[dict]:
+    return [row.to_json() for row in summarize(read_results(path), (1, 2))]
+
+
+def test_socket_host_grades_like_a_local_run_and_a_rerun_requests_nothing(
+    pytester, server, socket_host
+):
+    samples = len(EVERYDAY) * SAMPLES
+    local = run(pytester, server, "--codegen-cache=local-cache", "--codegen-results=local.jsonl")
+    local.assert_outcomes(passed=samples - 14, failed=14)
+    assert requested(server) == samples
+    before = requested(server)
+
+    remote_args = (socket_host.tx("far"), "--tx=popen//id=near", "--dist=load", "-v")
+    first = run(pytester, server, *remote_args, "--codegen-results=remote.jsonl")
+    first.assert_outcomes(passed=samples - 14, failed=14)
+    graded_far = [line for line in first.outlines if line.startswith("[far]")]
+    assert len(graded_far) > 5, first.outlines[-30:]  # the other host graded its share
+    # Each sample requested once, whichever host graded it (each would prefetch them all).
+    assert requested(server) - before == samples
+    assert outcomes_by_node(pytester.path / "remote.jsonl") == outcomes_by_node(
+        pytester.path / "local.jsonl"
+    )
+    assert pass_at_k(pytester.path / "remote.jsonl") == pass_at_k(pytester.path / "local.jsonl")
+    # The sandbox is the same there: the answer key unreadable, the same isolation.
+    remote_records = read_results(pytester.path / "remote.jsonl")
+    assert {r["isolation"] for r in remote_records} == {
+        r["isolation"] for r in read_results(pytester.path / "local.jsonl")
+    }
+
+    before = requested(server)
+    again = run(pytester, server, *remote_args, "--codegen-results=again.jsonl")
+    again.assert_outcomes(passed=samples - 14, failed=14)
+    assert requested(server) == before  # zero requests on the rerun
+    assert any(line.startswith("[far]") for line in again.outlines)
+    assert all(r.get("cached") for r in read_results(pytester.path / "again.jsonl"))
+    assert pass_at_k(pytester.path / "again.jsonl") == pass_at_k(pytester.path / "local.jsonl")
