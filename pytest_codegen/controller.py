@@ -21,6 +21,7 @@ from .settings import Settings
 
 CONTROLLER_KEY = pytest.StashKey["RunCollector"]()
 NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
+PROCESS_DIED = "the process grading it died"  # the error of a sample whose worker died
 
 
 def controller_of(config: pytest.Config) -> RunCollector:
@@ -47,7 +48,7 @@ class RunCollector:
         if settings.results is not None:
             from .reporting.results import ResultsWriter
 
-            self.results = ResultsWriter(settings.results)
+            self.results = ResultsWriter(settings.results, append=settings.resume)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "codegen", None)
@@ -63,7 +64,7 @@ class RunCollector:
 
                 record = missing_record(report.nodeid, self.model_spec, "")
                 record["outcome"] = outcomes.CRASHED
-                record["error"] = "the process grading it died"
+                record["error"] = PROCESS_DIED
             else:
                 return
         if record["nodeid"] in self.records:
@@ -235,6 +236,11 @@ class XdistControllerHooks:
     def pytest_configure_node(self, node: Any) -> None:
         # Workers judge "regenerate" against the controller's start, not their own.
         node.workerinput["codegen_started_at"] = self.collector.started_at
+        from .collect.resume import DONE_KEY, RESUME_KEY
+
+        resume = self.collector.config.stash.get(RESUME_KEY, None)
+        if resume is not None:  # a remote host has no copy of the results file
+            node.workerinput[DONE_KEY] = sorted(resume.done)
         from .generation.remote import GenerationService, is_remote
 
         if is_remote(node):  # it shares no cache with us: we generate for it

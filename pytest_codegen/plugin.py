@@ -89,10 +89,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)
         config.pluginmanager.register(runner, "codegen-runner")
+    resume = None
+    if resolved.resume:  # before the collector opens the results file to append to it
+        from .collect.resume import RESUME_KEY, Resume
+
+        resume = config.stash[RESUME_KEY] = Resume.configure(config, resolved)
+        config.pluginmanager.register(resume, "codegen-resume")
     if hasattr(config, "workerinput"):
         return
     collector = config.stash[CONTROLLER_KEY] = RunCollector(config, resolved)
     config.pluginmanager.register(collector, "codegen-controller")
+    if resume is not None:
+        resume.restore(collector)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistControllerHooks(collector), "codegen-xdist")
     if not conftest_overrides_model(config):

@@ -332,6 +332,14 @@ OPTIONS: tuple[Option, ...] = (
         "RESULTS",
         multiple=True,
     ),
+    Option(
+        "resume",
+        "Finish the run whose --codegen-results file exists: the samples it graded are not "
+        "graded again (deselected), new records are appended, and the summary covers all; "
+        "those it lost (a worker or host died, the run was cut short, API errors) are graded.",
+        flag=True,
+        default=False,
+    ),
 )
 
 
@@ -378,6 +386,7 @@ class Settings:
     list_models: bool = False  # handled before configure (plugin.pytest_cmdline_main)
     shard: tuple[int, int] | None = None  # --codegen-shard I/N
     merge: tuple[str, ...] = ()  # --codegen-merge: results files reported as one run
+    resume: bool = False  # --codegen-resume: finish the run the results file records
 
     @property
     def active(self) -> bool:

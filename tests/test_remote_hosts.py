@@ -147,3 +147,83 @@ def test_socket_host_grades_like_a_local_run_and_a_rerun_requests_nothing(
     assert any(line.startswith("[far]") for line in again.outlines)
     assert all(r.get("cached") for r in read_results(pytester.path / "again.jsonl"))
     assert pass_at_k(pytester.path / "again.jsonl") == pass_at_k(pytester.path / "local.jsonl")
+
+
+# Registered by a conftest.py: kills the process it runs in (the socket host, or one xdist
+# worker) while it grades its 10th sample, as a machine that goes away mid-run.
+KILLER = """
+import os, signal
+
+class Killer:
+    graded = 0
+
+    def pytest_runtest_call(self, item):
+        self.graded += 1
+        if self.graded == 10 and os.environ.get("PYTEST_XDIST_WORKER") in {"far", "gw0"}:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+def pytest_configure(config):
+    config.pluginmanager.register(Killer())
+"""
+
+
+def verdicts(records: list[dict]) -> list[str]:
+    """The node ids of the records that are a sample's verdict (not a record of a sample that
+    was lost: its process died, the run ended first)."""
+    lost = ("the process grading it died", "the run ended before this sample was graded")
+    return [r["nodeid"] for r in records if r.get("error") not in lost]
+
+
+@pytest.mark.parametrize("dies", ["socket_host", "local_worker"])
+def test_a_run_that_lost_a_host_or_worker_is_resumed_grading_each_sample_once(
+    pytester, server, tmp_path_factory, dies
+):
+    samples = len(EVERYDAY) * SAMPLES
+    host_dir = tmp_path_factory.mktemp("far-host")
+    if dies == "socket_host":
+        (host_dir / "grader").mkdir()
+        (host_dir / "grader" / "conftest.py").write_text(KILLER)  # only on that host
+        hosts = lambda host: (host.tx("far") + "//chdir=grader", "--tx=popen//id=near")  # noqa: E731
+    else:
+        pytester.makeconftest(KILLER)  # in every worker; only gw0 dies, and is replaced
+        hosts = lambda host: ("-n", "2")  # noqa: E731
+    args = ("--dist=load", "--codegen-results=r.jsonl", "--codegen-resume")
+
+    host = SocketHost(host_dir)
+    try:
+        first = run(pytester, server, *hosts(host), *args)
+        if dies == "socket_host":
+            assert host.process.wait(timeout=60) == -9  # the host is gone; so is the run
+            assert first.ret == pytest.ExitCode.INTERNAL_ERROR
+        else:  # xdist replaced the worker and went on without the sample it was grading
+            assert first.ret == pytest.ExitCode.TESTS_FAILED
+            first.stdout.fnmatch_lines(["*worker 'gw0' crashed*"])
+        records = read_results(pytester.path / "r.jsonl")
+        graded_first = verdicts(records)
+        assert 10 <= len(graded_first) < samples  # what was graded before is on file
+        assert len(records) == samples  # ... and every other sample is listed as lost
+        host.stop()
+
+        # The host is back (without what killed it), or the local workers run again.
+        (host_dir / "grader" / "conftest.py").unlink(missing_ok=True)
+        pytester.path.joinpath("conftest.py").unlink(missing_ok=True)
+        host = SocketHost(host_dir)
+        second = run(pytester, server, *hosts(host), *args)
+    finally:
+        host.stop()
+    assert second.ret == pytest.ExitCode.TESTS_FAILED  # the dates answers fail, in either run
+    ran = second.parseoutcomes()
+    # Only the samples the first run lost were graded again; the rest were deselected.
+    assert ran.get("passed", 0) + ran.get("failed", 0) == samples - len(graded_first)
+    records = read_results(pytester.path / "r.jsonl")
+    graded = verdicts(records)
+    assert sorted(graded) == sorted({r["nodeid"] for r in records})  # each exactly once
+    assert len(graded) == samples
+    second.stdout.fnmatch_lines(
+        [
+            f"resumed r.jsonl: {len(graded_first)} samples graded before were not graded again",
+        ]
+    )
+    # The summary covers every sample, those of both runs, as one whole run's would.
+    second.stdout.fnmatch_lines([f"everyday  (all) *38 *{samples} *{samples - 14} *14 *"])
+    assert requested(server) == samples  # nothing generated twice either
