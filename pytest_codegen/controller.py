@@ -262,6 +262,8 @@ class XdistControllerHooks:
         self.collector.expected.update(ids)
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if self.generation is not None:  # a host that went away must not be kept waiting
+            self.generation.close_for(node)
         stats = getattr(node, "workeroutput", {}).get("codegen_generation")
         if stats:
             self.collector.add_generation_stats(stats)

@@ -160,6 +160,11 @@ class GenerationService:
         # Called in execnet's receiving thread: answers are given from threads of their own.
         channel.setcallback(lambda message: self._receive(channel, message))
 
+    def close_for(self, node: Any) -> None:
+        channel = node.workerinput.get(CHANNEL_KEY)
+        if channel is not None and not channel.isclosed():
+            channel.close()
+
     def _receive(self, channel: Any, message: Any) -> None:
         kind, data = message
         if kind == "prefetch":
