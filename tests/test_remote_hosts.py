@@ -227,3 +227,20 @@ def test_a_run_that_lost_a_host_or_worker_is_resumed_grading_each_sample_once(
     # The summary covers every sample, those of both runs, as one whole run's would.
     second.stdout.fnmatch_lines([f"everyday  (all) *38 *{samples} *{samples - 14} *14 *"])
     assert requested(server) == samples  # nothing generated twice either
+
+
+def test_a_problem_crosses_the_wire_once_per_channel():
+    from pytest_codegen.generation.jobs import Job
+    from pytest_codegen.generation.remote import JobWire
+    from pytest_codegen.models.base import Prompt, SamplingParams
+    from pytest_codegen.problems import Problem
+
+    problem = Problem("p/1", "s", "c", "python", "python-call", "def f():", "assert 1", "1", {})
+    jobs = [
+        Job(problem, Prompt("def f():", "sys"), i, SamplingParams(temperature=0.2))
+        for i in range(3)
+    ]
+    sender, receiver = JobWire(), JobWire()
+    sent = [sender.dump(job) for job in jobs]
+    assert ["problem" in data for data in sent] == [True, False, False]
+    assert [receiver.load(data) for data in sent] == jobs

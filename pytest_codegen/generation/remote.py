@@ -11,7 +11,7 @@ requested once per run whichever host grades it, and a rerun on any hosts makes 
 API keys stay on the controller; a remote host needs the plugin (and Node for React suites)
 but no key and no copy of the cache.
 
-The wire carries plain data only: a :class:`Job` as a dict (:func:`job_to_wire`), a
+The wire carries plain data only: a :class:`Job` as a dict (:class:`JobWire`), a
 :class:`Completion` as its ``to_json()``. Messages, worker to controller:
 ``("prefetch", [job, ...])`` (no answer) and ``("get", job)``, answered by
 ``("completion", completion)``; a worker asks one ``get`` at a time.
@@ -35,24 +35,39 @@ CHANNEL_KEY = "codegen_generation_channel"
 MODEL_SPEC_KEY = "codegen_generation_model"
 
 
-def job_to_wire(job: Job) -> dict[str, Any]:
-    return {
-        "problem": dataclasses.asdict(job.problem),
-        "prompt": dataclasses.asdict(job.prompt),
-        "sample_index": job.sample_index,
-        "params": dataclasses.asdict(job.params),
-        "stage": job.stage,
-    }
+class JobWire:
+    """Jobs as plain data, one of these at each end of a channel. A problem (its tests can
+    be large: hundreds of inputs each in HumanEval+) crosses once; later jobs name it by
+    suite and id."""
 
+    def __init__(self) -> None:
+        self.problems: dict[tuple[str, str], Problem] = {}
 
-def job_from_wire(data: dict[str, Any]) -> Job:
-    return Job(
-        Problem(**data["problem"]),
-        Prompt(**data["prompt"]),
-        int(data["sample_index"]),
-        SamplingParams(**data["params"]),
-        stage=str(data["stage"]),
-    )
+    def dump(self, job: Job) -> dict[str, Any]:
+        key = (job.problem.suite, job.problem.id)
+        data: dict[str, Any] = {
+            "problem_key": list(key),
+            "prompt": dataclasses.asdict(job.prompt),
+            "sample_index": job.sample_index,
+            "params": dataclasses.asdict(job.params),
+            "stage": job.stage,
+        }
+        if key not in self.problems:
+            self.problems[key] = job.problem
+            data["problem"] = dataclasses.asdict(job.problem)
+        return data
+
+    def load(self, data: dict[str, Any]) -> Job:
+        key = (str(data["problem_key"][0]), str(data["problem_key"][1]))
+        if "problem" in data:
+            self.problems[key] = Problem(**data["problem"])
+        return Job(
+            self.problems[key],
+            Prompt(**data["prompt"]),
+            int(data["sample_index"]),
+            SamplingParams(**data["params"]),
+            stage=str(data["stage"]),
+        )
 
 
 def is_remote(node: Any) -> bool:
@@ -86,15 +101,17 @@ class ControllerEngine:
 
     def __init__(self, channel: Any) -> None:
         self.channel = channel
+        self.wire = JobWire()
         self._lock = threading.Lock()
 
     def prefetch(self, jobs: Iterable[Job]) -> None:
-        self.channel.send(("prefetch", [job_to_wire(j) for j in jobs]))
+        with self._lock:
+            self.channel.send(("prefetch", [self.wire.dump(j) for j in jobs]))
 
     def get(self, job: Job) -> Completion:
         with self._lock:
             try:
-                self.channel.send(("get", job_to_wire(job)))
+                self.channel.send(("get", self.wire.dump(job)))
                 kind, data = self.channel.receive()
             except Exception as e:  # the controller went away: the sample is not generated
                 return Completion(error=f"no answer from the controller's generation: {e}")
@@ -157,35 +174,44 @@ class GenerationService:
         self.channels.append(channel)
         node.workerinput[CHANNEL_KEY] = channel
         node.workerinput[MODEL_SPEC_KEY] = self.runner.model.spec
-        # Called in execnet's receiving thread: answers are given from threads of their own.
-        channel.setcallback(lambda message: self._receive(channel, message))
+        wire = JobWire()
+        # Called in execnet's receiving thread, in the order the worker sent them (so a
+        # problem is known before a job names it); answered from threads of their own.
+        channel.setcallback(lambda message: self._receive(channel, wire, message))
 
     def close_for(self, node: Any) -> None:
         channel = node.workerinput.get(CHANNEL_KEY)
         if channel is not None and not channel.isclosed():
             channel.close()
 
-    def _receive(self, channel: Any, message: Any) -> None:
+    def _receive(self, channel: Any, wire: JobWire, message: Any) -> None:
         kind, data = message
-        if kind == "prefetch":
-            target = self._prefetch
-        elif kind == "get":
-            target = self._answer
-        else:
+        work: Any
+        try:
+            if kind == "prefetch":
+                target, work = self._prefetch, [wire.load(j) for j in data]
+            elif kind == "get":
+                target, work = self._answer, wire.load(data)
+            else:
+                return
+        except (KeyError, TypeError, ValueError, IndexError) as e:  # never leave it waiting
+            if kind == "get":
+                error = Completion(error=f"the controller could not read the request: {e!r}")
+                channel.send(("completion", error.to_json()))
             return
         threading.Thread(
-            target=target, args=(channel, data), name="codegen-remote-generation", daemon=True
+            target=target, args=(channel, work), name="codegen-remote-generation", daemon=True
         ).start()
 
-    def _prefetch(self, channel: Any, jobs: list[dict[str, Any]]) -> None:
+    def _prefetch(self, channel: Any, jobs: list[Job]) -> None:
         try:
-            self.engine.prefetch(job_from_wire(j) for j in jobs)
+            self.engine.prefetch(jobs)
         except RuntimeError:  # the engine closed: the run is ending
             pass
 
-    def _answer(self, channel: Any, job: dict[str, Any]) -> None:
+    def _answer(self, channel: Any, job: Job) -> None:
         try:
-            completion = self.engine.get(job_from_wire(job))
+            completion = self.engine.get(job)
         except Exception as e:  # noqa: BLE001 - the worker must get an answer whatever happens
             completion = Completion(error=f"generation failed on the controller: {e}")
         if not channel.isclosed():
