@@ -234,15 +234,14 @@ class XdistControllerHooks:
         self.generation: Any = None  # generation.remote.GenerationService, for remote hosts
 
     def pytest_configure_node(self, node: Any) -> None:
+        from .collect.resume import DONE_KEY, RESUME_KEY
+        from .generation.remote import GenerationService, is_remote
+
         # Workers judge "regenerate" against the controller's start, not their own.
         node.workerinput["codegen_started_at"] = self.collector.started_at
-        from .collect.resume import DONE_KEY, RESUME_KEY
-
         resume = self.collector.config.stash.get(RESUME_KEY, None)
         if resume is not None:  # a remote host has no copy of the results file
             node.workerinput[DONE_KEY] = sorted(resume.done)
-        from .generation.remote import GenerationService, is_remote
-
         if is_remote(node):  # it shares no cache with us: we generate for it
             if self.generation is None:
                 self.generation = GenerationService(
