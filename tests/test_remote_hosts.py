@@ -244,3 +244,25 @@ def test_a_problem_crosses_the_wire_once_per_channel():
     sent = [sender.dump(job) for job in jobs]
     assert ["problem" in data for data in sent] == [True, False, False]
     assert [receiver.load(data) for data in sent] == jobs
+
+
+def test_react_samples_are_graded_on_a_socket_host_with_its_own_node_toolchain(
+    pytester, socket_host
+):
+    """Jest runs there from that host's managed Node environment, in the same sandbox."""
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference",
+        "--codegen-suite=react",
+        "-k",
+        "blogging or ecommerce",
+        socket_host.tx("far"),
+        "--tx=popen//id=near",
+        "--dist=load",
+        "-v",
+        "--codegen-results=r.jsonl",
+        timeout=600,
+    )
+    records = read_results(pytester.path / "r.jsonl")
+    assert records and {r["outcome"] for r in records} == {"passed"}
+    assert all(r["mode"] == "jest" for r in records)
+    assert any(line.startswith("[far] ") and "PASSED" in line for line in result.outlines)
