@@ -5,15 +5,13 @@ a real model server on 127.0.0.1 counts the requests."""
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, outcomes_by_node, read_results
 from fake_providers import FakeProviders
+from socket_host import SocketHost
 
 from pytest_codegen.collect.suites import builtin_suites
 from pytest_codegen.scoring import summarize
@@ -44,38 +42,6 @@ def answer(request, index: int) -> str:
             )
         return f"```python\n{p['prompt']}{probe}{p['canonical_solution']}```\n"
     return "no"
-
-
-class SocketHost:
-    """``execnet/script/socketserver.py`` serving on 127.0.0.1 from its own directory: what
-    a second machine with the plugin installed runs (``python socketserver.py :PORT``)."""
-
-    def __init__(self, directory: Path) -> None:
-        import execnet.script.socketserver as server_script
-
-        self.directory = directory
-        self.process = subprocess.Popen(
-            [sys.executable, "-u", server_script.__file__, "127.0.0.1:0"],
-            cwd=directory,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        first = self.process.stdout.readline()  # "... Entering Accept loop ('127.0.0.1', PORT)"
-        found = re.search(r"'127\.0\.0\.1', (\d+)\)", first)
-        assert found, first
-        self.port = int(found.group(1))
-
-    def tx(self, name: str = "far") -> str:
-        return f"--tx=socket=127.0.0.1:{self.port}//id={name}"
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        assert self.process.stdout is not None
-        self.process.stdout.close()
 
 
 @pytest.fixture
