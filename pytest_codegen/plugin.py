@@ -97,6 +97,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(resume, "codegen-resume")
     if hasattr(config, "workerinput"):
         return
+    if config.pluginmanager.hasplugin("xdist"):  # --tx to other hosts: what reaches them
+        from .generation.remote import check_remote_arguments
+
+        check_remote_arguments(config)
     collector = config.stash[CONTROLLER_KEY] = RunCollector(config, resolved)
     config.pluginmanager.register(collector, "codegen-controller")
     if resume is not None:

@@ -233,3 +233,15 @@ def test_react_samples_are_graded_on_a_socket_host_with_its_own_node_toolchain(
     assert records and {r["outcome"] for r in records} == {"passed"}
     assert all(r["mode"] == "jest" for r in records)
     assert any(line.startswith("[far] ") and "PASSED" in line for line in result.outlines)
+
+
+def test_a_local_path_for_a_remote_host_is_one_usage_error_line(pytester, tiny):
+    # xdist would fail with an internal error while connecting; this says why, at start.
+    result = pytester.runpytest_subprocess(
+        "tiny.jsonl", "--codegen-model=reference", "--tx=socket=127.0.0.1:9//id=far"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --tx socket=127.0.0.1:9//id=far: 'tiny.jsonl' is a path on this machine, *"]
+    )
+    assert "INTERNALERROR" not in result.stderr.str() + result.stdout.str()

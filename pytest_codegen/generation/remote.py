@@ -70,6 +70,33 @@ class JobWire:
         )
 
 
+def check_remote_arguments(config: pytest.Config) -> None:
+    """One line instead of xdist's internal error: xdist passes the command line to another
+    host as given, except that it refuses an argument naming a local path outside its
+    (deprecated) rsync roots: a suite file given as a path, or an option's value given as a
+    separate argument naming an existing file."""
+    import execnet
+
+    if config.getoption("rsyncdir", None) or config.getini("rsyncdirs"):
+        return  # xdist's rsync roots: it decides
+    remote = [
+        spec
+        for spec in config.getoption("tx", None) or []
+        if not execnet.XSpec(spec).popen or execnet.XSpec(spec).chdir
+    ]
+    if not remote:
+        return
+    for arg in map(str, config.invocation_params.args):
+        head = arg.split("::", 1)[0]
+        if head and (config.invocation_params.dir / head).exists():
+            raise pytest.UsageError(
+                f"--tx {remote[0]}: {arg!r} is a path on this machine, which xdist does not "
+                "pass to another host; give suites there by built-in name or by the ini key "
+                "testpaths (the files at the same paths in the host's working directory), and "
+                "options as --option=value"
+            )
+
+
 def is_remote(node: Any) -> bool:
     """Whether an xdist node runs on another host (anything but ``popen``: ssh, socket)."""
     return not getattr(node.gateway.spec, "popen", False)
