@@ -22,6 +22,7 @@ from .settings import Settings
 
 CONTROLLER_KEY = pytest.StashKey["RunCollector"]()
 NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
+PROCESS_DIED = "the process grading it died"  # the error of a sample whose worker died
 
 
 def controller_of(config: pytest.Config) -> RunCollector:
@@ -49,7 +50,7 @@ class RunCollector:
         if settings.results is not None:
             from .reporting.results import ResultsWriter
 
-            self.results = ResultsWriter(settings.results)
+            self.results = ResultsWriter(settings.results, append=settings.resume)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "codegen", None)
@@ -65,7 +66,7 @@ class RunCollector:
 
                 record = missing_record(report.nodeid, self.model_spec, "")
                 record["outcome"] = outcomes.CRASHED
-                record["error"] = "the process grading it died"
+                record["error"] = PROCESS_DIED
             else:
                 return
         if record["nodeid"] in self.records:
@@ -126,6 +127,20 @@ class RunCollector:
         if self.settings.fail_under:
             self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
             failed = any(not g.passed for g in self.gate_results)
+        from .collect.resume import RESUME_KEY
+
+        resume = self.config.stash.get(RESUME_KEY, None)
+        resumed = list(resume.done.values()) if resume is not None else []
+        if resumed:
+            from .reporting.comparable import identity
+
+            graded_now = [r for r in self.records.values() if r["nodeid"] not in resume.done]
+            unlike = self.unlike_resumed(identity(graded_now), resumed)
+            if unlike:
+                # Told as a usage error is; the results file already holds every record.
+                sys.stderr.write(f"ERROR: {unlike}\n")
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+                return
         if self.settings.baseline is not None:
             from .reporting.comparable import identity
 
@@ -157,19 +172,38 @@ class RunCollector:
                 raise pytest.UsageError(f"--codegen-baseline: {e}") from None
         return self._baseline
 
-    def check_baseline(self, model: Any) -> None:
-        """Refuse, at start, a baseline this run cannot be compared with as far as its
-        settings tell (Python, Node and the suites' data are checked on the records, at the
-        end); ``model``: the model built from ``--codegen-model``, or None."""
-        if self.settings.baseline is None:
+    def check_comparable(self, model: Any, resumed: list[dict[str, Any]]) -> None:
+        """Refuse, at start, a baseline this run cannot be compared with, or resumed records
+        (``--codegen-resume``) it cannot continue, as far as its settings tell (Python, Node
+        and the suites' data are checked on the records, at the end); ``model``: the model
+        built from ``--codegen-model``, or None."""
+        if self.settings.baseline is None and not resumed:
             return
         from .reporting.comparable import identity, run_identity
 
         planned = run_identity(self.settings, model)
         del planned["python"]  # the grading hosts' own, which may not be this one's
-        unlike = self.unlike_baseline(identity([{"run": planned}]))
+        ours = identity([{"run": planned}])
+        unlike = self.unlike_resumed(ours, resumed) or (
+            self.unlike_baseline(ours) if self.settings.baseline is not None else None
+        )
         if unlike:
             raise pytest.UsageError(unlike)
+
+    def unlike_resumed(
+        self, ours: dict[str, set[str]], resumed: list[dict[str, Any]]
+    ) -> str | None:
+        """The one line that refuses to continue ``resumed``, if they differ from ``ours``:
+        one run's samples must all be graded alike."""
+        from .reporting.comparable import differences, identity
+
+        unlike = differences(ours, identity(resumed)) if resumed else []
+        if not unlike:
+            return None
+        return (
+            f"--codegen-resume: {self.settings.results} was graded under other settings than"
+            " this run: " + "; ".join(unlike)
+        )
 
     def unlike_baseline(self, ours: dict[str, set[str]]) -> str | None:
         """The one line that refuses the baseline, if it differs from ``ours``. The model is
@@ -288,15 +322,38 @@ class XdistControllerHooks:
 
     def __init__(self, collector: RunCollector) -> None:
         self.collector = collector
+        self.generation: Any = None  # generation.remote.GenerationService, for remote hosts
 
     def pytest_configure_node(self, node: Any) -> None:
+        from .collect.resume import DONE_KEY, RESUME_KEY
+        from .generation.remote import GenerationService, is_remote
+
         # Workers judge "regenerate" against the controller's start, not their own.
         node.workerinput["codegen_started_at"] = self.collector.started_at
+        resume = self.collector.config.stash.get(RESUME_KEY, None)
+        if resume is not None:  # a remote host has no copy of the results file
+            node.workerinput[DONE_KEY] = sorted(resume.done)
+        if is_remote(node):  # it shares no cache with us: we generate for it
+            if self.generation is None:
+                self.generation = GenerationService(
+                    self.collector.config, self.collector.settings, self.collector.started_at
+                )
+            if self.generation.serves():
+                self.generation.open_for(node)
+
+    @pytest.hookimpl(tryfirst=True)  # before the collector's: its stats are the run's
+    def pytest_sessionfinish(self) -> None:
+        if self.generation is not None:
+            self.collector.add_generation_stats(self.generation.stats())
+            self.generation.close()
+            self.generation = None
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.expected.update(ids)
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if self.generation is not None:  # a host that went away must not be kept waiting
+            self.generation.close_for(node)
         stats = getattr(node, "workeroutput", {}).get("codegen_generation")
         if stats:
             self.collector.add_generation_stats(stats)

@@ -89,10 +89,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)
         config.pluginmanager.register(runner, "codegen-runner")
+    resume = None
+    if resolved.resume:  # before the collector opens the results file to append to it
+        from .collect.resume import RESUME_KEY, Resume
+
+        resume = config.stash[RESUME_KEY] = Resume.configure(config, resolved)
+        config.pluginmanager.register(resume, "codegen-resume")
     if hasattr(config, "workerinput"):
         return
+    if config.pluginmanager.hasplugin("xdist"):  # --tx to other hosts: what reaches them
+        from .generation.remote import check_remote_arguments
+
+        check_remote_arguments(config)
     collector = config.stash[CONTROLLER_KEY] = RunCollector(config, resolved)
     config.pluginmanager.register(collector, "codegen-controller")
+    if resume is not None:
+        resume.restore(collector)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistControllerHooks(collector), "codegen-xdist")
     model = None
@@ -102,7 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
         collector.model_id = getattr(model, "spec", None)
         if runner is None:
             model.close()
-    collector.check_baseline(model)
+    collector.check_comparable(model, list(resume.done.values()) if resume is not None else [])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -96,13 +96,19 @@ class SampleRunner:
     @property
     def model(self) -> Model:
         if self._model is None:
-            self._model = make_model(self.config, self.model_spec)
+            from .generation.remote import worker_model
+
+            self._model = worker_model(self.config) or make_model(self.config, self.model_spec)
         return self._model
 
     def engine_for(self, model: Model) -> Any:
         """The generation engine (concurrent, cached) for our own HTTP model; None otherwise."""
         if model is not self._model or not model.cacheable:
             return None
+        if self._engine is None:  # on a remote host, the controller generates
+            from .generation.remote import worker_engine
+
+            self._engine = worker_engine(self.config)
         if self._engine is None:
             from .generation.engine import GenerationEngine
             from .generation.ratelimit import RateLimit

@@ -358,6 +358,14 @@ OPTIONS: tuple[Option, ...] = (
         "RESULTS",
         multiple=True,
     ),
+    Option(
+        "resume",
+        "Finish the run whose --codegen-results file exists: the samples it graded are not "
+        "graded again (deselected), new records are appended, and the summary covers all; "
+        "those it lost (a worker or host died, the run was cut short, API errors) are graded.",
+        flag=True,
+        default=False,
+    ),
 )
 
 
@@ -406,6 +414,7 @@ class Settings:
     merge: tuple[str, ...] = ()  # --codegen-merge: results files reported as one run
     data_dir: Path | None = None  # --codegen-data-dir: named suites' data placed by hand
     timeout_rule: str = "reference"  # --codegen-timeout-rule (see execution.time_limits)
+    resume: bool = False  # --codegen-resume: finish the run the results file records
 
     @property
     def active(self) -> bool:

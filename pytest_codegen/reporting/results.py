@@ -15,10 +15,11 @@ from ..jsonl import read_objects
 class ResultsWriter:
     """Appends one JSON line per sample as soon as it is graded; flushed line by line."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, append: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._fh: IO[str] | None = path.open("w", encoding="utf-8")
+        # Appended to when a run is resumed (--codegen-resume), else started afresh.
+        self._fh: IO[str] | None = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, record: Mapping[str, Any]) -> None:
         if self._fh is None:

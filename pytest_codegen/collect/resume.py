@@ -1,0 +1,118 @@
+"""``--codegen-resume``: finish the run a results file records, grading no sample twice.
+
+The results file is written a record at a time as samples are graded, so after a worker,
+a host or the whole run died it holds every sample graded until then. A resumed run reads
+it at start (in the process that reports the run); the samples it graded are deselected in
+every process (xdist workers get their node ids in ``workerinput``, as a remote host has no
+copy of the file), their records are the summary's as if graded now, and the file is
+appended to. A sample counts as graded unless its latest record says it was not: its
+process died under it, the run ended first, the model had no answer (missing, API error).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import outcomes
+from ..settings import Settings
+
+RESUME_KEY = pytest.StashKey["Resume"]()
+DONE_KEY = "codegen_resume_done"  # workerinput: the node ids graded before
+
+
+def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Node id -> the latest record of each sample a results file holds a verdict for."""
+    from ..controller import PROCESS_DIED
+
+    latest: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if isinstance(record.get("nodeid"), str) and "outcome" in record:
+            latest[record["nodeid"]] = record
+    return {
+        nodeid: record
+        for nodeid, record in latest.items()
+        if record["outcome"] not in (outcomes.MISSING, outcomes.API_ERROR)
+        and record.get("error") != PROCESS_DIED
+    }
+
+
+def read_for_resume(path: Path) -> list[dict[str, Any]]:
+    """The records of ``path`` (none if it does not exist yet). A last line cut short (the
+    process writing it was killed mid-write) is dropped from the file, so that appending
+    starts on a line of its own."""
+    from ..reporting.results import load_results
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as fh:
+            fh.truncate(data.rfind(b"\n") + 1)
+    return load_results(path)
+
+
+class Resume:
+    """Deselects the samples graded before; on the reporting side, hands their records over."""
+
+    def __init__(self, done: dict[str, dict[str, Any]] | set[str], source: Path | None) -> None:
+        self.done = done
+        self.source = source
+        self.deselected = 0
+
+    @classmethod
+    def configure(cls, config: pytest.Config, settings: Settings) -> Resume:
+        workerinput = getattr(config, "workerinput", None)
+        if workerinput is not None:
+            return cls(set(workerinput.get(DONE_KEY, ())), None)
+        if settings.results is None:
+            raise pytest.UsageError("--codegen-resume: needs --codegen-results PATH to resume")
+        path = Path(config.invocation_params.dir) / settings.results
+        try:
+            done = graded_before(read_for_resume(path))
+        except (OSError, ValueError) as e:
+            raise pytest.UsageError(f"--codegen-resume: {e}") from None
+        others = sorted({str(r.get("model")) for r in done.values()} - {settings.model or ""})
+        if others:
+            raise pytest.UsageError(
+                f"--codegen-resume: {settings.results} holds samples of model "
+                f"{', '.join(others)}, not {settings.model}"
+            )
+        return cls(done, settings.results)
+
+    def restore(self, collector: Any) -> None:
+        """Give the reporting side the records graded before (already in the file)."""
+        assert isinstance(self.done, dict)
+        collector.records.update(self.done)
+
+    @pytest.hookimpl(trylast=True)  # after -k, --lf, shards: what is left to run
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[Any]) -> None:
+        if not self.done:
+            return
+        keep, drop = [], []
+        for item in items:
+            (drop if item.nodeid in self.done else keep).append(item)
+        if drop:
+            self.deselected = len(drop)
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        result = yield
+        if isinstance(self.done, dict):  # the exit status counts them, as in one whole run
+            from ..reporting.merge import _FAILING
+
+            session.testscollected += len(self.done)
+            session.testsfailed += sum(r["outcome"] in _FAILING for r in self.done.values())
+        return result
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.source is not None and self.done:
+            terminalreporter.write_line(
+                f"resumed {self.source}: {len(self.done)} samples graded before "
+                "were not graded again"
+            )

@@ -1,0 +1,121 @@
+"""``--codegen-resume``: a rerun grades only what the results file lacks (a killed worker or
+host mid-run is in tests/test_remote_hosts.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import XDIST_MODES, read_results
+
+
+def run_reference(pytester: pytest.Pytester, *args: str, results: str | None = "r.jsonl"):
+    return pytester.runpytest_subprocess(
+        "tiny.jsonl",
+        "--codegen-model=reference",
+        "--codegen-samples=2",
+        "--codegen-k=1,2",
+        *([f"--codegen-results={results}"] if results else []),
+        "-p",
+        "no:randomly",
+        *args,
+    )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_grades_what_the_file_lacks_and_reports_the_whole_run(pytester, tiny, xdist):
+    run_reference(pytester).assert_outcomes(passed=6)
+    path = pytester.path / "r.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    # Two samples never graded, and a record cut short as its writer was killed.
+    path.write_text("".join(lines[:4]) + lines[4][:40])
+    kept = {json.loads(line)["nodeid"] for line in lines[:4]}
+
+    again = run_reference(pytester, "--codegen-resume", *xdist)
+    again.assert_outcomes(passed=2)
+    records = read_results(path)
+    assert len(records) == 6
+    assert len({r["nodeid"] for r in records}) == 6  # each sample once
+    assert {r["nodeid"] for r in records[4:]}.isdisjoint(kept)
+    again.stdout.fnmatch_lines(
+        [
+            "*tiny*(all)*3*6*6*1.000*1.000*",
+            "resumed r.jsonl: 4 samples graded before were not graded again",
+        ]
+    )
+
+    # Nothing left: nothing graded, and the status of the whole run (not "no tests ran").
+    done = run_reference(pytester, "--codegen-resume", *xdist)
+    assert done.ret == pytest.ExitCode.OK
+    assert len(read_results(path)) == 6
+    done.stdout.fnmatch_lines(["*tiny*(all)*3*6*6*1.000*1.000*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_without_a_file_starts_afresh(pytester, tiny, xdist):
+    run_reference(pytester, "--codegen-resume", *xdist).assert_outcomes(passed=6)
+    assert len(read_results(pytester.path / "r.jsonl")) == 6
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize(
+    ("results", "model", "line"),
+    [
+        (None, "reference", "ERROR: --codegen-resume: needs --codegen-results PATH to resume"),
+        (
+            "r.jsonl",
+            "validate",
+            "ERROR: --codegen-resume: r.jsonl holds samples of model reference, not validate",
+        ),
+    ],
+    ids=["no-results-file", "other-model"],
+)
+def test_resume_refuses_with_one_line(pytester, tiny, xdist, results, model, line):
+    run_reference(pytester).assert_outcomes(passed=6)
+    result = run_reference(
+        pytester, "--codegen-resume", f"--codegen-model={model}", *xdist, results=results
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([line])
+    assert len(read_results(pytester.path / "r.jsonl")) == 6  # nothing lost
+
+
+def cut_to_four_records(pytester: pytest.Pytester) -> None:
+    """Leave the results file as a run that lost two samples leaves it."""
+    path = pytester.path / "r.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:4]))
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_under_other_settings_is_refused_before_grading(pytester, tiny, xdist):
+    run_reference(pytester).assert_outcomes(passed=6)
+    cut_to_four_records(pytester)
+    result = run_reference(pytester, "--codegen-resume", "--codegen-timeout=7", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.str()
+    assert errors[0].startswith(
+        "ERROR: --codegen-resume: r.jsonl was graded under other settings than this run:"
+        " timeout policy (cap_s=7.0 "
+    )
+    assert len(read_results(pytester.path / "r.jsonl")) == 4  # nothing graded, nothing lost
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_of_other_data_is_refused_keeping_the_records(pytester, tiny, xdist):
+    run_reference(pytester).assert_outcomes(passed=6)
+    cut_to_four_records(pytester)
+    # The suite changed between the runs: a problem's tests gained a comment.
+    rows = [json.loads(line) for line in (pytester.path / "tiny.jsonl").read_text().splitlines()]
+    rows[0]["test"] += "\n# changed\n"
+    (pytester.path / "tiny.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    result = run_reference(pytester, "--codegen-resume", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --codegen-resume: r.jsonl was graded under other settings than this run:"
+            " data of tiny (name=tiny sha256=*"
+        ]
+    )
+    assert len(read_results(pytester.path / "r.jsonl")) == 6  # the two graded now are kept
