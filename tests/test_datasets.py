@@ -10,6 +10,7 @@ import hashlib
 import http.server
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -738,4 +739,45 @@ def test_path_suites_are_identified_by_content(pytester, tiny, xdist):
     assert [r["data"] for r in read_results(pytester.path / "r.jsonl")] == [expected] * 3
     result.stdout.fnmatch_lines(
         [f"*pass@k of reference on tiny (path) sha256:{expected['sha256'][:12]} *"]
+    )
+
+
+@pytest.mark.parametrize("name", ["humaneval+", "mbpp+"])
+def test_named_evalplus_suites_are_graded_as_evalplus_grades(
+    pytester, monkeypatch, server, cache, name
+):
+    from evalplus_data import expected_verdicts, write_dataset
+
+    humaneval, mbpp, samples = write_dataset(pytester.path)
+    local, upstream = {"humaneval+": (humaneval, "HumanEvalPlus"), "mbpp+": (mbpp, "MbppPlus")}[
+        name
+    ]
+    content = local.read_bytes()
+    url = f"https://github.com/evalplus/x/releases/download/v9/{upstream}.jsonl.gz"
+    server.serve(url, gz(content))
+    entry = {"source": name, "version": "v9", "url": url, "format": "gzip"}
+    entry.update(path=f"{upstream}.jsonl.gz", sha256=sha256(content), size=len(content))
+    pin(pytester, monkeypatch, **{name: entry})
+
+    result = run(
+        pytester,
+        f"--codegen-suite={name}",
+        f"--codegen-model=replay:{samples}",
+        "--codegen-samples=7",
+        "--codegen-k=1",
+    )
+    records = [r for r in read_results(pytester.path / "r.jsonl") if r["outcome"] != "missing"]
+    prefix = "HumanEval/" if name == "humaneval+" else "Mbpp/"
+    expected = {k: v for k, v in expected_verdicts().items() if k[0].startswith(prefix)}
+    assert {
+        (r["task_id"], r["sample_index"]): (
+            r["base_outcome"] == "passed",
+            r["plus_outcome"] == "passed",
+        )
+        for r in records
+    } == expected, result.stdout.str()
+    assert {r["mode"] for r in records} == {"evalplus"}
+    assert {r["data"]["name"] for r in records} == {name}
+    result.stdout.re_match_lines(
+        [rf"{re.escape(name)} +\(all\) ", rf"{re.escape(name)} \(base tests\) +\(all\) "]
     )
