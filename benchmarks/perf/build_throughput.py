@@ -10,7 +10,7 @@ requests the server had in flight at once, and checks that every fragment was ke
 second run over the same cache sends no request.
 
     python benchmarks/perf/build_throughput.py [--fragments 100] [--latency 1.0]
-                                               [--concurrency 16] [-n 2]
+                                               [--concurrency N] [-n 2]
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def run(work: Path, url: str, args: argparse.Namespace) -> tuple[float, str]:
         f"--codegen-cache={work / 'cache'}",
         "--codegen-build=src",
         "--codegen-build-out=bench.json",
-        f"--codegen-concurrency={args.concurrency}",
+        *([f"--codegen-concurrency={args.concurrency}"] if args.concurrency else []),
         *(["-n", str(args.n)] if args.n else []),
     ]
     started = time.monotonic()
@@ -97,7 +97,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fragments", type=int, default=100)
     parser.add_argument("--latency", type=float, default=1.0)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--concurrency", type=int, default=None, help="requests in flight (the plugin's default)"
+    )
     parser.add_argument("-n", type=int, default=0, help="xdist workers (0: none)")
     args = parser.parse_args()
     fake_builder = builder_module()
@@ -115,7 +117,7 @@ def main() -> None:
     sequential = requests * args.latency
     print(
         f"{args.fragments} fragments, {requests} requests at {args.latency:g} s latency, "
-        f"concurrency {args.concurrency}{f', -n {args.n}' if args.n else ''}"
+        f"concurrency {args.concurrency or 'default'}{f', -n {args.n}' if args.n else ''}"
     )
     print(f"wall time:       {wall:7.1f} s  (most requests in flight: {in_flight(spans)})")
     print(f"sequential time: {sequential:7.1f} s  (one request at a time: requests x latency)")
