@@ -25,6 +25,13 @@ def default_cache_root() -> Path:
     return base / "pytest-codegen"
 
 
+def run_scratch(started_at: float) -> Path:
+    """Files the processes of one xdist run share when they have no cache to keep them in
+    (the generation claims of ``-p no:cacheprovider``), named after the run's start and
+    removed by the controller when the run ends."""
+    return default_cache_root() / "runs" / f"{started_at:.6f}"
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``path`` whole or not at all: to a temporary file, then renamed into place, so a
     concurrent reader (another xdist worker or pytest run) never sees half a file."""

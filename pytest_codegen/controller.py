@@ -315,6 +315,11 @@ class RunCollector:
     def close(self) -> None:
         if self.results is not None:
             self.results.close()
+        import shutil
+
+        from .cachedir import run_scratch
+
+        shutil.rmtree(run_scratch(self.started_at), ignore_errors=True)  # the workers are gone
 
 
 class XdistControllerHooks:

@@ -45,6 +45,11 @@ def runs_items(config: pytest.Config) -> bool:
     return not distributes or bool(config.option.collectonly)
 
 
+def distributed(config: pytest.Config) -> bool:
+    """Whether this process is one of an xdist run's (a worker, or the controller)."""
+    return hasattr(config, "workerinput") or config.pluginmanager.hasplugin("dsession")
+
+
 def make_model(config: pytest.Config, spec: str) -> Model:
     """The model ``--codegen-model`` names, through the ``pytest_codegen_make_model`` hook;
     a spec nothing can build is one ``UsageError`` line."""
@@ -116,6 +121,12 @@ class SampleRunner:
             cache_dir = self.settings.cache
             if cache_dir is None and getattr(self.config, "cache", None) is not None:
                 cache_dir = self.config.cache.mkdir("codegen-generations")
+            if cache_dir is None and distributed(self.config):
+                # No cache to keep (-p no:cacheprovider): the run's processes still share
+                # their claims, or every worker would request every sample it collected.
+                from .cachedir import run_scratch
+
+                cache_dir = run_scratch(self.started_at) / "generations"
             self._engine = GenerationEngine(
                 model,
                 cache_dir=cache_dir,

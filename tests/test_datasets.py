@@ -11,10 +11,12 @@ import http.server
 import io
 import json
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -781,3 +783,44 @@ def test_named_evalplus_suites_are_graded_as_evalplus_grades(
     result.stdout.re_match_lines(
         [rf"{re.escape(name)} +\(all\) ", rf"{re.escape(name)} \(base tests\) +\(all\) "]
     )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_samples_cannot_read_the_downloaded_datasets(pytester, monkeypatch, xdist):
+    # A dataset in the user cache that this run does not grade: its answer key all the same.
+    # The cache is world-readable and inside a directory on sys.path, which samples may read
+    # (a project that keeps its cache next to its code): only hiding it keeps them out.
+    project = Path(tempfile.mkdtemp(prefix="codegen-project-"))
+    secret = project / "cache" / "datasets" / "mbpp+-v9" / "MbppPlus.jsonl"
+    try:
+        secret.parent.mkdir(parents=True)
+        secret.write_text("the canonical solutions\n")
+        for path in (project, *secret.relative_to(project).parents, secret):
+            (project / path).chmod(0o644 if path == secret else 0o755)
+        monkeypatch.setenv("PYTHONPATH", str(project))
+        monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(project / "cache"))
+        body = "    with open({path!r}) as fh:\n        fh.read(1)\n    return a + b\n"
+        replay = pytester.path / "replay.jsonl"
+        replay.write_text(
+            "".join(
+                json.dumps(
+                    {"task_id": "tiny/add", "sample_index": i, "completion": body.format(path=p)}
+                )
+                + "\n"
+                for i, p in enumerate([str(secret), json.__file__])  # the second: a control
+            )
+        )
+        (pytester.path / "tiny.jsonl").write_text(TINY.read_text().splitlines()[0] + "\n")
+        run(
+            pytester,
+            "tiny.jsonl",
+            f"--codegen-model=replay:{replay}",
+            "--codegen-samples=2",
+            *xdist,
+        )
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+    records = {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert records[1]["outcome"] == "passed", records[1]
+    assert records[0]["outcome"] == "error", records[0]
+    assert "Error" in records[0]["error"], records[0]["error"]

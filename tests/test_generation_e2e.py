@@ -208,3 +208,30 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
     records = read_results(pytester.path / "second.jsonl")
     assert len(records) == len({r["nodeid"] for r in records}) == len(EVERYDAY)
     assert {r["outcome"] for r in records} == {"passed"}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_without_any_cache_each_sample_is_still_requested_once(
+    pytester, monkeypatch, tiny, server, xdist
+):
+    # No --codegen-cache and no pytest cache (common in CI): the workers of one run still
+    # share their claims, so no sample is requested by two of them.
+    user_cache = pytester.path / "user-cache"
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(user_cache))
+
+    def run():
+        return pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-coder",
+            f"--codegen-base-url={server.openai_url}",
+            str(tiny),
+            "--codegen-samples=4",
+            "-p",
+            "no:cacheprovider",
+            *xdist,
+        )
+
+    run().assert_outcomes(passed=12)
+    assert sum(r.n for r in server.requests) == 12
+    assert list((user_cache / "runs").iterdir()) == []  # what the run shared is gone
+    run().assert_outcomes(passed=12)
+    assert sum(r.n for r in server.requests) == 24  # no cache: a new run asks again

@@ -44,6 +44,22 @@ def expected_outputs_dir() -> Path:
     return path
 
 
+def user_cache_dirs() -> list[Path]:
+    """What the user cache holds that no sample may read: every named suite downloaded (not
+    only those in use) and the files xdist runs share (other samples' completions)."""
+    from ..cachedir import default_cache_root
+
+    found = []
+    for name in ("datasets", "runs"):
+        path = default_cache_root() / name
+        try:  # to be hidden, it must exist before the first sample runs
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue  # then nothing can be kept there either
+        found.append(path)
+    return found
+
+
 def builtin_suite_dirs() -> list[Path]:
     """Where every built-in suite lives, whether this run uses it or not."""
     from ..collect import suites
@@ -66,4 +82,5 @@ def grader_files(
     paths.append(Path(pytest_codegen.__file__).parent)
     paths += [settings.results, settings.html, settings.baseline, settings.cache, *also]
     paths.append(expected_outputs_dir())
+    paths += user_cache_dirs()
     return tuple(sorted({os.path.realpath(p) for p in paths if p is not None}))
