@@ -232,3 +232,20 @@ def test_merge_of_an_unreadable_file_is_one_usage_error(pytester, xdist):
         errors = [ln for ln in result.stderr.lines if ln.strip()]
         assert len(errors) == 1 and errors[0].startswith("ERROR: --codegen-merge: ")
         assert says in errors[0]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_empty_shard_is_a_normal_share_not_a_run_that_found_nothing(pytester, xdist):
+    from pytest_codegen.collect.shards import shard_of
+
+    suite = write_suite(pytester.path / "gen.jsonl", 2)  # two problems in eight shards
+    used = {shard_of("gen", f"gen/f{i}", 8) for i in range(2)}
+    empty = min(set(range(1, 9)) - used)
+    args = ["--codegen-model=reference", str(suite), f"--codegen-shard={empty}/8", *xdist]
+    result = pytester.runpytest_subprocess(*args, "--codegen-results=r.jsonl")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines([f"no samples were graded: shard {empty}/8 holds none of *"])
+    assert read_results(pytester.path / "r.jsonl") == []
+    # Nothing selected before the shard's share was taken: pytest's own "no tests ran".
+    nothing = pytester.runpytest_subprocess(*args, "-k", "no_such_problem")
+    assert nothing.ret == pytest.ExitCode.NO_TESTS_COLLECTED

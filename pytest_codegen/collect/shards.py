@@ -14,6 +14,9 @@ import hashlib
 
 import pytest
 
+# workeroutput key: how many samples this worker's shard left out (every worker the same).
+DESELECTED_KEY = "codegen_shard_deselected"
+
 
 def parse_shard(text: str) -> tuple[int, int]:
     """``"2/3"`` -> ``(2, 3)``; raises ``ValueError`` unless it is ``I/N`` with 1 <= I <= N."""
@@ -39,6 +42,7 @@ class ShardSelection:
 
     def __init__(self, shard: tuple[int, int]) -> None:
         self.index, self.total = shard
+        self.deselected = 0  # samples of other shards
 
     @pytest.hookimpl(trylast=True)  # after -k and -m, as a share of what they kept
     def pytest_collection_modifyitems(
@@ -57,3 +61,12 @@ class ShardSelection:
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
+        self.deselected += len(dropped)
+        workeroutput = getattr(config, "workeroutput", None)
+        if workeroutput is not None:  # for the controller, which collects nothing
+            workeroutput[DESELECTED_KEY] = self.deselected
+
+    def empty(self, deselected_by_workers: int) -> bool:
+        """Whether this shard holds none of the samples selected, though there were some:
+        a normal share of a small suite cut into many shards, not a run that found nothing."""
+        return max(self.deselected, deselected_by_workers) > 0
