@@ -249,3 +249,19 @@ def test_an_empty_shard_is_a_normal_share_not_a_run_that_found_nothing(pytester,
     # Nothing selected before the shard's share was taken: pytest's own "no tests ran".
     nothing = pytester.runpytest_subprocess(*args, "-k", "no_such_problem")
     assert nothing.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_merge_refuses_flags_it_would_ignore_but_not_the_ini_files(pytester, gen, xdist):
+    run = ["--codegen-model=replay:replay.jsonl", "--codegen-samples=2", str(gen)]
+    pytester.runpytest_subprocess(*run, "--codegen-results=all.jsonl")
+    merge = ["--codegen-merge=all.jsonl", *xdist]
+    result = pytester.runpytest_subprocess(*merge, "--codegen-model=reference")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [ln for ln in result.stderr.lines if ln.strip()] == [
+        "ERROR: --codegen-merge reports the runs in its files and grades nothing:"
+        " --codegen-model would not be used (drop it, or run without --codegen-merge)"
+    ]
+    # The same model in an ini file, kept there for the runs themselves: the merge reports.
+    pytester.makeini("[pytest]\ncodegen_model = reference\ncodegen_samples = 2\n")
+    assert pytester.runpytest_subprocess(*merge).ret == pytest.ExitCode.TESTS_FAILED

@@ -57,6 +57,7 @@ def configure_merge(config: pytest.Config, settings: Settings) -> None:
     """Set up a merging run: nothing collected, the files' records reported."""
     from ..controller import CONTROLLER_KEY, RunCollector
 
+    _refuse_grading_flags(config)
     records = read_merged(config, settings.merge)
     # Reading files is nothing to spread over workers: one process, with or without -n.
     if hasattr(config.option, "dist"):
@@ -65,6 +66,22 @@ def configure_merge(config: pytest.Config, settings: Settings) -> None:
     collector.model_spec = ", ".join(sorted({str(r["model"]) for r in records if r.get("model")}))
     config.pluginmanager.register(collector, "codegen-controller")
     config.pluginmanager.register(MergedRun(collector, records), "codegen-merge")
+
+
+# Flags that ask a run to generate or grade, which a merge does not: given on the command line
+# with --codegen-merge they would be ignored (an ini file may hold them for the other runs).
+GRADING_FLAGS = ("model", "suite", "samples", "build", "shard", "resume")
+
+
+def _refuse_grading_flags(config: pytest.Config) -> None:
+    from ..settings import OPTIONS
+
+    for opt in OPTIONS:
+        if opt.name in GRADING_FLAGS and config.getoption(opt.flag_name) not in (None, [], False):
+            raise pytest.UsageError(
+                f"--codegen-merge reports the runs in its files and grades nothing:"
+                f" {opt.flag_name} would not be used (drop it, or run without --codegen-merge)"
+            )
 
 
 class MergedRun:
