@@ -353,3 +353,21 @@ def test_an_id_that_names_nothing_is_one_usage_error(pytester, replay, arg, mess
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.strip()]
     assert errors == [f"ERROR: {message.format(arg=arg)}"]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_builtin_suite_named_and_given_by_its_path_is_one_suite(pytester, xdist):
+    problems = len(_rows(EVERYDAY))
+    first = _node_name(_rows(EVERYDAY)[0]["task_id"])
+    for path_arg in (str(EVERYDAY), f"{EVERYDAY}::{first}"):
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=reference",
+            "--codegen-suite=everyday",
+            path_arg,
+            "--codegen-results=r.jsonl",
+            *xdist,
+        )
+        result.assert_outcomes(passed=problems)  # each sample graded once, not twice
+        nodeids = [r["nodeid"] for r in read_results(pytester.path / "r.jsonl")]
+        assert len(set(nodeids)) == problems
+        assert all(n.startswith("everyday::") for n in nodeids)

@@ -126,6 +126,15 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
         selection(head).add(arg, parts, param)
     for name in settings.suite:
         selection(name).selectors.append((None, None))
+    # A built-in suite named here and also given by its path (everyday and
+    # benchmarks/python/everyday.jsonl) is one suite, collected once under its name.
+    by_path = {sel.path.resolve(): sel for sel in selections.values()}
+    for arg in list(rest):
+        head, parts, param = _split(arg)
+        sel = by_path.get((config.invocation_params.dir / head).resolve()) if by_path else None
+        if sel is not None:
+            rest.remove(arg)
+            sel.add(arg, parts, param)
     if settings.suite and config.args_source != pytest.Config.ArgsSource.ARGS:
         # Only named suites are graded when no path is given: not the project's tests.
         rest = []
