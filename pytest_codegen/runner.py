@@ -21,7 +21,7 @@ from . import outcomes
 from .models.base import Completion, GenerationRequest, Model, ModelError
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
-from .problems import MODE_JEST, Problem
+from .problems import Problem
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -94,7 +94,11 @@ class SampleRunner:
         from .execution.executor import Executor
 
         self.executor = Executor(settings, getattr(config, "workerinput", {}))
-        self._identity: dict[str, Any] | None = None
+        from .recorder import SampleRecorder
+
+        self.recorder = SampleRecorder(
+            settings, self.executor, self.model_spec, lambda: self._model
+        )
         self.froze_gc = False  # set once the collected items are out of the collector's sight
 
     # -- the model and the generation engine
@@ -194,7 +198,7 @@ class SampleRunner:
             )
         elif report.when == "call" or report.failed:
             # A plugin bug or an interrupted item: still account for the sample.
-            record = self.record_for_unexpected(item, report)
+            record = self.recorder.for_unexpected(item, report)
         else:
             return report
         report.codegen = record  # type: ignore[attr-defined]  # JSON-safe: survives xdist
@@ -249,29 +253,31 @@ class SampleRunner:
         problem: Problem = item.problem
         tripped = self.tripped.get(problem.suite)
         if tripped:
-            item.record = self._record(item, outcomes.MISSING, error=f"not graded: {tripped}")
+            item.record = self.recorder.record(
+                item, outcomes.MISSING, error=f"not graded: {tripped}"
+            )
             pytest.skip(f"suite stopped early: {tripped}")
         if self.settings.check_references:
             broken = self.executor.reference_failure(
                 problem, lambda code: self.execute(item, code)[1]
             )
             if broken:
-                item.record = self._record(item, outcomes.QUARANTINED, error=broken)
+                item.record = self.recorder.record(item, outcomes.QUARANTINED, error=broken)
                 pytest.skip(f"quarantined: {broken}")
         if problem.extra.get("unsolvable"):  # the suite check: flagged whatever the model
             reason = f"cannot be solved as shipped: {problem.extra['unsolvable']}"
-            item.record = self._record(item, outcomes.ERROR, error=reason)
+            item.record = self.recorder.record(item, outcomes.ERROR, error=reason)
             raise SampleFailed(f"error: {reason}")
         completion = self.request(model, self.job(item))
         item.completion = completion
         if completion.missing:
-            item.record = self._record(item, outcomes.MISSING, error="no such sample")
+            item.record = self.recorder.record(item, outcomes.MISSING, error="no such sample")
             pytest.skip(
                 f"missing: {getattr(model, 'spec', model)!s} has no sample "
                 f"{item.sample_index} of {problem.id}"
             )
         if completion.error:
-            item.record = self._record(item, outcomes.API_ERROR, error=completion.error)
+            item.record = self.recorder.record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
 
     def request(self, model: Model, job: Any, repair_round: int = 0) -> Completion:
@@ -328,7 +334,7 @@ class SampleRunner:
         if isinstance(item.funcargs["codegen_model"], ValidateModel):
             verdict = self._validate(item, verdict)
         item.code, item.verdict = code, verdict
-        record = item.record = self._record(
+        record = item.record = self.recorder.record(
             item,
             verdict.outcome,
             error=verdict.message,
@@ -375,66 +381,6 @@ class SampleRunner:
         return verdict if judged.passed else judged
 
     # -- records
-    def _record(
-        self,
-        item: SampleItem,
-        outcome: str,
-        *,
-        error: str = "",
-        verdict: Any = None,
-        duration_s: float = 0.0,
-    ) -> SampleRecord:
-        from .reporting.records import make_record
-
-        record = make_record(
-            nodeid=item.nodeid,
-            problem=item.problem,
-            sample_index=item.sample_index,
-            outcome=outcome,
-            model=self.model_spec,
-            duration_s=duration_s,
-            completion=item.completion,
-            code=item.code,
-            error=error,
-            verdict=verdict,
-            code_policy=(
-                self.executor.code_policy(item.problem, item.completion.form)
-                if verdict is not None and item.completion is not None
-                else None
-            ),
-        )
-        record["run"] = self.run_identity(item.problem)
-        self.add_cost(record, [record])
-        return record
-
-    def run_identity(self, problem: Problem) -> dict[str, Any]:
-        """The record's ``run``: what makes this run comparable with another (see
-        :mod:`.reporting.comparable`), with the Node that graded a React sample."""
-        if self._identity is None:
-            from .reporting.comparable import run_identity
-
-            self._identity = run_identity(self.settings, self._model)
-        node = self.executor.node_version() if problem.mode == MODE_JEST else None
-        return {**self._identity, "node": node} if node else self._identity
-
-    def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:
-        """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""
-        from .generation.cost import cost_usd, price_of
-
-        price = price_of(self.settings.prices, self.model_spec, getattr(self._model, "spec", None))
-        if price is None:
-            return
-        cost = sum(
-            cost_usd(price, p.get("prompt_tokens"), p.get("completion_tokens")) for p in parts
-        )
-        record["cost_usd"] = round(record.get("cost_usd", 0.0) + cost, 8)
-
-    def record_for_unexpected(self, item: Any, report: pytest.TestReport) -> SampleRecord:
-        message = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []
-        return self._record(
-            item, outcomes.CRASHED, error="grading did not complete: " + " ".join(message)
-        )
-
     def observe_for_tripwire(self, record: SampleRecord) -> None:
         if not self.settings.tripwire:
             return

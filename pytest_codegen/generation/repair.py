@@ -54,4 +54,4 @@ def repair(runner: SampleRunner, item: SampleItem, verdict: Any) -> None:
         if verdict.passed:
             break
     item.record["repairs"] = rounds
-    runner.add_cost(item.record, rounds)
+    runner.recorder.add_cost(item.record, rounds)

@@ -1,0 +1,100 @@
+"""The worker side's records: what :class:`~pytest_codegen.runner.SampleRunner` says of each
+sample it ran, in the one record contract (:mod:`~pytest_codegen.reporting.records`), with
+what the record adds on this side: how the code was taken from the answer, the run's identity
+(:mod:`~pytest_codegen.reporting.comparable`) and the cost of the sample's requests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from . import outcomes
+from .problems import MODE_JEST, Problem
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .collect.items import SampleItem
+    from .execution.executor import Executor
+    from .models.base import Model
+    from .reporting.records import SampleRecord
+
+
+class SampleRecorder:
+    """Builds the records of one process's samples; ``model`` gives the run's model once it
+    is made (its own parameters count in the identity, its id in the price)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        executor: Executor,
+        model_spec: str,
+        model: Callable[[], Model | None],
+    ) -> None:
+        self.settings = settings
+        self.executor = executor
+        self.model_spec = model_spec
+        self.model = model
+        self._identity: dict[str, Any] | None = None
+
+    def record(
+        self,
+        item: SampleItem,
+        outcome: str,
+        *,
+        error: str = "",
+        verdict: Any = None,
+        duration_s: float = 0.0,
+    ) -> SampleRecord:
+        from .reporting.records import make_record
+
+        record = make_record(
+            nodeid=item.nodeid,
+            problem=item.problem,
+            sample_index=item.sample_index,
+            outcome=outcome,
+            model=self.model_spec,
+            duration_s=duration_s,
+            completion=item.completion,
+            code=item.code,
+            error=error,
+            verdict=verdict,
+            code_policy=(
+                self.executor.code_policy(item.problem, item.completion.form)
+                if verdict is not None and item.completion is not None
+                else None
+            ),
+        )
+        record["run"] = self.run_identity(item.problem)
+        self.add_cost(record, [record])
+        return record
+
+    def for_unexpected(self, item: SampleItem, report: pytest.TestReport) -> SampleRecord:
+        """The record of a sample whose grading ended in an error of its own (a plugin bug)."""
+        message = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []
+        return self.record(
+            item, outcomes.CRASHED, error="grading did not complete: " + " ".join(message)
+        )
+
+    def run_identity(self, problem: Problem) -> dict[str, Any]:
+        """The record's ``run``: what makes this run comparable with another (see
+        :mod:`.reporting.comparable`), with the Node that graded a React sample."""
+        if self._identity is None:
+            from .reporting.comparable import run_identity
+
+            self._identity = run_identity(self.settings, self.model())
+        node = self.executor.node_version() if problem.mode == MODE_JEST else None
+        return {**self._identity, "node": node} if node else self._identity
+
+    def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:
+        """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""
+        from .generation.cost import cost_usd, price_of
+
+        price = price_of(self.settings.prices, self.model_spec, getattr(self.model(), "spec", None))
+        if price is None:
+            return
+        cost = sum(
+            cost_usd(price, p.get("prompt_tokens"), p.get("completion_tokens")) for p in parts
+        )
+        record["cost_usd"] = round(record.get("cost_usd", 0.0) + cost, 8)
