@@ -48,6 +48,7 @@ class RunCollector:
         self.results: Any = None
         self._baseline: list[dict[str, Any]] | None = None
         self.shard_deselected = 0  # samples the workers' --codegen-shard left out (xdist)
+        self.hosts_gone: list[str] = []  # remote hosts that died, not replaced (xdist)
         self.empty_shard = False
         if settings.results is not None:
             from .reporting.results import ResultsWriter
@@ -313,6 +314,12 @@ class RunCollector:
             )
         for _suite, reason in sorted(self.stopped.items()):
             tr.write_line(f"stopped early: {reason}", yellow=True)
+        if self.hosts_gone:
+            tr.write_line(
+                f"host {', '.join(self.hosts_gone)} went away and takes no new worker: the run "
+                "ended with what was graded (rerun with --codegen-resume for the rest)",
+                yellow=True,
+            )
         if self.settings.html is not None:
             tr.write_line(f"html report: {self.settings.html}")
         if self.settings.repair_rounds:
@@ -374,6 +381,14 @@ class XdistControllerHooks:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         if self.generation is not None:  # a host that went away must not be kept waiting
             self.generation.close_for(node)
+        from .generation.remote import host_gone, is_remote
+
+        if error is not None and is_remote(node) and host_gone(node):
+            from .pytest_internals import xdist_replace_no_more
+
+            # The run ends in order; --codegen-resume grades what it did not.
+            if xdist_replace_no_more(self.collector.config):
+                self.collector.hosts_gone.append(str(node.gateway.id))
         from .collect.shards import DESELECTED_KEY
 
         deselected = getattr(node, "workeroutput", {}).get(DESELECTED_KEY, 0)

@@ -58,3 +58,22 @@ def rewrite_asserts(tree: Any, source: bytes, filename: str) -> None:
     from _pytest.assertion.rewrite import rewrite_asserts as rewrite
 
     rewrite(tree, source, filename)
+
+
+def xdist_replace_no_more(config: pytest.Config) -> bool:
+    """Make pytest-xdist treat the worker that just went down as one crash too many, as
+    ``--max-worker-restart`` does: it ends the run in order (the other workers finish what
+    they hold, every report is read) instead of starting a replacement. xdist has no public
+    way to say that one worker is not to be replaced, and replacing a worker whose host is
+    gone fails with an internal error that drops the reports not yet read. False where this
+    xdist keeps its count otherwise."""
+    dsession = config.pluginmanager.getplugin("dsession")
+    failed = getattr(dsession, "_failed_nodes_count", None)
+    if (
+        dsession is None
+        or not isinstance(failed, int)
+        or not hasattr(dsession, "_max_worker_restart")
+    ):
+        return False
+    dsession._max_worker_restart = failed  # xdist adds this crash next, then compares
+    return True

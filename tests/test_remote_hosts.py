@@ -158,15 +158,17 @@ def test_a_run_that_lost_a_host_or_worker_is_resumed_grading_each_sample_once(
     host = SocketHost(host_dir)
     try:
         first = run(pytester, server, *hosts(host), *args)
+        assert first.ret == pytest.ExitCode.TESTS_FAILED
+        assert "INTERNALERROR" not in first.stdout.str() + first.stderr.str()
         if dies == "socket_host":
-            assert host.process.wait(timeout=60) == -9  # the host is gone; so is the run
-            assert first.ret == pytest.ExitCode.INTERNAL_ERROR
+            assert host.process.wait(timeout=60) == -9  # the host is gone: the run ends in order
+            first.stdout.fnmatch_lines(["host far went away and takes no new worker: *"])
         else:  # xdist replaced the worker and went on without the sample it was grading
-            assert first.ret == pytest.ExitCode.TESTS_FAILED
             first.stdout.fnmatch_lines(["*worker 'gw0' crashed*"])
         records = read_results(pytester.path / "r.jsonl")
         graded_first = verdicts(records)
-        assert 10 <= len(graded_first) < samples  # what was graded before is on file
+        # What was graded before is on file: at least the 9 the dead worker finished.
+        assert 9 <= len(graded_first) < samples
         assert len(records) == samples  # ... and every other sample is listed as lost
         host.stop()
 

@@ -102,6 +102,22 @@ def is_remote(node: Any) -> bool:
     return not getattr(node.gateway.spec, "popen", False)
 
 
+def host_gone(node: Any) -> bool:
+    """Whether a socket host's server no longer takes connections (its worker cannot be
+    replaced there). Other hosts (ssh) are assumed to be there: each worker is a new login."""
+    import socket
+
+    address = getattr(node.gateway.spec, "socket", None)
+    if not address:
+        return False
+    host, _, port = str(address).rpartition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
 # -- the worker side
 
 
