@@ -26,9 +26,9 @@ def default_cache_root() -> Path:
 
 
 def run_scratch(started_at: float) -> Path:
-    """Files the processes of one xdist run share when they have no cache to keep them in
-    (the generation claims of ``-p no:cacheprovider``), named after the run's start and
-    removed by the controller when the run ends."""
+    """Files the processes of one xdist run share for that run alone (a build's claims and
+    results; the generation claims of ``-p no:cacheprovider``), named after the run's start
+    and removed by the controller when the run ends."""
     return default_cache_root() / "runs" / f"{started_at:.6f}"
 
 

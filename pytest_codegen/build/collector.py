@@ -9,7 +9,6 @@ to it, and the terminal gets the report's lines.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +44,11 @@ class BuildCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         from ..controller import CONTROLLER_KEY
-        from .items import run_dir
         from .output import example_row, make_report, report_path, write_suite
 
+        # (The run's shared claims and results are removed with the rest of what its
+        # processes share, by RunCollector.close.)
         controller = self.config.stash.get(CONTROLLER_KEY, None)
-        if controller is not None and self.config.pluginmanager.hasplugin("xdist"):
-            shutil.rmtree(run_dir(self.config, controller.started_at), ignore_errors=True)
         if session.config.option.collectonly or not self.results:
             return
         model = self.settings.model or ""

@@ -199,7 +199,7 @@ class BuildCollection:
         """Where xdist workers share claims and results (None without xdist)."""
         if not hasattr(self.config, "workerinput"):
             return None
-        return run_dir(self.config, runner.started_at)
+        return run_dir(runner.started_at)
 
     def pipeline(self, fragment: Fragment, model: Any) -> dict[str, Any]:
         from ..runner import runner_of
@@ -275,16 +275,9 @@ class BuildCollection:
             self.pool.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
 
-def run_dir(config: pytest.Config, started_at: float) -> Path:
-    """This run's directory of build claims and results, shared by its processes."""
-    from ..cachedir import default_cache_root
+def run_dir(started_at: float) -> Path:
+    """This run's directory of build claims and results, shared by its processes: part of
+    what the run's processes share, which the controller removes when the run ends."""
+    from ..cachedir import run_scratch
 
-    settings = settings_of(config)
-    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
-    if settings.cache is not None:
-        root = Path(settings.cache)
-    elif cache is not None:
-        root = cache.mkdir("codegen-build")
-    else:
-        root = default_cache_root()
-    return root / "build-runs" / f"{started_at:.6f}"
+    return run_scratch(started_at) / "build"

@@ -32,15 +32,22 @@ def pytest_cache_dir(config: Any) -> Path | None:
     return path if path.is_absolute() else Path(config.rootpath) / path
 
 
+def _made(path: Path) -> bool:
+    """Create the directory ``path`` if need be (to be hidden, it must exist before the first
+    sample runs); False where it cannot be made, and then nothing can be kept there either."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return True
+
+
 def expected_outputs_dir() -> Path:
     """Where the canonical solutions' outputs on HumanEval+/MBPP+ inputs are kept."""
     from .python.evalplus import expected_dir
 
     path = expected_dir()
-    try:  # to be hidden, it must exist before the first sample runs
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        pass  # then nothing can be kept there either
+    _made(path)
     return path
 
 
@@ -49,15 +56,7 @@ def user_cache_dirs() -> list[Path]:
     only those in use) and the files xdist runs share (other samples' completions)."""
     from ..cachedir import default_cache_root
 
-    found = []
-    for name in ("datasets", "runs"):
-        path = default_cache_root() / name
-        try:  # to be hidden, it must exist before the first sample runs
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            continue  # then nothing can be kept there either
-        found.append(path)
-    return found
+    return [p for p in (default_cache_root() / n for n in ("datasets", "runs")) if _made(p)]
 
 
 def builtin_suite_dirs() -> list[Path]:
