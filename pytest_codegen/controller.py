@@ -17,16 +17,17 @@ from typing import Any
 import pytest
 
 from . import outcomes
+from .keys import (
+    DESELECTED_KEY,
+    DONE_KEY,
+    GENERATION_STATS_KEY,
+    RESUME_KEY,
+    RUNNER_KEY,
+    SHARD_KEY,
+    STARTED_AT_KEY,
+)
 from .reporting.records import SampleRecord
 from .settings import Settings
-
-CONTROLLER_KEY = pytest.StashKey["RunCollector"]()
-NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
-PROCESS_DIED = "the process grading it died"  # the error of a sample whose worker died
-
-
-def controller_of(config: pytest.Config) -> RunCollector:
-    return config.stash[CONTROLLER_KEY]
 
 
 class RunCollector:
@@ -69,13 +70,14 @@ class RunCollector:
 
                 record = missing_record(report.nodeid, self.model_spec, "")
                 record["outcome"] = outcomes.CRASHED
-                record["error"] = PROCESS_DIED
+                record["error"] = outcomes.PROCESS_DIED
             else:
                 return
         if record["nodeid"] in self.records:
             return
-        if str(record.get("error", "")).startswith(NOT_GRADED_PREFIX):  # a worker's tripwire
-            self.stopped.setdefault(record["suite"], record["error"][len(NOT_GRADED_PREFIX) :])
+        if str(record.get("error", "")).startswith(outcomes.NOT_GRADED_PREFIX):  # a tripwire
+            reason = record["error"][len(outcomes.NOT_GRADED_PREFIX) :]
+            self.stopped.setdefault(record["suite"], reason)
         self.keep(record)
         self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
 
@@ -102,6 +104,9 @@ class RunCollector:
 
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
+        runner = self.config.stash.get(RUNNER_KEY, None)
+        if runner is not None and runner.generation.engine is not None:  # a run without xdist
+            self.add_generation_stats(runner.generation.stats())
         if self.settings.build is not None:  # fragments are not samples: see build.collector
             self.expected = {n for n in self.expected if n in self.records}
         # Samples that never reported take suite, task and category from a sibling sample.
@@ -119,7 +124,7 @@ class RunCollector:
         # A build's fragments have their own summary (build.collector), not a pass@k row.
         graded = [r for r in self.records.values() if "build" not in r]
         self.rows = summarize(graded, self.settings.k)
-        shard = self.config.pluginmanager.get_plugin("codegen-shard")
+        shard = self.config.stash.get(SHARD_KEY, None)
         if (
             session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
             and shard is not None
@@ -139,8 +144,6 @@ class RunCollector:
         if self.settings.fail_under:
             self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
             failed = any(not g.passed for g in self.gate_results)
-        from .collect.resume import RESUME_KEY
-
         resume = self.config.stash.get(RESUME_KEY, None)
         resumed = list(resume.done.values()) if resume is not None else []
         if resumed:
@@ -352,11 +355,10 @@ class XdistControllerHooks:
         self.generation: Any = None  # generation.remote.GenerationService, for remote hosts
 
     def pytest_configure_node(self, node: Any) -> None:
-        from .collect.resume import DONE_KEY, RESUME_KEY
-        from .generation.remote import GenerationService, is_remote
+        from .generation.remote_service import GenerationService, is_remote
 
         # Workers judge "regenerate" against the controller's start, not their own.
-        node.workerinput["codegen_started_at"] = self.collector.started_at
+        node.workerinput[STARTED_AT_KEY] = self.collector.started_at
         resume = self.collector.config.stash.get(RESUME_KEY, None)
         if resume is not None:  # a remote host has no copy of the results file
             node.workerinput[DONE_KEY] = sorted(resume.done)
@@ -381,7 +383,7 @@ class XdistControllerHooks:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         if self.generation is not None:  # a host that went away must not be kept waiting
             self.generation.close_for(node)
-        from .generation.remote import host_gone, is_remote
+        from .generation.remote_service import host_gone, is_remote
 
         if error is not None and is_remote(node) and host_gone(node):
             from .pytest_internals import xdist_replace_no_more
@@ -389,10 +391,8 @@ class XdistControllerHooks:
             # The run ends in order; --codegen-resume grades what it did not.
             if xdist_replace_no_more(self.collector.config):
                 self.collector.hosts_gone.append(str(node.gateway.id))
-        from .collect.shards import DESELECTED_KEY
-
         deselected = getattr(node, "workeroutput", {}).get(DESELECTED_KEY, 0)
         self.collector.shard_deselected = max(self.collector.shard_deselected, deselected)
-        stats = getattr(node, "workeroutput", {}).get("codegen_generation")
+        stats = getattr(node, "workeroutput", {}).get(GENERATION_STATS_KEY)
         if stats:
             self.collector.add_generation_stats(stats)

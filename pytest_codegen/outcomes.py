@@ -25,6 +25,11 @@ NOT_GRADED = (MISSING, API_ERROR, QUARANTINED)
 # Verdicts an error-debugging round may try to fix: every graded one but a pass.
 REPAIRABLE = tuple(o for o in GRADED if o != PASSED)
 ALL = GRADED + NOT_GRADED
+# Outcomes whose sample item fails (the rest pass or are skipped: missing, quarantined).
+FAILING = (*REPAIRABLE, API_ERROR)
+
+NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
+PROCESS_DIED = "the process grading it died"  # the error of a sample whose worker died
 
 
 @dataclasses.dataclass

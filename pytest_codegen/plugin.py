@@ -16,6 +16,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from . import settings
+from .keys import (
+    CONTROLLER_KEY,
+    RESUME_KEY,
+    RUNNER_KEY,
+    SETTINGS_KEY,
+    SHARD_KEY,
+    runner_of,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from .models.base import Model
@@ -55,7 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "codegen: a sample of a benchmark problem graded by pytest-codegen"
     )
-    resolved = config.stash[settings.SETTINGS_KEY] = settings.resolve(config)
+    resolved = config.stash[SETTINGS_KEY] = settings.resolve(config)
     if not resolved.active:
         return
     if resolved.merge:  # earlier runs' results reported as one: nothing collected or graded
@@ -63,9 +72,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
         configure_merge(config, resolved)
         return
-    from .collect.selection import BuiltinSuites, read_named_suites, select_builtin_suites
-    from .controller import CONTROLLER_KEY, RunCollector, XdistControllerHooks
-    from .runner import RUNNER_KEY, SampleRunner, conftest_overrides_model, make_model, runs_items
+    from .collect.items import BuiltinSuites
+    from .collect.selection import read_named_suites, select_builtin_suites
+    from .controller import RunCollector, XdistControllerHooks
+    from .generation.context import conftest_overrides_model, make_model
+    from .runner import SampleRunner, runs_items
 
     # Usage errors are found here, in every process alike, so that xdist's controller says
     # the same line as a run without xdist (a worker's error would be lost in its crash).
@@ -78,7 +89,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if resolved.shard is not None:
         from .collect.shards import ShardSelection
 
-        config.pluginmanager.register(ShardSelection(resolved.shard), "codegen-shard")
+        shard = config.stash[SHARD_KEY] = ShardSelection(resolved.shard)
+        config.pluginmanager.register(shard, "codegen-shard")
     if resolved.build is not None:  # a benchmark build: its input is collected instead
         from .build.items import configure_build
 
@@ -91,14 +103,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(runner, "codegen-runner")
     resume = None
     if resolved.resume:  # before the collector opens the results file to append to it
-        from .collect.resume import RESUME_KEY, Resume
+        from .collect.resume import Resume
 
         resume = config.stash[RESUME_KEY] = Resume.configure(config, resolved)
         config.pluginmanager.register(resume, "codegen-resume")
     if hasattr(config, "workerinput"):
         return
     if config.pluginmanager.hasplugin("xdist"):  # --tx to other hosts: what reaches them
-        from .generation.remote import check_remote_arguments
+        from .generation.remote_service import check_remote_arguments
 
         check_remote_arguments(config)
     collector = config.stash[CONTROLLER_KEY] = RunCollector(config, resolved)
@@ -110,7 +122,11 @@ def pytest_configure(config: pytest.Config) -> None:
     model = None
     if not conftest_overrides_model(config):
         # Fail at start, with one line, on a model spec nothing can build.
-        model = runner.model if runner is not None else make_model(config, resolved.model or "")
+        model = (
+            runner.generation.model
+            if runner is not None
+            else make_model(config, resolved.model or "")
+        )
         collector.model_id = getattr(model, "spec", None)
         if runner is None:
             model.close()
@@ -118,9 +134,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from .controller import CONTROLLER_KEY
-    from .runner import RUNNER_KEY
-
     for key in (RUNNER_KEY, CONTROLLER_KEY):
         role = config.stash.get(key, None)
         if role is not None:
@@ -128,9 +141,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if not settings.settings_of(parent.config).active:
+    if not settings_of(parent.config).active:
         return None
-    if settings.settings_of(parent.config).build is not None:
+    if settings_of(parent.config).build is not None:
         from .build.items import collect_build_file
 
         return collect_build_file(file_path, parent)
@@ -159,16 +172,14 @@ def codegen_model(pytestconfig: pytest.Config) -> Model:
         def codegen_model():
             return MyModel()  # a pytest_codegen.Model
     """
-    from .runner import runner_of
-
-    return runner_of(pytestconfig).model
+    return runner_of(pytestconfig).generation.model
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
     from .models.registry import build_model
 
-    opts = settings.settings_of(config)
+    opts = settings_of(config)
     return build_model(
         spec,
         base_url=opts.base_url,

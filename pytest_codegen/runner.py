@@ -9,7 +9,6 @@ controller: all it sends there travels on reports and in ``workeroutput``.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import time
 from collections.abc import Generator
@@ -18,22 +17,20 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import outcomes
-from .models.base import Completion, GenerationRequest, Model, ModelError
+from .execution.executor import Executor
+from .generation.context import GenerationContext
+from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
 from .problems import Problem
+from .recorder import SampleRecorder
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .collect.items import SampleItem
     from .reporting.records import SampleRecord
 
-RUNNER_KEY = pytest.StashKey["SampleRunner"]()
 RERUN_OUTCOMES = (outcomes.FAILED, outcomes.TIMEOUT, outcomes.CRASHED, outcomes.ERROR)
-
-
-def runner_of(config: pytest.Config) -> SampleRunner:
-    return config.stash[RUNNER_KEY]
 
 
 def runs_items(config: pytest.Config) -> bool:
@@ -45,37 +42,6 @@ def runs_items(config: pytest.Config) -> bool:
     return not distributes or bool(config.option.collectonly)
 
 
-def distributed(config: pytest.Config) -> bool:
-    """Whether this process is one of an xdist run's (a worker, or the controller)."""
-    return hasattr(config, "workerinput") or config.pluginmanager.hasplugin("dsession")
-
-
-def make_model(config: pytest.Config, spec: str) -> Model:
-    """The model ``--codegen-model`` names, through the ``pytest_codegen_make_model`` hook;
-    a spec nothing can build is one ``UsageError`` line."""
-    try:
-        model = config.hook.pytest_codegen_make_model(spec=spec, config=config)
-    except ModelError as e:
-        raise pytest.UsageError(f"--codegen-model {spec}: {e}") from None
-    if model is None:
-        raise pytest.UsageError(
-            f"--codegen-model: unknown model {spec!r}; use reference, validate, empty, "
-            "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, a "
-            "built-in model name (--codegen-list-models lists them), or override the "
-            "codegen_model fixture"
-        )
-    return model
-
-
-def conftest_overrides_model(config: pytest.Config) -> bool:
-    """Whether a conftest.py or another plugin defines its own ``codegen_model`` fixture."""
-    return any(
-        getattr(plugin, "__name__", None) != "pytest_codegen.plugin"
-        and hasattr(plugin, "codegen_model")
-        for plugin in config.pluginmanager.get_plugins()
-    )
-
-
 class SampleRunner:
     """Generates, executes and records the samples this process runs."""
 
@@ -83,83 +49,27 @@ class SampleRunner:
         self.config = config
         self.settings = settings
         self.model_spec = settings.model or ""
-        self._model: Model | None = None
-        self._engine: Any = None
         self.tripwire: Any = None
         self.tripped: dict[str, str] = {}  # suite -> why its remaining samples are not graded
         self.plan_counts: tuple[int, int, bool] | None = None
         workerinput = getattr(config, "workerinput", {})
         # Workers judge "regenerate" against the controller's start, not their own.
-        self.started_at = float(workerinput.get("codegen_started_at", time.time()))
-        from .execution.executor import Executor
-
-        self.executor = Executor(settings, getattr(config, "workerinput", {}))
-        from .recorder import SampleRecorder
-
+        started_at = float(workerinput.get(STARTED_AT_KEY, time.time()))
+        self.generation = GenerationContext(config, settings, started_at)
+        self.executor = Executor(settings, workerinput)
         self.recorder = SampleRecorder(
-            settings, self.executor, self.model_spec, lambda: self._model
+            settings, self.executor, self.model_spec, lambda: self.generation.built_model
         )
         self.froze_gc = False  # set once the collected items are out of the collector's sight
 
-    # -- the model and the generation engine
-    @property
-    def model(self) -> Model:
-        if self._model is None:
-            from .generation.remote import worker_model
-
-            self._model = worker_model(self.config) or make_model(self.config, self.model_spec)
-        return self._model
-
-    def engine_for(self, model: Model) -> Any:
-        """The generation engine (concurrent, cached) for our own HTTP model; None otherwise."""
-        if model is not self._model or not model.cacheable:
-            return None
-        if self._engine is None:  # on a remote host, the controller generates
-            from .generation.remote import worker_engine
-
-            self._engine = worker_engine(self.config)
-        if self._engine is None:
-            from .generation.engine import GenerationEngine
-            from .generation.ratelimit import RateLimit
-
-            cache_dir = self.settings.cache
-            if cache_dir is None and getattr(self.config, "cache", None) is not None:
-                cache_dir = self.config.cache.mkdir("codegen-generations")
-            if cache_dir is None and distributed(self.config):
-                # No cache to keep (-p no:cacheprovider): the run's processes still share
-                # their claims, or every worker would request every sample it collected.
-                from .cachedir import run_scratch
-
-                cache_dir = run_scratch(self.started_at) / "generations"
-            self._engine = GenerationEngine(
-                model,
-                cache_dir=cache_dir,
-                concurrency=self.settings.concurrency,
-                regenerate=self.settings.regenerate,
-                since=self.started_at,
-                rate_limit=RateLimit(
-                    self.settings.requests_per_minute, self.settings.tokens_per_minute
-                ),
-            )
-        return self._engine
-
-    def job(self, item: SampleItem, prompt: Any = None) -> Any:
-        from .generation.jobs import Job
-        from .generation.prompts import build_prompt
-
-        if prompt is None:
-            prompt = build_prompt(
-                item.problem, self.settings.system_prompt, self.settings.prompt_template
-            )
-        return Job(item.problem, prompt, item.sample_index, self.settings.params)
-
     # -- hooks
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        samples = [i for i in session.items if hasattr(i, "problem")]
+        samples = [(i.problem, i.sample_index) for i in session.items if hasattr(i, "problem")]
         if session.config.option.collectonly:
-            self.plan(samples)
+            self.plan_counts = self.generation.plan(samples)
             return
-        self.prefetch(samples)
+        if samples:
+            self.generation.prefetch(samples)
         # The items, their problems and completions live until the session ends: the garbage
         # collector need not look at them again each time the grading loop triggers it (3-9%
         # less CPU over a 1640-sample HumanEval run with -n 2, in alternating runs without).
@@ -205,19 +115,11 @@ class SampleRunner:
         item.record_sent = True
         return report
 
-    @pytest.hookimpl(tryfirst=True)  # before the controller's, in a run without xdist
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Engine totals of this process: sent to the controller by a worker, handed over in
-        a run without xdist."""
-        if self._engine is None:
-            return
-        stats = self._engine.stats()
-        if hasattr(self.config, "workerinput"):
-            self.config.workeroutput["codegen_generation"] = stats  # type: ignore[attr-defined]
-        else:
-            from .controller import controller_of
-
-            controller_of(self.config).add_generation_stats(stats)
+        """A worker's engine totals go to the controller (a run without xdist's are read by
+        its controller from here)."""
+        if hasattr(self.config, "workerinput") and self.generation.engine is not None:
+            self.config.workeroutput[GENERATION_STATS_KEY] = self.generation.stats()  # type: ignore[attr-defined]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.plan_counts is None or hasattr(self.config, "workerinput"):
@@ -231,30 +133,13 @@ class SampleRunner:
         )
 
     # -- generation (item setup)
-    def prefetch(self, samples: list[Any]) -> None:
-        """Start generating every sample this process collected: requests go out many at a
-        time, while execution proceeds item by item."""
-        if not samples or conftest_overrides_model(self.config):
-            return
-        engine = self.engine_for(self.model)
-        if engine is not None:
-            engine.prefetch(self.job(i) for i in samples)
-
-    def plan(self, samples: list[Any]) -> None:
-        """For ``--collect-only``: how many samples are cached and how many requests remain."""
-        engine = None if conftest_overrides_model(self.config) else self.engine_for(self.model)
-        cached = 0
-        if engine is not None and engine.cache is not None and not self.settings.regenerate:
-            cached = sum(engine.cache.exists(engine.key(self.job(i))) for i in samples)
-        self.plan_counts = (len(samples), cached, engine is not None)
-
     def generate(self, item: SampleItem) -> None:
         model = item.funcargs["codegen_model"]
         problem: Problem = item.problem
         tripped = self.tripped.get(problem.suite)
         if tripped:
             item.record = self.recorder.record(
-                item, outcomes.MISSING, error=f"not graded: {tripped}"
+                item, outcomes.MISSING, error=outcomes.NOT_GRADED_PREFIX + tripped
             )
             pytest.skip(f"suite stopped early: {tripped}")
         if self.settings.check_references:
@@ -268,7 +153,8 @@ class SampleRunner:
             reason = f"cannot be solved as shipped: {problem.extra['unsolvable']}"
             item.record = self.recorder.record(item, outcomes.ERROR, error=reason)
             raise SampleFailed(f"error: {reason}")
-        completion = self.request(model, self.job(item))
+        job = self.generation.job(problem, item.sample_index)
+        completion = self.generation.request(model, job)
         item.completion = completion
         if completion.missing:
             item.record = self.recorder.record(item, outcomes.MISSING, error="no such sample")
@@ -279,34 +165,6 @@ class SampleRunner:
         if completion.error:
             item.record = self.recorder.record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
-
-    def request(self, model: Model, job: Any, repair_round: int = 0) -> Completion:
-        """One completion for ``job``: through the engine for our own HTTP models (cached,
-        concurrent), straight from the model otherwise."""
-        started = time.monotonic()
-        engine = self.engine_for(model)
-        if engine is not None:
-            completion = engine.get(job)
-        else:
-            request = GenerationRequest(
-                job.problem,
-                job.prompt,
-                (job.sample_index,),
-                job.params,
-                repair_round=repair_round,
-                stage=job.stage,
-            )
-            completions = list(model.generate(request))
-            completion = (
-                completions[0]
-                if completions
-                else Completion(error="the model returned no completion")
-            )
-        if completion.latency_s is None:
-            completion = dataclasses.replace(
-                completion, latency_s=round(time.monotonic() - started, 4)
-            )
-        return completion
 
     def execute(self, item: SampleItem, text: str, form: str | None = None) -> tuple[str, Any]:
         """Grade ``text``, an answer of ``form`` (see models.base), as an answer to the item's
@@ -394,10 +252,7 @@ class SampleRunner:
 
     def close(self) -> None:
         self.executor.close()
-        if self._engine is not None:
-            self._engine.close()
-        if self._model is not None:
-            self._model.close()
+        self.generation.close()
         if self.froze_gc:  # an in-process pytest run (pytester) must not keep them frozen
             gc.unfreeze()
             self.froze_gc = False

@@ -186,7 +186,7 @@ def test_ini_keys_configure_the_run(pytester, tiny):
 def test_readme_lists_every_option():
     from conftest import ROOT
 
-    from pytest_codegen.settings import OPTIONS
+    from pytest_codegen.options import OPTIONS
 
     readme = (ROOT / "README.md").read_text()
     missing = [

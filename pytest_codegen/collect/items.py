@@ -8,17 +8,16 @@ problem ids, categories and suite names.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..keys import runner_of, settings_of
 from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import MODE_JEST, Problem, SuiteError
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
-from ..runner import runner_of
-from ..settings import settings_of
 from .selection import BuiltinSelection, named_suite
 
 if TYPE_CHECKING:
@@ -185,3 +184,23 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         if isinstance(excinfo.value, (SampleFailed, SampleNotGenerated)):
             return str(excinfo.value)
         return None
+
+
+class BuiltinSuites:
+    """Adds one collector per selected built-in suite to what the session collects, after
+    the collectors pytest found for the remaining (path) arguments."""
+
+    def __init__(self, selections: dict[str, BuiltinSelection]) -> None:
+        self.selections = selections
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.extend(
+                BuiltinSuite.from_parent(collector, selection=sel)
+                for sel in self.selections.values()
+            )
+        return report

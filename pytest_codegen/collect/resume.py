@@ -17,16 +17,12 @@ from typing import Any
 import pytest
 
 from .. import outcomes
+from ..keys import DONE_KEY
 from ..settings import Settings
-
-RESUME_KEY = pytest.StashKey["Resume"]()
-DONE_KEY = "codegen_resume_done"  # workerinput: the node ids graded before
 
 
 def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Node id -> the latest record of each sample a results file holds a verdict for."""
-    from ..controller import PROCESS_DIED
-
     latest: dict[str, dict[str, Any]] = {}
     for record in records:
         if isinstance(record.get("nodeid"), str) and "outcome" in record:
@@ -35,7 +31,7 @@ def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         nodeid: record
         for nodeid, record in latest.items()
         if record["outcome"] not in (outcomes.MISSING, outcomes.API_ERROR)
-        and record.get("error") != PROCESS_DIED
+        and record.get("error") != outcomes.PROCESS_DIED
     }
 
 
@@ -104,10 +100,8 @@ class Resume:
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         result = yield
         if isinstance(self.done, dict):  # the exit status counts them, as in one whole run
-            from ..reporting.merge import _FAILING
-
             session.testscollected += len(self.done)
-            session.testsfailed += sum(r["outcome"] in _FAILING for r in self.done.values())
+            session.testsfailed += sum(r["outcome"] in outcomes.FAILING for r in self.done.values())
         return result
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

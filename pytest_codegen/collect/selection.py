@@ -6,10 +6,11 @@ in the project, so to pytest ``humaneval::HumanEval_0[s0]`` would be a missing p
 configure time, after pytest's own argument parsing has told positional arguments from option
 values (``--deselect ID``, ``--codegen-results humaneval::x`` keep theirs), the built-in ids
 are taken out of ``config.args`` into one :class:`BuiltinSelection` per suite, merged with
-``--codegen-suite``. :class:`BuiltinSuites` then adds one collector per suite to the session's
-collection, which yields only the selected samples: each suite is collected once however many
-times, and however, it was named. Everything after collection (``--deselect``, ``-k``, ``-m``,
-``--lf``, ``--sw``, ``-x``, ``--co``) is pytest's, working on node ids as for any file.
+``--codegen-suite``. :class:`~.items.BuiltinSuites` then adds one collector per suite to the
+session's collection, which yields only the selected samples: each suite is collected once
+however many times, and however, it was named. Everything after collection (``--deselect``,
+``-k``, ``-m``, ``--lf``, ``--sw``, ``-x``, ``--co``) is pytest's, working on node ids as for
+any file.
 
 Every process (xdist's controller and each worker, which parse the same arguments) makes the
 same selection, so an id that names nothing is the same one-line usage error with and without
@@ -20,18 +21,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
+from ..keys import BUILTIN_KEY, NAMED_KEY
 from ..problems import Problem, SuiteError
 from ..settings import Settings
-
-# Built-in suite files collected in this process -> the suite's name (for loading and hiding).
-BUILTIN_KEY = pytest.StashKey[dict[Path, str]]()
-# Suite files named on the command line, read at start -> their problems.
-NAMED_KEY = pytest.StashKey[dict[Path, list[Problem]]]()
 
 
 def builtin_files(config: pytest.Config) -> dict[Path, str]:
@@ -169,28 +165,6 @@ def _check_ids(sel: BuiltinSelection, problems: list[Problem], samples: int) -> 
         else:
             continue
         raise pytest.UsageError(f"not found: {arg} (built-in suite {sel.name!r} has {what})")
-
-
-class BuiltinSuites:
-    """Adds one collector per selected built-in suite to what the session collects, after
-    the collectors pytest found for the remaining (path) arguments."""
-
-    def __init__(self, selections: dict[str, BuiltinSelection]) -> None:
-        self.selections = selections
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_make_collect_report(
-        self, collector: pytest.Collector
-    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-        report = yield
-        if isinstance(collector, pytest.Session) and report.passed:
-            from .items import BuiltinSuite
-
-            report.result.extend(
-                BuiltinSuite.from_parent(collector, selection=sel)
-                for sel in self.selections.values()
-            )
-        return report
 
 
 def read_named_suites(config: pytest.Config) -> None:

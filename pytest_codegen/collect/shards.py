@@ -14,20 +14,7 @@ import hashlib
 
 import pytest
 
-# workeroutput key: how many samples this worker's shard left out (every worker the same).
-DESELECTED_KEY = "codegen_shard_deselected"
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/3"`` -> ``(2, 3)``; raises ``ValueError`` unless it is ``I/N`` with 1 <= I <= N."""
-    index, slash, total = text.partition("/")
-    try:
-        i, n = int(index), int(total)
-    except ValueError:
-        i = n = 0
-    if not slash or not 1 <= i <= n:
-        raise ValueError("must be I/N with 1 <= I <= N, e.g. 2/3")
-    return i, n
+from ..keys import DESELECTED_KEY
 
 
 def shard_of(suite: str, task_id: str, total: int) -> int:

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+from ..keys import DATA_KEY
+
 if TYPE_CHECKING:
     from ..problems import Problem
-
-# Named suites' files or directories in this process -> their ``data`` identity.
-DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
 
 
 def dataset_names() -> list[str]:

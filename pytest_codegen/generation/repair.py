@@ -28,11 +28,12 @@ def repair(runner: SampleRunner, item: SampleItem, verdict: Any) -> None:
     assert item.completion is not None and item.record is not None
     problem: Problem = item.problem
     model = item.funcargs["codegen_model"]
-    first = runner.job(item).prompt
+    first = runner.generation.job(problem, item.sample_index).prompt
     code, rounds = item.code or item.completion.text, []
     for repair_round in range(1, runner.settings.repair_rounds + 1):
         prompt = repair_prompt(problem, first, code, _test_log(verdict))
-        completion = runner.request(model, runner.job(item, prompt), repair_round)
+        job = runner.generation.job(problem, item.sample_index, prompt)
+        completion = runner.generation.request(model, job, repair_round)
         entry: dict[str, Any] = {"round": repair_round, **generation_fields(completion)}
         if completion.missing or completion.error:
             entry.update(

@@ -18,10 +18,8 @@ from typing import Any
 import pytest
 
 from .. import outcomes
+from ..keys import CONTROLLER_KEY
 from ..settings import Settings
-
-# Outcomes whose sample item fails (the rest pass or are skipped: missing, quarantined).
-_FAILING = (*outcomes.REPAIRABLE, outcomes.API_ERROR)
 
 
 def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -55,7 +53,7 @@ def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str,
 
 def configure_merge(config: pytest.Config, settings: Settings) -> None:
     """Set up a merging run: nothing collected, the files' records reported."""
-    from ..controller import CONTROLLER_KEY, RunCollector
+    from ..controller import RunCollector
 
     _refuse_grading_flags(config)
     records = read_merged(config, settings.merge)
@@ -74,7 +72,7 @@ GRADING_FLAGS = ("model", "suite", "samples", "build", "shard", "resume")
 
 
 def _refuse_grading_flags(config: pytest.Config) -> None:
-    from ..settings import OPTIONS
+    from ..options import OPTIONS
 
     for opt in OPTIONS:
         if opt.name in GRADING_FLAGS and config.getoption(opt.flag_name) not in (None, [], False):
@@ -105,5 +103,5 @@ class MergedRun:
         kept = self.collector.records.values()
         session.testscollected = len(kept)
         # As in the runs merged: a failed sample fails the run unless a gate decides.
-        session.testsfailed = sum(r["outcome"] in _FAILING for r in kept)
+        session.testsfailed = sum(r["outcome"] in outcomes.FAILING for r in kept)
         return True

@@ -1,0 +1,151 @@
+"""Generation for xdist workers on other hosts: the controller's side.
+
+The controller opens one execnet channel per remote worker and generates for it (see
+:mod:`.remote` for why, and for the worker's side and the wire). Also here: what the
+controller checks of a run with remote hosts, and how it tells a host that went away.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from ..keys import CHANNEL_KEY, MODEL_SPEC_KEY
+from ..models.base import Completion
+from .context import GenerationContext, conftest_overrides_model
+from .jobs import Job
+from .remote import JobWire
+
+
+def check_remote_arguments(config: pytest.Config) -> None:
+    """One line instead of xdist's internal error: xdist passes the command line to another
+    host as given, except that it refuses an argument naming a local path outside its
+    (deprecated) rsync roots: a suite file given as a path, or an option's value given as a
+    separate argument naming an existing file."""
+    import execnet
+
+    if config.getoption("rsyncdir", None) or config.getini("rsyncdirs"):
+        return  # xdist's rsync roots: it decides
+    remote = [
+        spec
+        for spec in config.getoption("tx", None) or []
+        if not execnet.XSpec(spec).popen or execnet.XSpec(spec).chdir
+    ]
+    if not remote:
+        return
+    for arg in map(str, config.invocation_params.args):
+        head = arg.split("::", 1)[0]
+        if head and (config.invocation_params.dir / head).exists():
+            raise pytest.UsageError(
+                f"--tx {remote[0]}: {arg!r} is a path on this machine, which xdist does not "
+                "pass to another host; give suites there by built-in name or by the ini key "
+                "testpaths (the files at the same paths in the host's working directory), and "
+                "options as --option=value"
+            )
+
+
+def is_remote(node: Any) -> bool:
+    """Whether an xdist node runs on another host (anything but ``popen``: ssh, socket)."""
+    return not getattr(node.gateway.spec, "popen", False)
+
+
+def host_gone(node: Any) -> bool:
+    """Whether a socket host's server no longer takes connections (its worker cannot be
+    replaced there). Other hosts (ssh) are assumed to be there: each worker is a new login."""
+    import socket
+
+    address = getattr(node.gateway.spec, "socket", None)
+    if not address:
+        return False
+    host, _, port = str(address).rpartition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
+class GenerationService:
+    """Generates for the remote workers of a run, in the controller's process.
+
+    A :class:`~.context.GenerationContext` supplies the model and engine, built as a local
+    worker builds its own (options, cache directory, rate limit).
+    """
+
+    def __init__(self, config: pytest.Config, settings: Any, started_at: float) -> None:
+        self.generation = GenerationContext(config, settings, started_at)
+        self.channels: list[Any] = []
+
+    @property
+    def engine(self) -> Any:
+        return self.generation.engine_for(self.generation.model)
+
+    def serves(self) -> bool:
+        """Whether remote workers should ask here: the run's own model, one that caches."""
+        settings = self.generation.settings
+        if settings.build is not None or conftest_overrides_model(self.generation.config):
+            return False
+        return self.engine is not None
+
+    def open_for(self, node: Any) -> None:
+        """Open a channel to ``node`` and put it in its ``workerinput``."""
+        channel = node.gateway.newchannel()
+        self.channels.append(channel)
+        node.workerinput[CHANNEL_KEY] = channel
+        node.workerinput[MODEL_SPEC_KEY] = self.generation.model.spec
+        wire = JobWire()
+        # Called in execnet's receiving thread, in the order the worker sent them (so a
+        # problem is known before a job names it); answered from threads of their own.
+        channel.setcallback(lambda message: self._receive(channel, wire, message))
+
+    def close_for(self, node: Any) -> None:
+        channel = node.workerinput.get(CHANNEL_KEY)
+        if channel is not None and not channel.isclosed():
+            channel.close()
+
+    def _receive(self, channel: Any, wire: JobWire, message: Any) -> None:
+        kind, data = message
+        work: Any
+        try:
+            if kind == "prefetch":
+                target, work = self._prefetch, [wire.load(j) for j in data]
+            elif kind == "get":
+                target, work = self._answer, wire.load(data)
+            else:
+                return
+        except (KeyError, TypeError, ValueError, IndexError) as e:  # never leave it waiting
+            if kind == "get":
+                error = Completion(error=f"the controller could not read the request: {e!r}")
+                channel.send(("completion", error.to_json()))
+            return
+        threading.Thread(
+            target=target, args=(channel, work), name="codegen-remote-generation", daemon=True
+        ).start()
+
+    def _prefetch(self, channel: Any, jobs: list[Job]) -> None:
+        try:
+            self.engine.prefetch(jobs)
+        except RuntimeError:  # the engine closed: the run is ending
+            pass
+
+    def _answer(self, channel: Any, job: Job) -> None:
+        try:
+            completion = self.engine.get(job)
+        except Exception as e:  # noqa: BLE001 - the worker must get an answer whatever happens
+            completion = Completion(error=f"generation failed on the controller: {e}")
+        if not channel.isclosed():
+            try:
+                channel.send(("completion", completion.to_json()))
+            except Exception:  # noqa: BLE001 - the worker's host went away meanwhile
+                pass
+
+    def stats(self) -> dict[str, Any]:
+        return self.generation.stats()
+
+    def close(self) -> None:
+        for channel in self.channels:
+            if not channel.isclosed():
+                channel.close()
+        self.generation.close()

@@ -1,0 +1,56 @@
+"""Where a run's roles and shared state are found.
+
+Every ``config.stash`` key of the plugin, and the names of the values xdist carries between
+the controller and its workers (``workerinput`` out, ``workeroutput`` back). A role finds
+another through its key here, never by importing the module that defines it: the key names
+the type for readers and type checkers only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .controller import RunCollector
+    from .problems import Problem
+    from .runner import SampleRunner
+    from .settings import Settings
+
+# -- config.stash
+SETTINGS_KEY = pytest.StashKey["Settings"]()  # every codegen option, resolved once
+RUNNER_KEY = pytest.StashKey["SampleRunner"]()  # where sample items run
+CONTROLLER_KEY = pytest.StashKey["RunCollector"]()  # where the run is reported
+RESUME_KEY = pytest.StashKey["Resume"]()  # --codegen-resume
+SHARD_KEY = pytest.StashKey["ShardSelection"]()  # --codegen-shard
+# Built-in suite files collected in this process -> the suite's name (for loading and hiding).
+BUILTIN_KEY = pytest.StashKey[dict[Path, str]]()
+# Suite files named on the command line, read at start -> their problems.
+NAMED_KEY = pytest.StashKey[dict[Path, "list[Problem]"]]()
+# Named suites' files or directories in this process -> their ``data`` identity.
+DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
+
+# -- workerinput: controller to worker
+STARTED_AT_KEY = "codegen_started_at"  # the controller's start ("regenerate" is judged by it)
+DONE_KEY = "codegen_resume_done"  # the node ids graded before a resumed run
+CHANNEL_KEY = "codegen_generation_channel"  # a remote worker's channel to the generation
+MODEL_SPEC_KEY = "codegen_generation_model"  # ... and the model's own spec
+
+# -- workeroutput: worker to controller
+DESELECTED_KEY = "codegen_shard_deselected"  # samples this worker's shard left out
+GENERATION_STATS_KEY = "codegen_generation"  # the worker's generation engine totals
+
+
+def settings_of(config: pytest.Config) -> Settings:
+    """This run's resolved options (resolved once, in ``pytest_configure``)."""
+    return config.stash[SETTINGS_KEY]
+
+
+def runner_of(config: pytest.Config) -> SampleRunner:
+    return config.stash[RUNNER_KEY]
+
+
+def controller_of(config: pytest.Config) -> RunCollector:
+    return config.stash[CONTROLLER_KEY]
