@@ -43,7 +43,7 @@ class BuildCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        from ..controller import CONTROLLER_KEY
+        from ..keys import CONTROLLER_KEY
         from .output import example_row, make_report, report_path, write_suite
 
         # (The run's shared claims and results are removed with the rest of what its

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 
 from .. import outcomes
+from ..keys import settings_of
 from ..outcomes import SampleNotGenerated
 from ..pytest_internals import ShortFailureRepr, fixture_closure
-from ..settings import Settings, settings_of
+from ..settings import Settings
 from .inputs import Fragment, fragments_in, input_files, is_json_input, is_test_file, split_spec
 
 BUILD_KEY = pytest.StashKey["BuildCollection"]()
@@ -178,18 +179,22 @@ class BuildCollection:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Start building every collected fragment, many at a time (see :mod:`.pool`)."""
-        from ..runner import conftest_overrides_model, runner_of
+        from ..generation.context import conftest_overrides_model
+        from ..keys import runner_of
 
         items = [i for i in session.items if isinstance(i, BuildItem)]
         if not items or session.config.option.collectonly:
             return
         runner = runner_of(self.config)
-        if conftest_overrides_model(self.config) or runner.engine_for(runner.model) is None:
+        if (
+            conftest_overrides_model(self.config)
+            or runner.generation.engine_for(runner.generation.model) is None
+        ):
             return  # built item by item, with the model the fixture gives
         from .pool import BuildPool
 
         self.pool = BuildPool(
-            lambda fragment: self.pipeline(fragment, runner.model),
+            lambda fragment: self.pipeline(fragment, runner.generation.model),
             self.claims_dir(runner),
             self.settings.concurrency,
         )
@@ -199,10 +204,10 @@ class BuildCollection:
         """Where xdist workers share claims and results (None without xdist)."""
         if not hasattr(self.config, "workerinput"):
             return None
-        return run_dir(runner.started_at)
+        return run_dir(runner.generation.started_at)
 
     def pipeline(self, fragment: Fragment, model: Any) -> dict[str, Any]:
-        from ..runner import runner_of
+        from ..keys import runner_of
         from .pipeline import Pipeline
         from .pool import RuntimeServices
 
@@ -227,14 +232,14 @@ class BuildCollection:
         """Item setup: the fragment's result and record; an API failure raises here."""
         import time
 
+        from ..keys import runner_of
         from ..reporting.records import make_record
-        from ..runner import runner_of
         from .pool import fragment_problem
 
         started = time.monotonic()
         model = item.funcargs["codegen_model"]
         runner = runner_of(self.config)
-        if self.pool is not None and model is runner.model:
+        if self.pool is not None and model is runner.generation.model:
             result = self.pool.result(item.nodeid, item.fragment)
         else:
             result = self.pipeline(item.fragment, model)

@@ -81,16 +81,16 @@ class RuntimeServices:
     def ask(
         self, stage: str, text: str, index: int, params: SamplingParams | None = None
     ) -> Completion:
-        return self.runner.request(self.model, self._job(stage, text, index, params))
+        return self.runner.generation.request(self.model, self._job(stage, text, index, params))
 
     def ask_many(
         self, stage: str, text: str, n: int, params: SamplingParams | None = None
     ) -> list[Completion]:
         jobs = [self._job(stage, text, i, params) for i in range(n)]
-        engine = self.runner.engine_for(self.model)
+        engine = self.runner.generation.engine_for(self.model)
         if engine is not None:  # one request for the n samples, where the API allows it
             engine.prefetch(jobs)
-        return [self.runner.request(self.model, job) for job in jobs]
+        return [self.runner.generation.request(self.model, job) for job in jobs]
 
     def run(self, masked_program: str, function: str) -> Verdict:
         from ..execution.python.grader import run_python_program
