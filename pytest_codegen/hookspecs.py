@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .kinds.registry import KindRegistry
     from .models.base import Model
     from .problems import Problem
 
@@ -33,6 +34,27 @@ def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem
         def pytest_codegen_load_suite(path, config):
             if path.suffix == ".yaml":
                 return [Problem(id=..., suite=path.stem, ...) for ... in yaml.safe_load(...)]
+    """
+
+
+def pytest_codegen_add_kinds(kinds: KindRegistry, config: pytest.Config) -> None:
+    """Add benchmark kinds of your own to the run's ``kinds``; called once per process at
+    configure time, after the built-in kinds are in.
+
+    A kind (a ``pytest_codegen.kinds.protocol.Kind``) says which files it reads, how, and how
+    a sample of its problems is graded; its problems name it by ``Problem.mode``. Example::
+
+        class ShellKind(Kind):
+            name = "shell"
+
+            def claims(self, path, explicit):
+                return path.suffix == ".shsuite"
+
+            def load(self, path, suite): ...
+            def grade(self, problem, code, run): ...
+
+        def pytest_codegen_add_kinds(kinds, config):
+            kinds.register(ShellKind())
     """
 
 

@@ -67,6 +67,9 @@ def pytest_configure(config: pytest.Config) -> None:
     resolved = config.stash[SETTINGS_KEY] = settings.resolve(config)
     if not resolved.active:
         return
+    from .kinds.registry import configure_kinds
+
+    configure_kinds(config)
     if resolved.merge:  # earlier runs' results reported as one: nothing collected or graded
         from .reporting.merge import configure_merge
 
@@ -148,18 +151,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
         return collect_build_file(file_path, parent)
     from .collect.items import SuiteFile
-    from .collect.suites import is_suite_file
-    from .collect.suites.evalplus import looks_like_evalplus
-    from .collect.suites.humaneval import looks_like_humaneval
+    from .kinds.registry import kinds_of
 
     explicit = parent.session.isinitpath(file_path)
-    if file_path.name.endswith(".test.js"):
-        return SuiteFile.from_parent(parent, path=file_path)
-    if is_suite_file(file_path) and (
-        explicit or looks_like_humaneval(file_path) or looks_like_evalplus(file_path)
-    ):
-        return SuiteFile.from_parent(parent, path=file_path)
-    return None
+    if kinds_of(parent.config).claiming(file_path, explicit) is None:
+        return None
+    return SuiteFile.from_parent(parent, path=file_path)
 
 
 @pytest.fixture(scope="session")
@@ -177,9 +174,11 @@ def codegen_model(pytestconfig: pytest.Config) -> Model:
 
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
+    from .kinds.registry import kinds_of
     from .models.registry import build_model
 
     opts = settings_of(config)
+    kinds = kinds_of(config)
     return build_model(
         spec,
         base_url=opts.base_url,
@@ -188,20 +187,18 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         invocation_dir=config.invocation_params.dir,
         request_timeout=opts.request_timeout,
         max_retry_wait=opts.max_retry_wait,
+        empty_solution=lambda problem: kinds.of(problem).empty_solution(problem),
     )
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem]:
     from .collect.selection import builtin_files
-    from .collect.suites import load_suite, suite_name_for
+    from .collect.suites import suite_name_for
     from .datasets import stamp
+    from .kinds.registry import kinds_of
 
-    if path.name.endswith(".test.js"):
-        from .collect.suites.webapp1k import load_test_file
-
-        # <suite dir>/<category>/<name>.test.js: the suite is named after its directory.
-        return stamp(config, path.parent.parent, [load_test_file(path, path.parent.parent.name)])
-    return stamp(
-        config, path, load_suite(path, builtin_files(config).get(path) or suite_name_for(path))
-    )
+    kind = kinds_of(config).reading(path)
+    root = kind.suite_root(path)  # a suite directory for a file in it (a React test)
+    name = root.name if root != path else builtin_files(config).get(path) or suite_name_for(path)
+    return stamp(config, root, kind.load(path, name))

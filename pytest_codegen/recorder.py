@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import outcomes
-from .problems import MODE_JEST, Problem
+from .problems import Problem
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class SampleRecorder:
             from .reporting.comparable import run_identity
 
             self._identity = run_identity(self.settings, self.model())
-        node = self.executor.node_version() if problem.mode == MODE_JEST else None
+        node = self.executor.node_version() if self.executor.grades_on_node(problem) else None
         return {**self._identity, "node": node} if node else self._identity
 
     def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:

@@ -20,6 +20,7 @@ from . import outcomes
 from .execution.executor import Executor
 from .generation.context import GenerationContext
 from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY
+from .kinds.registry import kinds_of
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
 from .problems import Problem
@@ -56,7 +57,7 @@ class SampleRunner:
         # Workers judge "regenerate" against the controller's start, not their own.
         started_at = float(workerinput.get(STARTED_AT_KEY, time.time()))
         self.generation = GenerationContext(config, settings, started_at)
-        self.executor = Executor(settings, workerinput)
+        self.executor = Executor(settings, kinds_of(config), workerinput)
         self.recorder = SampleRecorder(
             settings, self.executor, self.model_spec, lambda: self.generation.built_model
         )
@@ -226,15 +227,17 @@ class SampleRunner:
         """``--codegen-model=validate``: a problem without a reference was answered with an
         empty solution, which its tests must reject; one with a reference was answered with
         it, which must pass, and then an empty solution is graded too, which must fail."""
-        from .models.builtin import empty_solution
-
         mode = item.problem.mode
         if item.problem.reference is None:
             return outcomes.judge_empty_solution(verdict, mode)
         if not verdict.passed:
             return verdict
         assert item.completion is not None
-        _, empty = self.execute(item, empty_solution(item.problem), item.completion.form)
+        _, empty = self.execute(
+            item,
+            self.executor.kinds.of(item.problem).empty_solution(item.problem),
+            item.completion.form,
+        )
         judged = outcomes.judge_empty_solution(empty, mode)
         return verdict if judged.passed else judged
 

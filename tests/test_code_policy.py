@@ -11,6 +11,7 @@ from conftest import TINY, XDIST_MODES, read_results, run_vllm, write_replay
 from fake_providers import FakeProviders
 
 from pytest_codegen.execution.extract import APPEND, EXTRACT, WHOLE, code_policy
+from pytest_codegen.kinds.registry import builtin_kinds
 from pytest_codegen.models.base import CONTINUATION, PROGRAM, REPLY, ModelError
 from pytest_codegen.models.builtin import load_replay
 from pytest_codegen.problems import MODE_JEST, MODE_PYTHON_CALL, MODE_PYTHON_PROGRAM
@@ -42,7 +43,9 @@ COUNTER_BODY = json.loads(TINY.read_text().splitlines()[2])["canonical_solution"
     ],
 )
 def test_policy_per_form_and_choice(form, choice, mode, policy):
-    assert code_policy(form, choice, mode) == policy
+    kind = builtin_kinds().named(mode)
+    assert kind is not None
+    assert code_policy(form, choice, kind.continues_prompt) == policy
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

@@ -163,4 +163,4 @@ def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
         suite="s",
         mode=MODE_PYTHON_PROGRAM,
     )
-    assert problem_imports(program) == ("csv", "heapq", "json")
+    assert problem_imports(program, tests_run_in_sample=True) == ("csv", "heapq", "json")

@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import ROOT, XDIST_MODES, read_results
 
-from pytest_codegen.models.builtin import empty_solution
+from pytest_codegen.kinds.registry import builtin_kinds
 from pytest_codegen.outcomes import ERROR, FAILED, PASSED, Verdict, judge_empty_solution
 from pytest_codegen.problems import MODE_JEST, MODE_PYTHON_CALL, Problem
 
@@ -107,6 +107,10 @@ def test_react_suite_without_references(pytester):
             "failed: vacuous: test 'renders' passes with an empty solution",
         ]
     )
+
+
+def empty_solution(problem: Problem) -> str:
+    return builtin_kinds().of(problem).empty_solution(problem)
 
 
 def test_empty_solutions_by_mode():

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, read_results, shared_cache
 
-from pytest_codegen.collect.suites import load_suite
+from pytest_codegen.kinds.registry import builtin_kinds
 
 # Not part of a checkout as cloned: left out of the copy the sdist is made from.
 LOCAL_ONLY = shutil.ignore_patterns(
@@ -161,7 +161,8 @@ def test_installed_wheel_grades_its_own_suite(installed, tmp_path, suite):
     assert site in Path(where[0]).resolve().parents  # the package is the wheel's, not ours
     assert site in Path(where[1][suite]).resolve().parents
 
-    expected = {p.id for p in load_suite(CHECKOUT_SUITES[suite], suite)}
+    path = CHECKOUT_SUITES[suite]
+    expected = {p.id for p in builtin_kinds().reading(path).load(path, suite)}
     run(
         python,
         "-m",

@@ -144,10 +144,10 @@ def write_grading_stub(workdir: Path) -> str:
     Python grading is a no-op that passes; returns its name for ``-p``."""
     (workdir / "codegen_grading_stub.py").write_text(
         "from pytest_codegen import outcomes\n"
-        "from pytest_codegen.execution import dispatch as execute\n\n\n"
-        "def _passed(problem, code, limits, hide=(), **options):\n"
+        "from pytest_codegen.kinds.humaneval import HumanEvalKind\n\n\n"
+        "def _passed(self, problem, code, run):\n"
         "    return outcomes.Verdict(outcomes.PASSED, mode='python-call')\n\n\n"
-        "execute.run_python_call = _passed\n"
+        "HumanEvalKind.grade = _passed\n"
     )
     return "codegen_grading_stub"
 

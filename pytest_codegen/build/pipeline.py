@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from ..kinds.execcsn import empty_function
 from ..models.base import Completion, SamplingParams
-from ..models.builtin import empty_function
 from ..outcomes import Verdict
 from . import checks, prompts
 from .checks import CheckFailed

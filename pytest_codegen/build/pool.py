@@ -93,7 +93,7 @@ class RuntimeServices:
         return [self.runner.generation.request(self.model, job) for job in jobs]
 
     def run(self, masked_program: str, function: str) -> Verdict:
-        from ..execution.python.grader import run_python_program
+        from ..kinds.execcsn import run_python_program
 
         problem = Problem(
             id=self.problem.id,

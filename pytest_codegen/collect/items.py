@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..keys import runner_of, settings_of
+from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
-from ..problems import MODE_JEST, Problem, SuiteError
+from ..problems import Problem, SuiteError
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
 from .selection import BuiltinSelection, named_suite
 
@@ -51,6 +52,7 @@ class SuiteSamples:
 
     def collect(self) -> Iterator[SampleItem]:
         samples = settings_of(self.config).samples
+        kinds = kinds_of(self.config)
         try:
             problems = self.load_problems()
         except SuiteError as e:
@@ -66,12 +68,9 @@ class SuiteSamples:
                 )
             seen[name] = problem.id
             wanted = [i for i in range(samples) if self.wants(name, f"{name}[s{i}]")]
-            if wanted and problem.mode == MODE_JEST:
-                from .suites.webapp1k import check_problem
-
-                issues = check_problem(problem)
-                if issues:  # graded as an error, with the reason, whatever the model writes
-                    problem.extra["unsolvable"] = "; ".join(issues)
+            issues = kinds.of(problem).check(problem) if wanted else []
+            if issues:  # graded as an error, with the reason, whatever the model writes
+                problem.extra["unsolvable"] = "; ".join(issues)
             for index in wanted:
                 item = SampleItem.from_parent(
                     self, problem=problem, sample_index=index, fixtureinfo=fixtureinfo

@@ -9,16 +9,21 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..kinds.protocol import NODE
+from ..kinds.registry import KindRegistry
 from ..outcomes import TIMEOUT, SampleFailed, Verdict
-from ..problems import MODE_EVALPLUS, MODE_JEST, Problem
+from ..problems import Problem
 from ..settings import Settings
 
 
 class Executor:
     """Executes samples for one pytest process (an xdist worker, or the only process)."""
 
-    def __init__(self, settings: Settings, workerinput: Mapping[str, Any]) -> None:
+    def __init__(
+        self, settings: Settings, kinds: KindRegistry, workerinput: Mapping[str, Any]
+    ) -> None:
         self.settings = settings
+        self.kinds = kinds
         self._worker = (workerinput.get("workerid"), workerinput.get("workercount"))
         self._jest: Any = None
         self._jest_error: str | None = None
@@ -78,14 +83,17 @@ class Executor:
         ``problem``: ``(code run, verdict)``."""
         from .dispatch import execute
 
+        kind = self.kinds.of(problem)
         cap = self.limits(problem)
         hide = self.hidden(sample_path, suites, also_hidden)
-        jest = self.jest_runner() if problem.mode == MODE_JEST else None
+        if kind.runtime == NODE:
+            self.jest_runner()  # no Node: the sample fails here, before its time limit
 
         def run_reference() -> Verdict:
             policy = self.code_policy(problem, None)  # as --codegen-check-references grades it
+            reference = problem.reference or ""
             return execute(
-                problem, problem.reference or "", cap, policy=policy, jest=jest, hide=hide
+                problem, reference, cap, kind=kind, policy=policy, jest=self.jest_runner, hide=hide
             )[1]
 
         limit = self.time_limit(problem, cap.timeout_s, run_reference)
@@ -93,8 +101,9 @@ class Executor:
             problem,
             text,
             dataclasses.replace(cap, timeout_s=limit.limit_s),
+            kind=kind,
             policy=self.code_policy(problem, form),
-            jest=jest,
+            jest=self.jest_runner,
             hide=hide,
         )
         verdict.time_limit = limit.to_json()
@@ -113,11 +122,13 @@ class Executor:
             return time_limits.TimeLimit(
                 cap_s, time_limits.CAP, cap_s, why="--codegen-timeout-rule=flat"
             )
-        if problem.mode == MODE_EVALPLUS:  # EvalPlus's own per-input limits (python.evalplus)
+        kind = self.kinds.of(problem)
+        if kind.own_time_limits:  # e.g. EvalPlus's per-input limits (python.evalplus)
             return time_limits.TimeLimit(
-                cap_s, time_limits.OWN, cap_s, why="EvalPlus's per-input limits apply instead"
+                cap_s, time_limits.OWN, cap_s, why=f"{kind.own_time_limits} apply instead"
             )
-        if time_limits.floor_of(problem, cap_s) >= cap_s:  # (Exec-CSN's 10 s) nothing to derive
+        floor_s = time_limits.floor_of(problem, cap_s, kind.time_floor_s)
+        if floor_s >= cap_s:  # (Exec-CSN's 10 s) nothing to derive
             return time_limits.TimeLimit(
                 cap_s, time_limits.CAP, cap_s, floor_s=cap_s, why="its floor is the cap"
             )
@@ -125,8 +136,10 @@ class Executor:
             from ..cachedir import default_cache_root
 
             self._calibration = time_limits.Calibration(default_cache_root())
-        seconds, calibration = self._calibration.reference_time(problem, cap_s, run_reference)
-        limit = time_limits.derive(problem, cap_s, seconds)
+        seconds, calibration = self._calibration.reference_time(
+            problem, floor_s, cap_s, run_reference
+        )
+        limit = time_limits.derive(floor_s, cap_s, seconds)
         if isinstance(calibration, str):
             return dataclasses.replace(limit, why=calibration)
         return dataclasses.replace(limit, calibration=calibration)
@@ -136,7 +149,7 @@ class Executor:
         ``code_policy`` (see :func:`.extract.code_policy` and ``--codegen-extract``)."""
         from .extract import code_policy
 
-        return code_policy(form, self.settings.extract, problem.mode)
+        return code_policy(form, self.settings.extract, self.kinds.of(problem).continues_prompt)
 
     def reference_failure(self, problem: Problem, run: Callable[[str], Verdict]) -> str | None:
         """Why the problem's own reference fails here (None when it passes); once per problem.
@@ -173,6 +186,9 @@ class Executor:
                 self._jest_error = f"crashed: the Node/Jest environment is unusable: {e}"
                 raise SampleFailed(self._jest_error) from None
         return self._jest
+
+    def grades_on_node(self, problem: Problem) -> bool:
+        return self.kinds.of(problem).runtime == NODE
 
     def node_version(self) -> str | None:
         """The version of the Node that runs React samples here, once it runs."""

@@ -16,7 +16,6 @@ import re
 import textwrap
 
 from ..models.base import CONTINUATION, PROGRAM
-from ..problems import MODE_EVALPLUS, MODE_PYTHON_CALL
 
 # How the code that runs is taken from an answer; each sample's record names its policy.
 EXTRACT = "extract"  # out of a raw reply's prose, fences and <think> blocks, fitted to the prompt
@@ -118,9 +117,10 @@ def defines(code: str, name: str) -> bool:
     )
 
 
-def code_policy(form: str | None, choice: str, mode: str) -> str:
+def code_policy(form: str | None, choice: str, continues: bool) -> str:
     """How the code of an answer of ``form`` (see :mod:`..models.base`) is taken, for a
-    problem graded in ``mode``, given ``--codegen-extract``'s ``choice``.
+    problem whose prompt is code an answer ``continues`` (or not), given
+    ``--codegen-extract``'s ``choice``.
 
     ``auto``: a raw reply (or an answer of unknown form, such as a conftest model's) is
     extracted; a ``completion`` is appended to the prompt where the problem's prompt is code
@@ -130,8 +130,6 @@ def code_policy(form: str | None, choice: str, mode: str) -> str:
     """
     if choice == "always":
         return EXTRACT
-    # The prompt is code the answer can follow.
-    continues = mode in (MODE_PYTHON_CALL, MODE_EVALPLUS)
     if form == PROGRAM:
         return WHOLE
     if choice == "never":

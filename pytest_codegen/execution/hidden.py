@@ -64,7 +64,7 @@ def builtin_suite_dirs() -> list[Path]:
     from ..collect import suites
 
     found = [p if p.is_dir() else p.parent for p in suites.builtin_suites().values()]
-    return found + [suites._PACKAGED_SUITES, suites._REPO_BENCHMARKS]
+    return found + list(suites.own_suite_roots())
 
 
 def grader_files(

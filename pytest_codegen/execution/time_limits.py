@@ -39,12 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from ..outcomes import Verdict
-from ..problems import MODE_JEST, MODE_PYTHON_CALL, MODE_PYTHON_PROGRAM, Problem
+from ..problems import Problem
 
 FACTOR = 10.0
-# The suite graders' own limits (see above); a suite that states its own (extra["timeout_s"],
-# Exec-CSN's 10 s) uses that.
-FLOORS_S = {MODE_PYTHON_CALL: 3.0, MODE_PYTHON_PROGRAM: 10.0, MODE_JEST: 5.0}
 CALIBRATION_RUNS = 3  # the reference's fastest of this many runs is its time
 REFERENCE = "reference"  # the limit is FACTOR x the reference's time
 FLOOR = "floor"  # ... which is below the floor
@@ -88,14 +85,16 @@ class TimeLimit:
         return f"the absolute cap of {self.cap_s:g} s: {self.why}"
 
 
-def floor_of(problem: Problem, cap_s: float) -> float:
-    """The least limit of ``problem``'s samples: its suite grader's own, within the cap."""
-    return min(float(problem.extra.get("timeout_s", FLOORS_S.get(problem.mode, 3.0))), cap_s)
+def floor_of(problem: Problem, cap_s: float, kind_floor_s: float) -> float:
+    """The least limit of ``problem``'s samples, within the cap: its suite grader's own,
+    which is its kind's (``Kind.time_floor_s``) unless the suite states one (Exec-CSN's
+    ``timeout_s``)."""
+    return min(float(problem.extra.get("timeout_s", kind_floor_s)), cap_s)
 
 
-def derive(problem: Problem, cap_s: float, reference_s: float | None) -> TimeLimit:
-    """The limit for ``problem``'s samples given its reference's time (None: unknown)."""
-    floor_s = floor_of(problem, cap_s)
+def derive(floor_s: float, cap_s: float, reference_s: float | None) -> TimeLimit:
+    """The limit for samples whose floor is ``floor_s`` (see :func:`floor_of`), given their
+    problem's reference's time (None: unknown)."""
     if reference_s is None:
         return TimeLimit(cap_s, CAP, cap_s)
     scaled = FACTOR * reference_s
@@ -109,10 +108,10 @@ def derive(problem: Problem, cap_s: float, reference_s: float | None) -> TimeLim
     return TimeLimit(round(limit, 3), source, cap_s, floor_s, FACTOR, round(reference_s, 4))
 
 
-def settled(reference_s: float, runs: int, problem: Problem, cap_s: float) -> bool:
+def settled(reference_s: float, runs: int, floor_s: float, cap_s: float) -> bool:
     """Whether a reference time from ``runs`` runs is final: enough runs, or so short that
     its limit is the floor already (a faster run could not lower it)."""
-    return runs >= CALIBRATION_RUNS or derive(problem, cap_s, reference_s).source == FLOOR
+    return runs >= CALIBRATION_RUNS or derive(floor_s, cap_s, reference_s).source == FLOOR
 
 
 def host_name() -> str:
@@ -155,20 +154,20 @@ class Calibration:
         self._known: dict[str, dict[str, Any]] = {}
 
     def reference_time(
-        self, problem: Problem, cap_s: float, run: Callable[[], Verdict]
+        self, problem: Problem, floor_s: float, cap_s: float, run: Callable[[], Verdict]
     ) -> tuple[float | None, dict[str, Any] | str]:
         """``(seconds, calibration)`` of the problem's reference on this host, measuring it
         with ``run`` (one grading of the reference) if no one has; ``(None, why)`` when it
-        has no time to go by."""
+        has no time to go by. ``floor_s`` and ``cap_s`` bound its samples' limit."""
         if problem.reference is None:
             return None, "the problem has no reference solution"
         key = problem_key(problem)
-        found = self._usable(key, problem, cap_s)  # no lock to read: files are written whole
+        found = self._usable(key, floor_s, cap_s)  # no lock to read: files are written whole
         if found is None:
             with self._lock(key):
-                found = self._usable(key, problem, cap_s)  # measured by another process?
+                found = self._usable(key, floor_s, cap_s)  # measured by another process?
                 if found is None:
-                    measured = self._measure(problem, cap_s, run)
+                    measured = self._measure(floor_s, cap_s, run)
                     if isinstance(measured, str):
                         return None, measured
                     self._known[key] = measured
@@ -176,21 +175,19 @@ class Calibration:
                     return measured["reference_s"], _calibration(measured, cached=False)
         return found["reference_s"], _calibration(found, cached=True)
 
-    def _usable(self, key: str, problem: Problem, cap_s: float) -> dict[str, Any] | None:
+    def _usable(self, key: str, floor_s: float, cap_s: float) -> dict[str, Any] | None:
         """The problem's calibration, known here or on disk, if it is final for ``cap_s``."""
         entry = self._known.get(key) or self._read(key)
-        if entry is None or not settled(entry["reference_s"], entry["runs"], problem, cap_s):
+        if entry is None or not settled(entry["reference_s"], entry["runs"], floor_s, cap_s):
             return None
         self._known[key] = entry
         return entry
 
     @staticmethod
-    def _measure(
-        problem: Problem, cap_s: float, run: Callable[[], Verdict]
-    ) -> dict[str, Any] | str:
+    def _measure(floor_s: float, cap_s: float, run: Callable[[], Verdict]) -> dict[str, Any] | str:
         """The reference's fastest time over up to CALIBRATION_RUNS gradings, or why not."""
         times: list[float] = []
-        while not times or not settled(min(times), len(times), problem, cap_s):
+        while not times or not settled(min(times), len(times), floor_s, cap_s):
             verdict = run()
             if not verdict.passed:
                 return f"its reference does not pass on this host ({verdict.outcome})"

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..jsonl import JSONLinesError, read_objects
 from ..outcomes import API_ERROR, MISSING
-from ..problems import MODE_JEST, MODE_PYTHON_PROGRAM, Problem
+from ..problems import Problem
 from .base import CONTINUATION, PROGRAM, REPLY, Completion, GenerationRequest, Model, ModelError
 
 
@@ -24,35 +25,21 @@ class ReferenceModel(Model):
         return [Completion(text=ref)] * request.n
 
 
-# What an empty answer looks like in each grading mode (see problems.MODE_*).
-_EMPTY_JEST = "import React from 'react';\nexport default function App() { return null; }\n"
-
-
-def empty_solution(problem: Problem) -> str:
-    """A syntactically valid answer that does nothing: the tests must reject it."""
-    if problem.mode == MODE_JEST:
-        return _EMPTY_JEST
-    if problem.mode == MODE_PYTHON_PROGRAM:
-        return empty_function(str(problem.extra.get("func_name", "solution")))
-    return "    pass\n"  # a body after the prompt's signature
-
-
-def empty_function(func_name: str) -> str:
-    """The definition of ``func_name`` (a qualified name: its last part) with a ``pass`` body."""
-    return f"def {func_name.rsplit('.', 1)[-1]}(*args, **kwargs):\n    pass\n"
-
-
 class EmptyModel(Model):
-    """Answers every problem with :func:`empty_solution`, graded like any model's answer: a
-    sample passes only where the tests accept a solution that does nothing."""
+    """Answers every problem with its kind's empty solution (``Kind.empty_solution``),
+    graded like any model's answer: a sample passes only where the tests accept a solution
+    that does nothing."""
 
     spec = "empty"
 
+    def __init__(self, empty_solution: Callable[[Problem], str]) -> None:
+        self.empty_solution = empty_solution
+
     def generate(self, request: GenerationRequest) -> list[Completion]:
-        return [Completion(text=empty_solution(request.problem))] * request.n
+        return [Completion(text=self.empty_solution(request.problem))] * request.n
 
 
-class ValidateModel(Model):
+class ValidateModel(EmptyModel):
     """Validates a suite: each problem's reference where it has one (it must pass, and the
     runner also grades an empty solution, which the tests must reject), else an empty
     solution (the tests must reject it; see :func:`outcomes.judge_empty_solution`)."""
@@ -61,9 +48,8 @@ class ValidateModel(Model):
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
         ref = request.problem.reference
-        return [
-            Completion(text=ref if ref is not None else empty_solution(request.problem))
-        ] * request.n
+        text = ref if ref is not None else self.empty_solution(request.problem)
+        return [Completion(text=text)] * request.n
 
 
 class ReplayModel(Model):

@@ -6,10 +6,11 @@ names of :mod:`~pytest_codegen.models.names`, which an alias of the same name re
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..problems import Problem
 from .base import Model, ModelError, SamplingParams, merge_params
 from .builtin import EmptyModel, ReferenceModel, ReplayModel, ValidateModel
 from .catalog import PROVIDERS
@@ -39,6 +40,7 @@ def build_model(
     invocation_dir: Path,
     request_timeout: float = 120.0,
     max_retry_wait: float = 300.0,
+    empty_solution: Callable[[Problem], str] | None = None,
 ) -> Model | None:
     """The model ``spec`` names, or ``None`` when it names none known here.
 
@@ -48,14 +50,15 @@ def build_model(
     ``base_url`` and ``params`` (``--codegen-base-url`` and the sampling options) take
     precedence over an alias's or a name's own. A ``PROVIDER:MODEL`` with
     an unknown provider raises :class:`ModelError`. ``request_timeout`` and
-    ``max_retry_wait`` (seconds) go to the HTTP transport.
+    ``max_retry_wait`` (seconds) go to the HTTP transport. ``empty_solution`` gives the
+    answers of ``empty`` and ``validate`` (the problem's kind's; see ``kinds``).
     """
     if spec == "reference":
         return ReferenceModel()
-    if spec == "validate":
-        return ValidateModel()
-    if spec == "empty":
-        return EmptyModel()
+    if spec in ("validate", "empty"):
+        if empty_solution is None:
+            raise ModelError(f"{spec}: needs the problems' kinds for their empty solutions")
+        return (ValidateModel if spec == "validate" else EmptyModel)(empty_solution)
     if spec.startswith("replay:"):
         path = Path(spec.removeprefix("replay:")).expanduser()
         if not path.is_absolute():

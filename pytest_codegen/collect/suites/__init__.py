@@ -11,13 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...problems import Problem, SuiteError
+from ...problems import SuiteError
 
 # The project's own suites: a copy inside the installed package (setup.py puts it in the
 # wheel), else benchmarks/ of the source checkout (an editable install reads them there).
 _PACKAGED_SUITES = Path(__file__).resolve().parent / "builtin"
 _REPO_BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 _OWN_SUITES = (("everyday", "python/everyday.jsonl"), ("react", "react"))
+
+
+def own_suite_roots() -> tuple[Path, Path]:
+    """Where the project's own suites may be: the installed package's copy, the checkout's."""
+    return _PACKAGED_SUITES, _REPO_BENCHMARKS
 
 
 def builtin_suites() -> dict[str, Path]:
@@ -40,34 +45,6 @@ def builtin_suites() -> dict[str, Path]:
                 suites[name] = root / rel
                 break
     return suites
-
-
-def is_suite_file(path: Path) -> bool:
-    """Whether ``path`` has a suite file's name (its content is checked when read)."""
-    name = path.name
-    return name.endswith((".jsonl", ".jsonl.gz", ".json"))
-
-
-def load_suite(path: Path, suite: str) -> list[Problem]:
-    """Read the problems in ``path``; raises :class:`SuiteError` naming what is wrong and where."""
-    name = path.name
-    if path.is_dir():
-        from .webapp1k import load_webapp1k
-
-        return load_webapp1k(path, suite)
-    if name.endswith((".jsonl", ".jsonl.gz")):
-        from .evalplus import load_evalplus, looks_like_evalplus
-        from .humaneval import load_humaneval
-
-        if looks_like_evalplus(path):  # HumanEval+/MBPP+: rows with base and plus inputs
-            return load_evalplus(path, suite)
-
-        return load_humaneval(path, suite)
-    if name.endswith(".json"):
-        from .execcsn import load_execcsn
-
-        return load_execcsn(path, suite)
-    raise SuiteError(f"{path}: not a suite file (expected .jsonl, .jsonl.gz, .json or a directory)")
 
 
 def read_rows(

@@ -35,7 +35,7 @@ from ..extract import EXTRACT, python_candidate
 from . import wire
 from .errors import SampleCrashed, SampleTimeout
 from .evalplus_match import MBPP_NOT_NONE, matches
-from .grader import _classify, _grade_in_sandbox, problem_imports
+from .grader import classify_exception, grade_in_sandbox, problem_imports
 from .sandbox import Limits, Plan, Remote, Sandbox
 
 GT_TIME_LIMIT_FACTOR = 4.0
@@ -174,11 +174,11 @@ def _grade_set(
     def classify(exc: Exception) -> Verdict:
         if isinstance(exc, _WrongOutput):
             return Verdict(outcomes.FAILED, str(exc))
-        verdict = _classify(exc, "")
+        verdict = classify_exception(exc, "")
         verdict.message = f"{where[0]}: {verdict.message}"
         return verdict
 
-    verdict = _grade_in_sandbox(
+    verdict = grade_in_sandbox(
         limits, hide, problems.MODE_EVALPLUS, grade, classify, problem_imports(problem)
     )
     return verdict

@@ -29,7 +29,7 @@ from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
 from . import wire
 from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTimeout
-from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox, call_remote
+from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox
 
 # -- python-call mode ---------------------------------------------------------------------
 
@@ -58,12 +58,12 @@ def run_python_call(
             namespace[entry] = candidate
             namespace["check"](candidate)
 
-        return _grade_in_sandbox(
+        return grade_in_sandbox(
             limits,
             hide,
             problems.MODE_PYTHON_CALL,
             grade,
-            lambda e: _classify(e, test_file),
+            lambda e: classify_exception(e, test_file),
             problem_imports(problem),
         )
 
@@ -75,7 +75,7 @@ def run_python_call(
         return attempt(NO_PLAN)
 
 
-def _grade_in_sandbox(
+def grade_in_sandbox(
     limits: Limits,
     hide: tuple[str, ...],
     mode: str,
@@ -125,7 +125,7 @@ def _stderr_verdict(stderr: str, words: tuple[str, ...]) -> Verdict | None:
     return None
 
 
-def _classify(exc: Exception, test_file: str) -> Verdict:
+def classify_exception(exc: Exception, test_file: str) -> Verdict:
     """An exception out of the tests: the candidate's own, or a failed check."""
     if hasattr(exc, "candidate_type"):
         kind = exc.candidate_type  # type: ignore[attr-defined]
@@ -305,13 +305,13 @@ def _compiled_tests(problem: Problem, test_file: str) -> CompiledTests:
 _IMPORTS: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
-def problem_imports(problem: Problem) -> tuple[str, ...]:
+def problem_imports(problem: Problem, *, tests_run_in_sample: bool = False) -> tuple[str, ...]:
     """The modules a problem's own code imports (prompt, reference, and the tests when they
     run in the sample): what its samples will likely import too."""
     key = (problem.suite, problem.id)
     if key not in _IMPORTS:
         sources = [problem.prompt, problem.reference or ""]
-        if problem.mode == problems.MODE_PYTHON_PROGRAM:
+        if tests_run_in_sample:
             sources.append(problem.tests)
         _IMPORTS[key] = tuple(
             sorted({name for source in sources for name in imported_modules(source)})
@@ -382,32 +382,3 @@ def _compile_tests(source: str, filename: str) -> Any:
     except OSError:
         pass  # a read-only cache only costs the rewriting again
     return code
-
-
-# -- python-program mode ------------------------------------------------------------------
-
-
-def run_python_program(
-    problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
-) -> Verdict:
-    from ...collect.suites.execcsn_program import extract_function, splice
-
-    func = extract_function(code, problem.extra["func_name"]) or code
-    program = splice(problem, func)
-
-    def classify(e: Exception) -> Verdict:
-        kind = getattr(e, "candidate_type", type(e).__name__)
-        outcome = outcomes.FAILED if kind == "AssertionError" else outcomes.ERROR
-        verdict = Verdict(outcome, f"{kind}: {e}" if str(e) else kind)
-        verdict.stderr = getattr(e, "candidate_traceback", "")
-        return verdict
-
-    return _grade_in_sandbox(
-        limits,
-        hide,
-        problems.MODE_PYTHON_PROGRAM,
-        lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
-        classify,
-        problem_imports(problem),
-        stderr_apart=True,
-    )

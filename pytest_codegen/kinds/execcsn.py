@@ -1,0 +1,66 @@
+"""Exec-CSN / CodeBenchGen programs (``python-program``): the sample's function spliced into
+the masked program, whose own tests run with it in the sandbox (as CodeBenchGen's harness
+runs them, with its limits: 10 s, 4 GiB, failing words on stderr)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import outcomes
+from ..collect.suites.execcsn import load_execcsn
+from ..collect.suites.execcsn_program import extract_function, splice
+from ..execution.python.grader import grade_in_sandbox, problem_imports
+from ..execution.python.sandbox import Limits, call_remote
+from ..outcomes import Verdict
+from ..problems import MODE_PYTHON_PROGRAM, Problem
+from .protocol import PYTHON, GradingRun, Kind
+
+
+class ExecCSNKind(Kind):
+    name = MODE_PYTHON_PROGRAM
+    runtime = PYTHON
+    time_floor_s = 10.0  # CodeBenchGen's harness
+
+    def claims(self, path: Path, explicit: bool) -> bool:
+        return explicit and path.name.endswith(".json")
+
+    def load(self, path: Path, suite: str) -> list[Problem]:
+        return load_execcsn(path, suite)
+
+    def entry_name(self, problem: Problem) -> str | None:
+        return problem.extra.get("func_name")
+
+    def empty_solution(self, problem: Problem) -> str:
+        return empty_function(str(problem.extra.get("func_name", "solution")))
+
+    def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
+        return run_python_program(problem, code, run.limits, run.hide)
+
+
+def empty_function(func_name: str) -> str:
+    """The definition of ``func_name`` (a qualified name: its last part) with a ``pass`` body."""
+    return f"def {func_name.rsplit('.', 1)[-1]}(*args, **kwargs):\n    pass\n"
+
+
+def run_python_program(
+    problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
+) -> Verdict:
+    func = extract_function(code, problem.extra["func_name"]) or code
+    program = splice(problem, func)
+
+    def classify(e: Exception) -> Verdict:
+        kind = getattr(e, "candidate_type", type(e).__name__)
+        outcome = outcomes.FAILED if kind == "AssertionError" else outcomes.ERROR
+        verdict = Verdict(outcome, f"{kind}: {e}" if str(e) else kind)
+        verdict.stderr = getattr(e, "candidate_traceback", "")
+        return verdict
+
+    return grade_in_sandbox(
+        limits,
+        hide,
+        MODE_PYTHON_PROGRAM,
+        lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
+        classify,
+        problem_imports(problem, tests_run_in_sample=True),
+        stderr_apart=True,
+    )

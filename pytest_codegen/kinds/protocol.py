@@ -1,0 +1,75 @@
+"""The interface every benchmark kind implements, and what grading a sample is given."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..outcomes import Verdict
+from ..problems import Problem
+
+PYTHON = "python"  # graded by Python children in the sandbox, on this worker's CPUs
+NODE = "node"  # graded by Jest in the managed Node environment
+
+
+@dataclasses.dataclass(frozen=True)
+class GradingRun:
+    """What grading one sample is given besides its problem and code: the sandbox's
+    ``limits`` (``execution.python.sandbox.Limits``), the files to ``hide``, how the code
+    was taken (``policy``, see ``execution.extract``), and the Jest runner (made on first
+    use; raises ``SampleFailed`` where there is no Node)."""
+
+    limits: Any
+    hide: tuple[str, ...] = ()
+    policy: str = "extract"
+    jest: Callable[[], Any] | None = None
+
+
+class Kind:
+    """A kind of benchmark problem. Subclass it, set ``name`` and implement :meth:`load`
+    and :meth:`grade`; the rest has defaults that suit a Python function benchmark.
+
+    Problems say their kind by ``Problem.mode == kind.name``.
+    """
+
+    name: str = ""  # the Problem.mode of its problems, and the record's "mode"
+    runtime: str = PYTHON  # PYTHON or NODE
+    # The suite grader's own limit per sample, the least a derived limit can be (seconds).
+    time_floor_s: float = 3.0
+    # The benchmark's own per-test limits, which apply instead of one derived per sample
+    # (named for the record, e.g. "EvalPlus's per-input limits"); "" for none.
+    own_time_limits: str = ""
+    # A "completion" answer continues the prompt (HumanEval's prompts are code to go on).
+    continues_prompt: bool = False
+
+    def claims(self, path: Path, explicit: bool) -> bool:
+        """Whether this kind reads the file ``path``, found while collecting (``explicit``:
+        named on the command line). Only files that are suites of this kind."""
+        return False
+
+    def suite_root(self, path: Path) -> Path:
+        """The file or directory a suite is known by (its name, its data identity)."""
+        return path
+
+    def load(self, path: Path, suite: str) -> list[Problem]:
+        """The problems of ``path`` (a file this kind claims, or a suite directory);
+        raises ``problems.SuiteError`` naming what is wrong and where."""
+        raise NotImplementedError
+
+    def entry_name(self, problem: Problem) -> str | None:
+        """The function a model's reply must define, which code extraction prefers."""
+        return None
+
+    def empty_solution(self, problem: Problem) -> str:
+        """A valid answer that does nothing, which the problem's tests must reject."""
+        return "    pass\n"
+
+    def check(self, problem: Problem) -> list[str]:
+        """Why ``problem`` cannot be solved as shipped (empty: it can)."""
+        return []
+
+    def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
+        """Run ``code`` against ``problem``'s tests; the verdict's ``mode`` is ``name``."""
+        raise NotImplementedError
