@@ -68,7 +68,11 @@ class SuiteSamples:
                 )
             seen[name] = problem.id
             wanted = [i for i in range(samples) if self.wants(name, f"{name}[s{i}]")]
-            issues = kinds.of(problem).check(problem) if wanted else []
+            try:
+                kind = kinds.of(problem)
+            except ValueError as e:  # a loader's problem that no kind grades
+                raise self.CollectError(f"{self.path}: {e}") from None
+            issues = kind.check(problem) if wanted else []
             if issues:  # graded as an error, with the reason, whatever the model writes
                 problem.extra["unsolvable"] = "; ".join(issues)
             for index in wanted:

@@ -187,6 +187,12 @@ def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
     except SuiteError as e:
         raise pytest.UsageError(str(e)) from None
     if problems is not None:
+        kinds = kinds_of(config)
+        for problem in problems:
+            try:
+                kinds.of(problem)
+            except ValueError as e:  # a loader's problem that no kind grades
+                raise pytest.UsageError(f"{path}: {e}") from None
         config.stash.setdefault(NAMED_KEY, {})[path.resolve()] = problems
     return problems
 
