@@ -1,7 +1,7 @@
 """Packaging beyond pyproject.toml: the project's own suites go into the built package.
 
 The suites stay in ``benchmarks/`` (the tests, the README and the perf scripts read them
-there); a wheel carries a copy as ``pytest_codegen/collect/suites/builtin/``, in the same
+there); a wheel carries a copy as ``pytest_codegen/collect/builtin/``, in the same
 layout, where ``builtin_suites()`` finds them once installed.
 
 Why a ``build_py`` step: it is the one place every wheel build goes through, from the checkout
@@ -23,7 +23,7 @@ SUITES = ROOT / "benchmarks"
 # What a suite is made of: HumanEval-format files, and the React suite's WebApp1K layout
 # (<category>/<name>.js references, <category>/<name>.test.js tests) with its README.
 SUITE_FILES = ("python/*.jsonl", "react/README.md", "react/*/*.js")
-BUILT_SUITES = ("pytest_codegen", "collect", "suites", "builtin")
+BUILT_SUITES = ("pytest_codegen", "collect", "builtin")
 
 
 class BuildPyWithSuites(build_py):

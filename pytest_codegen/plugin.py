@@ -193,8 +193,8 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem]:
+    from .collect.builtin_suites import suite_name_for
     from .collect.selection import builtin_files
-    from .collect.suites import suite_name_for
     from .datasets import stamp
     from .kinds.registry import kinds_of
 

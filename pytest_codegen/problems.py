@@ -1,7 +1,8 @@
 """What a benchmark is made of: problems, grouped in suites.
 
 Every suite format (HumanEval JSONL, Exec-CSN JSON, WebApp1K test trees, ...) is read into these
-plain objects by a loader in :mod:`pytest_codegen.collect.suites`; every later stage only sees them.
+plain objects by the loader of its kind (:mod:`pytest_codegen.kinds`); every later stage only
+sees them.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ REACT_KINDS = ("reference", "wrong", "empty")
 def react_samples() -> tuple[dict, list[dict]]:
     """The problems of ``benchmarks/react`` by id, and a replay row for each one's reference,
     wrong and empty solution (sample indices 0, 1, 2 in ``REACT_KINDS`` order)."""
-    from pytest_codegen.collect.suites.webapp1k import load_webapp1k
+    from pytest_codegen.kinds.webapp1k import load_webapp1k
     from pytest_codegen.models.builtin import load_replay
 
     problems = load_webapp1k(ROOT / "benchmarks" / "react", "react")

@@ -17,7 +17,7 @@ import shutil
 import pytest
 from conftest import TINY, XDIST_MODES, read_results, write_replay
 
-from pytest_codegen.collect.suites import builtin_suites
+from pytest_codegen.collect.builtin_suites import builtin_suites
 
 EVERYDAY = builtin_suites()["everyday"]
 WRONG = "    pass\n"

@@ -612,7 +612,7 @@ def test_exec_csn_as_stored_pinned_by_git_object(pytester, monkeypatch, server, 
 
 
 def test_exec_csn_as_stored_gives_the_harness_prompt(tmp_path):
-    from pytest_codegen.collect.suites.execcsn import load_execcsn
+    from pytest_codegen.kinds.execcsn_rows import load_execcsn
 
     path = tmp_path / "test_set_final_round3.json"
     path.write_text(json.dumps(exec_csn_stored_rows()))

@@ -162,7 +162,7 @@ def test_mbpp_inputs_are_rebuilt_as_evalplus_rebuilds_them(evalplus_python):
         return json.loads(done.stdout)
 
     theirs = rebuilt(str(evalplus_python), "evalplus.data.mbpp", "mbpp_deserialize_inputs")
-    ours = rebuilt(sys.executable, "pytest_codegen.collect.suites.evalplus", "mbpp_inputs")
+    ours = rebuilt(sys.executable, "pytest_codegen.kinds.evalplus", "mbpp_inputs")
     assert {k: v for k, v in ours.items() if v != theirs[k]} == {}
     # The probes reach every kind of conversion.
     assert len({v for k, v in theirs.items() if v != repr(PROBES[int(k.split()[1])])}) > 20

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codegen.collect.suites.execcsn import (
-    STDERR_FAIL_WORDS,
-    build_prompt,
-    load_execcsn,
-)
-from pytest_codegen.collect.suites.execcsn_program import (
+from pytest_codegen.kinds.execcsn_program import (
     MASK,
     code_from_reply,
     extract_function,
     program_from_reply,
     splice,
+)
+from pytest_codegen.kinds.execcsn_rows import (
+    STDERR_FAIL_WORDS,
+    build_prompt,
+    load_execcsn,
 )
 from pytest_codegen.problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
 

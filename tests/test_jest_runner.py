@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from conftest import react_samples, shared_cache
 
-from pytest_codegen.collect.suites.webapp1k import check_problem, load_webapp1k
 from pytest_codegen.execution.jest.node_env import PACKAGE_DIR, ensure_toolchain, find_node
 from pytest_codegen.execution.jest.runner import JestRunner
+from pytest_codegen.kinds.webapp1k import check_problem, load_webapp1k
 from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT
 from pytest_codegen.problems import MODE_JEST
 

@@ -13,7 +13,7 @@ from conftest import ROOT, outcomes_by_node, read_results
 from fake_providers import FakeProviders
 from socket_host import SocketHost
 
-from pytest_codegen.collect.suites import builtin_suites
+from pytest_codegen.collect.builtin_suites import builtin_suites
 from pytest_codegen.scoring import summarize
 
 EVERYDAY = [

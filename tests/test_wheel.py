@@ -151,7 +151,7 @@ def test_installed_wheel_grades_its_own_suite(installed, tmp_path, suite):
         run(
             python,
             "-c",
-            "import json, pytest_codegen.collect.suites as s; "
+            "import json, pytest_codegen.collect.builtin_suites as s; "
             "print(json.dumps([s.__file__, {k: str(v) for k, v in s.builtin_suites().items()}]))",
             cwd=outside,
             env=env,

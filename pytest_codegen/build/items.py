@@ -141,7 +141,7 @@ class BuildItem(ShortFailureRepr, pytest.Function):
 def time_budget(settings: Settings) -> float:
     """Seconds one fragment's item may take at most: every program run the pipeline can make
     at the sandbox's limit, and every model request with its retries."""
-    from ..collect.suites.execcsn import TIMEOUT_S
+    from ..kinds.execcsn_rows import TIMEOUT_S
     from .pipeline import MAX_REQUESTS, MAX_RUNS
 
     run_limit = settings.timeout if "timeout" in settings.explicit else TIMEOUT_S

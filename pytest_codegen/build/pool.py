@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ..cachedir import atomic_write
-from ..collect.suites.execcsn import MEMORY_LIMIT_BYTES, STDERR_FAIL_WORDS, TIMEOUT_S
-from ..collect.suites.execcsn_program import _mask_indent
 from ..generation.cache import DiskCache
 from ..generation.jobs import Job
+from ..kinds.execcsn_program import mask_indent
+from ..kinds.execcsn_rows import MEMORY_LIMIT_BYTES, STDERR_FAIL_WORDS, TIMEOUT_S
 from ..models.base import Completion, Model, Prompt, SamplingParams, merge_params
 from ..outcomes import Verdict
 from ..problems import MODE_PYTHON_PROGRAM, Problem
@@ -105,8 +105,8 @@ class RuntimeServices:
             tests=masked_program,
             extra={
                 "func_name": self.func_name,
-                "mask_indent": _mask_indent(masked_program) or "",
-                # What grading the built suite applies (collect.suites.execcsn).
+                "mask_indent": mask_indent(masked_program) or "",
+                # What grading the built suite applies (kinds.execcsn_rows).
                 "timeout_s": TIMEOUT_S,
                 "memory_limit_bytes": MEMORY_LIMIT_BYTES,
                 "stderr_fail_words": list(STDERR_FAIL_WORDS),

@@ -94,7 +94,7 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
     problem or sample. An argument that exists as a path stays a path, as pytest has it.
     """
     from ..datasets import dataset_names, open_named
-    from .suites import builtin_suites
+    from .builtin_suites import builtin_suites
 
     known: dict[str, Path | None] = {**dict.fromkeys(dataset_names()), **builtin_suites()}
     for name in settings.suite:

@@ -61,7 +61,7 @@ def user_cache_dirs() -> list[Path]:
 
 def builtin_suite_dirs() -> list[Path]:
     """Where every built-in suite lives, whether this run uses it or not."""
-    from ..collect import suites
+    from ..collect import builtin_suites as suites
 
     found = [p if p.is_dir() else p.parent for p in suites.builtin_suites().values()]
     return found + list(suites.own_suite_roots())

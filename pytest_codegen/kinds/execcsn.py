@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import outcomes
-from ..collect.suites.execcsn import load_execcsn
-from ..collect.suites.execcsn_program import extract_function, splice
 from ..execution.python.grader import grade_in_sandbox, problem_imports
 from ..execution.python.sandbox import Limits, call_remote
 from ..outcomes import Verdict
 from ..problems import MODE_PYTHON_PROGRAM, Problem
+from .execcsn_program import extract_function, splice
+from .execcsn_rows import load_execcsn
 from .protocol import PYTHON, GradingRun, Kind
 
 

@@ -1,16 +1,117 @@
-"""WebApp1K-style React problems (``jest``): a component graded by its Jest test file in the
-managed Node environment."""
+"""WebApp1K-style React suites: ``<category>/<name>.test.js`` files graded by Jest.
+
+Each test file imports the component the model must write (``import App from './addComment'``).
+The solution's file name comes from that import line, not from the test's file name: 16 of
+WebApp1K's tests differ in letter case (``displayProductDetails.test.js`` imports
+``./DisplayProductDetails``). Duo/trio layouts (``<a>_<b>.test.js``) work the same way.
+Samples are graded by Jest in the
+managed Node environment (``jest``).
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from ..collect.suites.webapp1k import check_problem, load_test_file, load_webapp1k
 from ..outcomes import Verdict
-from ..problems import MODE_JEST, Problem
+from ..problems import MODE_JEST, Problem, SuiteError
 from .protocol import NODE, GradingRun, Kind
 
 EMPTY_COMPONENT = "import React from 'react';\nexport default function App() { return null; }\n"
+
+# import X from './Name' | import {X} from "./Name.js" | require('./Name')
+_IMPORT = re.compile(
+    r"""(?:^|\n)\s*import\s+(?:[^'";]*?\s+from\s+)?['"](?P<a>[^'"]+)['"]"""
+    r"""|require\(\s*['"](?P<b>[^'"]+)['"]\s*\)"""
+)
+_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")
+TEST_SUFFIX = ".test.js"
+
+
+def relative_imports(test_code: str) -> list[str]:
+    """The relative module specifiers a test imports (``./addComment``, ``../x``), in order."""
+    found: list[str] = []
+    for match in _IMPORT.finditer(test_code):
+        spec = match.group("a") or match.group("b")
+        if spec.startswith(".") and spec not in found:
+            found.append(spec)
+    return found
+
+
+def solution_filename(test_code: str, test_filename: str) -> str:
+    """The file the model writes, as the test imports it (``./Name`` -> ``Name.js``).
+
+    Falls back to the test's own name (``name.test.js`` -> ``name.js``) when the test has no
+    relative import.
+    """
+    for spec in relative_imports(test_code):
+        if spec.startswith("./") and "/" not in spec[2:]:
+            name = spec[2:]
+            return name if name.endswith(_EXTENSIONS) else f"{name}.js"
+    return test_filename[: -len(TEST_SUFFIX)] + ".js"
+
+
+def make_prompt(solution_file: str, test_code: str) -> str:
+    """WebApp1K's prompt (generate_code.py), naming the file with its ``.js`` as they do."""
+    return f"Generate {solution_file} to pass the tests below:\n\n{test_code}. RETURN CODE ONLY."
+
+
+def load_webapp1k(root: Path, suite: str) -> list[Problem]:
+    """Every ``<category>/<name>.test.js`` under ``root`` as a :data:`MODE_JEST` problem.
+
+    The problem id is ``<category>/<name>``; ``reference`` is the file next to the test named
+    like the import (``<category>/<Component>.js``), when present.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise SuiteError(f"{root}: not a directory of WebApp1K-style tests")
+    problems = [load_test_file(p, suite) for p in sorted(root.glob(f"*/*{TEST_SUFFIX}"))]
+    if not problems:
+        raise SuiteError(f"{root}: no <category>/<name>{TEST_SUFFIX} files")
+    return problems
+
+
+def load_test_file(test_path: Path, suite: str) -> Problem:
+    """One ``<category>/<name>.test.js`` file as a problem (see :func:`load_webapp1k`)."""
+    category = test_path.parent.name
+    name = test_path.name[: -len(TEST_SUFFIX)]
+    try:
+        test_code = test_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"{test_path}: cannot read ({exc})") from exc
+    solution_file = solution_filename(test_code, test_path.name)
+    reference_path = test_path.parent / solution_file
+    reference = reference_path.read_text(encoding="utf-8") if reference_path.is_file() else None
+    return Problem(
+        id=f"{category}/{name}",
+        suite=suite,
+        category=category,
+        language="javascript",
+        mode=MODE_JEST,
+        prompt=make_prompt(solution_file, test_code),
+        tests=test_code,
+        reference=reference,
+        extra={"test_filename": test_path.name, "solution_filename": solution_file},
+    )
+
+
+def check_problem(problem: Problem) -> list[str]:
+    """Why a problem cannot be solved as shipped (empty list: it can).
+
+    The sample is one file next to a copy of the test, so the test may import only that one
+    module, and only from its own directory.
+    """
+    issues: list[str] = []
+    specs = relative_imports(problem.tests)
+    outside = [s for s in specs if not s.startswith("./") or "/" in s[2:]]
+    for spec in outside:
+        issues.append(f"imports {spec!r} from outside the sample's directory")
+    local = {s[2:].removesuffix(".js") for s in specs if s not in outside}
+    if len(local) > 1:
+        issues.append(f"imports {len(local)} different solution modules: {sorted(local)}")
+    if not specs:
+        issues.append("imports no solution module")
+    return issues
 
 
 class WebApp1KKind(Kind):

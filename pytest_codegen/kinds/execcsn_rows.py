@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
-from .execcsn_program import MASK, _mask_indent, extract_function
+from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
+from .execcsn_program import MASK, extract_function, mask_indent
 
 #: The docstring CodeBenchGen leaves in ``masked_method_no_test`` for the instruction to replace.
 PLACEHOLDER_DOCSTRING = "insert the instruction here"
@@ -142,8 +142,8 @@ def _problem(row: Any, index: int, where: str, suite: str) -> Problem:
     count = masked_code.count(MASK)
     if count != 1:
         raise SuiteError(f"{where}: bad field 'masked_code': {MASK} must occur once, found {count}")
-    mask_indent = _mask_indent(masked_code)
-    if mask_indent is None:
+    indent = mask_indent(masked_code)
+    if indent is None:
         raise SuiteError(f"{where}: bad field 'masked_code': {MASK} must stand alone on its line")
 
     problem_id = _problem_id(row, index, func_name, where)
@@ -159,7 +159,7 @@ def _problem(row: Any, index: int, where: str, suite: str) -> Problem:
     extra: dict[str, Any] = {
         "func_name": func_name,
         "mask": MASK,
-        "mask_indent": mask_indent,
+        "mask_indent": indent,
         "mask_decorators": _decorators_above_mask(masked_code),
         "timeout_s": TIMEOUT_S,
         "memory_limit_bytes": MEMORY_LIMIT_BYTES,

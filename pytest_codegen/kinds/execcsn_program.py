@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ...problems import Problem
+from ..problems import Problem
 
 MASK = "__MASK__"
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -19,7 +19,7 @@ _OPEN_FENCE = re.compile(r"(?:```|\[PYTHON\])[ \t]*[\w+.-]*[ \t]*\n")
 _FENCED = re.compile(_OPEN_FENCE.pattern + r"(.*?)\n?(?:```|\[/PYTHON\])", re.DOTALL)
 
 
-def _mask_indent(program: str) -> str | None:
+def mask_indent(program: str) -> str | None:
     """The whitespace before ``__MASK__``, or None if the mask shares its line with code."""
     at = program.find(MASK)
     if at < 0:
@@ -147,7 +147,7 @@ def splice(problem: Problem, function_source: str) -> str:
     mask's actual indentation, which is the original ``def``'s).
     """
     program = problem.tests
-    indent = _mask_indent(program)
+    indent = mask_indent(program)
     if indent is None:
         indent = str(problem.extra.get("mask_indent", ""))
     lines = _strip_decorators(_normalize_newlines(function_source)).split("\n")

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...problems import SuiteError
+from ..problems import SuiteError
 
 # The project's own suites: a copy inside the installed package (setup.py puts it in the
 # wheel), else benchmarks/ of the source checkout (an editable install reads them there).
 _PACKAGED_SUITES = Path(__file__).resolve().parent / "builtin"
-_REPO_BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+_REPO_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 _OWN_SUITES = (("everyday", "python/everyday.jsonl"), ("react", "react"))
 
 
@@ -53,7 +53,7 @@ def read_rows(
     """The rows of a JSON-lines suite file with where each is (``path:line``). A file that
     cannot be read, holds no row, a row whose fields ``lacking`` names (as missing or
     ``kind``), or a task_id seen before raises :class:`SuiteError` saying so."""
-    from ...jsonl import JSONLinesError, read_objects
+    from ..jsonl import JSONLinesError, read_objects
 
     try:
         rows = list(read_objects(path))
