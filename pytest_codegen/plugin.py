@@ -175,7 +175,7 @@ def codegen_model(pytestconfig: pytest.Config) -> Model:
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
     from .kinds.registry import kinds_of
-    from .models.registry import build_model
+    from .models.specs import build_model
 
     opts = settings_of(config)
     kinds = kinds_of(config)

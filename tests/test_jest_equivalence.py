@@ -6,7 +6,7 @@ aria-query (``execution/jest/node/runtime.js``), and Babel's output for a file i
 (``execution/jest/node/transformer.js``). That may only make it faster: for each of the 48
 problems of ``benchmarks/react`` with its reference, a wrong and an empty solution, every
 test's status must equal what plain ``jest --ci`` reports, where each file gets a fresh module
-registry and jsdom (:mod:`pytest_codegen.execution.jest.cli`).
+registry and jsdom (:mod:`pytest_codegen.execution.jest.plain_jest`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from conftest import REACT_KINDS, react_samples, shared_cache
 
 from pytest_codegen.execution.extract import extract_code
-from pytest_codegen.execution.jest.cli import lay_out, read_report, run_jest
 from pytest_codegen.execution.jest.node_env import ensure_toolchain, find_node
-from pytest_codegen.execution.jest.runner import JestRunner
+from pytest_codegen.execution.jest.plain_jest import lay_out, read_report, run_jest
+from pytest_codegen.execution.jest.warm_runner import JestRunner
 
 
 @pytest.fixture(scope="module")

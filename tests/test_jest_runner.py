@@ -22,7 +22,7 @@ import pytest
 from conftest import react_samples, shared_cache
 
 from pytest_codegen.execution.jest.node_env import PACKAGE_DIR, ensure_toolchain, find_node
-from pytest_codegen.execution.jest.runner import JestRunner
+from pytest_codegen.execution.jest.warm_runner import JestRunner
 from pytest_codegen.kinds.webapp1k import check_problem, load_webapp1k
 from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT
 from pytest_codegen.problems import MODE_JEST
@@ -94,7 +94,7 @@ def test_isolation_is_in_force(runner):
     assert facts["permission_model"] in ("--permission", "--experimental-permission")
     assert facts["hardened"] is True
     if os.geteuid() == 0:
-        from pytest_codegen.execution.jest.sandbox import _world_accessible
+        from pytest_codegen.execution.jest.confinement import _world_accessible
 
         reachable = all(
             _world_accessible(Path(p)) for p in (runner.node.path, runner.toolchain, PACKAGE_DIR)

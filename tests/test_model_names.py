@@ -13,8 +13,8 @@ from conftest import TINY, XDIST_MODES, read_results
 from fake_providers import FakeProviders
 
 from pytest_codegen.models import rules
-from pytest_codegen.models.catalog import PROVIDERS
 from pytest_codegen.models.names import NAMED_MODELS, PAPER
+from pytest_codegen.models.providers import PROVIDERS
 
 # The wheel installed in a fresh venv (a module-scoped fixture).
 installed = test_wheel.installed

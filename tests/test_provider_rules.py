@@ -18,8 +18,8 @@ from pytest_codegen.generation.engine import GenerationEngine
 from pytest_codegen.generation.jobs import Job
 from pytest_codegen.models.base import GenerationRequest, ModelError, Prompt, SamplingParams
 from pytest_codegen.models.http import HTTPModel
-from pytest_codegen.models.registry import PRESETS, WEBAPP1K_PARAMS, build_model
 from pytest_codegen.models.rules import FAMILIES, check_params, fit_preset
+from pytest_codegen.models.specs import PRESETS, WEBAPP1K_PARAMS, build_model
 from pytest_codegen.problems import Problem
 
 PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]

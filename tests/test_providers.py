@@ -19,8 +19,8 @@ from pytest_codegen.models.base import (
 from pytest_codegen.models.connect import make_provider_model
 from pytest_codegen.models.failures import parse_retry_after
 from pytest_codegen.models.http import HTTPModel
-from pytest_codegen.models.registry import WEBAPP1K_PARAMS, parse_models_table, resolve_alias
 from pytest_codegen.models.replies import split_think
+from pytest_codegen.models.specs import WEBAPP1K_PARAMS, parse_models_table, resolve_alias
 from pytest_codegen.problems import Problem
 
 PROBLEM = Problem(

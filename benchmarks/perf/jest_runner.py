@@ -23,7 +23,7 @@ from sandbox_overhead import process_cpu_s, process_peak_rss_mb
 def measure(rounds: int) -> tuple[float, float, float]:
     """(wall, runner CPU) in ms per test file, after the runner's warm-up, and the runner's
     peak resident memory in MB."""
-    from pytest_codegen.execution.jest.runner import JestRunner
+    from pytest_codegen.execution.jest.warm_runner import JestRunner
     from pytest_codegen.kinds.webapp1k import load_webapp1k
     from pytest_codegen.models.builtin import load_replay
 

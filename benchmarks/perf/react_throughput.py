@@ -50,8 +50,8 @@ from humaneval_throughput import (  # this script's directory is on sys.path
     per_run_ratios,
 )
 
-from pytest_codegen.execution.jest.cli import Sample, lay_out, passed, read_report, run_jest
 from pytest_codegen.execution.jest.node_env import NodeInfo, ensure_toolchain, find_node
+from pytest_codegen.execution.jest.plain_jest import Sample, lay_out, passed, read_report, run_jest
 from pytest_codegen.kinds.webapp1k import load_webapp1k
 from pytest_codegen.models.builtin import load_replay
 from pytest_codegen.problems import Problem

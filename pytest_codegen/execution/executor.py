@@ -123,7 +123,7 @@ class Executor:
                 cap_s, time_limits.CAP, cap_s, why="--codegen-timeout-rule=flat"
             )
         kind = self.kinds.of(problem)
-        if kind.own_time_limits:  # e.g. EvalPlus's per-input limits (python.evalplus)
+        if kind.own_time_limits:  # e.g. EvalPlus's per-input limits (python.evalplus_grader)
             return time_limits.TimeLimit(
                 cap_s, time_limits.OWN, cap_s, why=f"{kind.own_time_limits} apply instead"
             )
@@ -173,7 +173,7 @@ class Executor:
     def jest_runner(self) -> Any:
         if self._jest is None:
             from .jest.node_env import NodeNotFoundError, ToolchainError, find_node
-            from .jest.runner import JestRunner
+            from .jest.warm_runner import JestRunner
 
             if self._jest_error is not None:
                 raise SampleFailed(self._jest_error)

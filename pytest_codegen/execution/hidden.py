@@ -44,7 +44,7 @@ def _made(path: Path) -> bool:
 
 def expected_outputs_dir() -> Path:
     """Where the canonical solutions' outputs on HumanEval+/MBPP+ inputs are kept."""
-    from .python.evalplus import expected_dir
+    from .python.evalplus_grader import expected_dir
 
     path = expected_dir()
     _made(path)

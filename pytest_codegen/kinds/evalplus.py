@@ -3,7 +3,7 @@
 ``atol`` (and ``contract``, ``test``, which grading does not use).
 
 A problem is graded by comparing the candidate's outputs with the canonical solution's on
-every input (see :mod:`pytest_codegen.execution.python.evalplus`), not by running tests. An
+every input (see :mod:`pytest_codegen.execution.python.evalplus_grader`), not by running tests. An
 MBPP+ task (``Mbpp/N``) is graded by MBPP+'s rules, a HumanEval+ one by HumanEval+'s; MBPP+
 inputs are stored as JSON, and some tasks take tuples, sets or complex numbers, which EvalPlus
 rebuilds by task number when it reads the file: so do we. EvalPlus's own per-input time limits
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..collect.builtin_suites import read_rows
-from ..execution.python.evalplus import run_evalplus
+from ..execution.python.evalplus_grader import run_evalplus
 from ..jsonl import open_text
 from ..outcomes import Verdict
 from ..problems import MODE_EVALPLUS, Problem, SuiteError

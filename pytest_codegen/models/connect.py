@@ -14,10 +14,10 @@ from typing import Any
 
 from .anthropic import AnthropicModel
 from .base import ModelError, SamplingParams
-from .catalog import PROVIDERS
 from .gemini import GeminiModel
 from .http import HTTPModel
 from .openai import OpenAIChatModel
+from .providers import PROVIDERS
 
 
 def _normalize_url(url: str, *, add_v1: bool = False) -> str:

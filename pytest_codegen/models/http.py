@@ -41,8 +41,8 @@ from .base import (
     SamplingParams,
     merge_params,
 )
-from .catalog import Provider
 from .failures import parse_retry_after
+from .providers import Provider
 
 # 408/409/425 are transient by definition; 529 is Anthropic's "overloaded".
 _RETRY_STATUSES = frozenset({408, 409, 425, 429})

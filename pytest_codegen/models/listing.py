@@ -1,6 +1,6 @@
 """``--codegen-list-models``: every model name and what it resolves to, as a table.
 
-The listing is what :func:`~pytest_codegen.models.registry.build_model` would do with each
+The listing is what :func:`~pytest_codegen.models.specs.build_model` would do with each
 name: the user's ``codegen_models`` aliases first (they replace a built-in name of the same
 spelling, and the listing says so), then the built-in names of
 :mod:`~pytest_codegen.models.names`.
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .base import SamplingParams
-from .catalog import PROVIDERS
 from .names import NAMED_MODELS
-from .registry import parse_models_table, resolve_alias
+from .providers import PROVIDERS
 from .rules import PARAM_ORDER
+from .specs import parse_models_table, resolve_alias
 
 _HEADER = ("NAME", "PROVIDER:MODEL", "SAMPLING", "KEY", "FROM")
 

@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping
 
 from .base import ModelError, SamplingParams
-from .catalog import NEUTRAL, PROVIDERS
-from .catalog import check_params as check_provider_params
+from .providers import NEUTRAL, PROVIDERS
+from .providers import check_params as check_provider_params
 
 # The order parameters are listed in, in messages and in the README.
 PARAM_ORDER = (

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...outcomes import CRASHED, ERROR, FAILED, PASSED, Verdict
 from ...problems import MODE_JEST
-from .output import strip_ansi
+from .console import strip_ansi
 
 # Exceptions that mean "the code is broken", not "the behaviour is wrong".
 PROGRAM_ERRORS = {

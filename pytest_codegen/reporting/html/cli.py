@@ -14,7 +14,7 @@ from typing import Any
 
 from ...scoring import summarize
 from ..results import load_results
-from .data import DEFAULT_KS, _text
+from .data import DEFAULT_KS, shown_text
 from .page import write_html
 
 
@@ -58,7 +58,7 @@ def build_from_results(
     results = Path(results)
     records = load_results(results)
     summary = [row.to_json() for row in summarize(records, ks)]
-    models = sorted({_text(r.get("model")) for r in records if r.get("model")})
+    models = sorted({shown_text(r.get("model")) for r in records if r.get("model")})
     started = _dt.datetime.fromtimestamp(results.stat().st_mtime, tz=_dt.timezone.utc)
     meta: dict[str, Any] = {
         "model": model or ", ".join(models) or "unknown model",

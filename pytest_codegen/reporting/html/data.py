@@ -21,7 +21,7 @@ MAX_OUTPUT_CHARS = 20_000
 MAX_CODE_CHARS = 200_000
 
 
-def _text(value: Any, limit: int | None = None) -> str:
+def shown_text(value: Any, limit: int | None = None) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
@@ -56,14 +56,14 @@ def _sample(record: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(test, Mapping):
             tests.append(
                 {
-                    "name": _text(test.get("name")),
-                    "status": _text(test.get("status")),
-                    "message": _text(test.get("message"), MAX_OUTPUT_CHARS),
+                    "name": shown_text(test.get("name")),
+                    "status": shown_text(test.get("status")),
+                    "message": shown_text(test.get("message"), MAX_OUTPUT_CHARS),
                 }
             )
     index = record.get("sample_index")
-    code = _text(record.get("code"), MAX_CODE_CHARS)
-    completion: str | None = _text(record.get("completion"), MAX_CODE_CHARS)
+    code = shown_text(record.get("code"), MAX_CODE_CHARS)
+    completion: str | None = shown_text(record.get("completion"), MAX_CODE_CHARS)
     around: list[str] | None = None
     if code and completion and code in completion:
         # the reply is usually the code plus some prose and a fence: keep only what is around
@@ -72,18 +72,18 @@ def _sample(record: Mapping[str, Any]) -> dict[str, Any]:
         completion = None
     return {
         "sample_index": index if isinstance(index, int) and not isinstance(index, bool) else None,
-        "nodeid": _text(record.get("nodeid")),
-        "outcome": _text(record.get("outcome")) or outcomes.MISSING,
+        "nodeid": shown_text(record.get("nodeid")),
+        "outcome": shown_text(record.get("outcome")) or outcomes.MISSING,
         "duration_s": _number(record.get("duration_s")),
         "completion": completion,
         "completion_around": around,
         "code": code,
-        "error": _text(record.get("error"), MAX_OUTPUT_CHARS),
-        "model": _text(record.get("model")),
-        "mode": _text(record.get("mode")),
+        "error": shown_text(record.get("error"), MAX_OUTPUT_CHARS),
+        "model": shown_text(record.get("model")),
+        "mode": shown_text(record.get("mode")),
         "tests": tests,
-        "stdout": _text(record.get("stdout"), MAX_OUTPUT_CHARS),
-        "stderr": _text(record.get("stderr"), MAX_OUTPUT_CHARS),
+        "stdout": shown_text(record.get("stdout"), MAX_OUTPUT_CHARS),
+        "stderr": shown_text(record.get("stderr"), MAX_OUTPUT_CHARS),
     }
 
 
@@ -91,19 +91,19 @@ def _problems(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[d
     """Group sample records by (suite, task_id), in first-seen order, with per-problem scores."""
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for record in latest_samples(records):
-        suite = _text(record.get("suite"))
-        task_id = _text(record.get("task_id")) or _text(record.get("nodeid"))
+        suite = shown_text(record.get("suite"))
+        task_id = shown_text(record.get("task_id")) or shown_text(record.get("nodeid"))
         problem = groups.get((suite, task_id))
         if problem is None:
             problem = groups[(suite, task_id)] = {
                 "suite": suite,
                 "task_id": task_id,
-                "category": _text(record.get("category")),
+                "category": shown_text(record.get("category")),
                 "prompt": "",
                 "samples": [],
             }
         if not problem["prompt"] and record.get("prompt"):
-            problem["prompt"] = _text(record.get("prompt"), MAX_CODE_CHARS)
+            problem["prompt"] = shown_text(record.get("prompt"), MAX_CODE_CHARS)
         problem["samples"].append(_sample(record))
 
     task_ids: dict[str, int] = {}

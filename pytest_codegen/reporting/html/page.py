@@ -20,7 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from .data import _text, report_data
+from .data import report_data, shown_text
 
 _ASSETS = files(__package__)
 _TEMPLATE = (_ASSETS / "page.html").read_text(encoding="utf-8")
@@ -47,7 +47,7 @@ def render_html(
 ) -> str:
     """The report page as a string; see :func:`write_html`."""
     data = report_data(records, summary, meta)
-    model = _text(meta.get("model")) or "unknown model"
+    model = shown_text(meta.get("model")) or "unknown model"
     title = f"pytest-codegen report · {model}"
     return (
         _TEMPLATE.replace("__TITLE__", _html.escape(title))

@@ -1,7 +1,7 @@
 """How the warm Jest runner is confined: Node's permission model, Landlock, its uid and its
 environment.
 
-The runner (:mod:`.runner`) is started with Node's file-system permissions (reads of the
+The runner (:mod:`.warm_runner`) is started with Node's file-system permissions (reads of the
 toolchain, our JS and the work root only, writes to the work root only), as root under an
 otherwise unused uid that owns nothing, and with an allowlisted environment (no API keys).
 Node's permissions are checked inside the process the samples run in; where the kernel has
@@ -25,7 +25,7 @@ ENV_ALLOWLIST = ("LANG", "LC_ALL", "TZ")
 SANDBOX_UID_BASE = 64000  # + pid % 1000: an unused uid per runner, owning nothing
 
 
-def _permission_flag(node: str) -> str | None:
+def node_permission_flag(node: str) -> str | None:
     for flag in ("--permission", "--experimental-permission"):
         try:
             proc = subprocess.run(

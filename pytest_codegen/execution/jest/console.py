@@ -14,7 +14,7 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
 
 
-class _Tail:
+class OutputTail:
     """Drains a pipe in a thread, keeping the last ``limit`` characters (the pipe never fills)."""
 
     def __init__(self, stream: Any, limit: int) -> None:

@@ -1,6 +1,6 @@
 """Grading with Jest's own command line: the yardstick the warm runner is held to.
 
-The warm runner (:mod:`.runner`) keeps one Node process per worker and shares
+The warm runner (:mod:`.warm_runner`) keeps one Node process per worker and shares
 read-only work between test files. Plain ``jest --ci --json`` over a tree of sample
 directories gives every file a fresh module registry and a fresh jsdom, with the same
 toolchain and the same Babel/Jest configuration (unhardened: no guard, no permission model).

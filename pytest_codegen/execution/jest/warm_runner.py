@@ -43,16 +43,16 @@ from typing import Any
 
 from ...outcomes import CRASHED, ERROR, TIMEOUT, Verdict
 from ...problems import MODE_JEST
-from .node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
-from .output import _Tail
-from .sandbox import (
-    _permission_flag,
+from .confinement import (
     choose_uid,
     landlock_rules,
     limit_resources,
+    node_permission_flag,
     permission_args,
     runner_env,
 )
+from .console import OutputTail
+from .node_env import PACKAGE_DIR, NodeInfo, ensure_toolchain, find_node
 from .verdicts import answer_verdict
 
 RUNNER_JS = PACKAGE_DIR / "runner.js"
@@ -94,7 +94,7 @@ class JestRunner:
         self.startup_timeout_s = startup_timeout_s
         self.recycle_after = recycle_after
         self.hardened = hardened
-        self.permission_flag = _permission_flag(self.node.path)
+        self.permission_flag = node_permission_flag(self.node.path)
         self.sandbox_uid = choose_uid(sandbox_uid, self.node.path, self.toolchain)
         self.starts = 0  # how many runner processes were started (replacements included)
         self._proc: subprocess.Popen[bytes] | None = None
@@ -102,8 +102,8 @@ class JestRunner:
         self._pending = b""
         self._secret = ""
         self._work: Path | None = None
-        self._stdout: _Tail | None = None
-        self._stderr: _Tail | None = None
+        self._stdout: OutputTail | None = None
+        self._stderr: OutputTail | None = None
         self._served = 0
         self._baseline_resources = 0
         self._next_id = 0
@@ -191,8 +191,8 @@ class JestRunner:
         self.starts += 1
         self._proc, self._results_fd, self._work = proc, read_fd, work
         self._pending = b""
-        self._stdout = _Tail(proc.stdout, self.output_limit)
-        self._stderr = _Tail(proc.stderr, self.output_limit)
+        self._stdout = OutputTail(proc.stdout, self.output_limit)
+        self._stderr = OutputTail(proc.stderr, self.output_limit)
         self._served = 0
         self._secret = secrets.token_hex(24)
         hello = {

@@ -13,8 +13,8 @@ from typing import Any
 from ..problems import Problem
 from .base import Model, ModelError, SamplingParams, merge_params
 from .builtin import EmptyModel, ReferenceModel, ReplayModel, ValidateModel
-from .catalog import PROVIDERS
 from .names import NAMED_MODELS
+from .providers import PROVIDERS
 from .rules import fit_preset
 
 #: Sampling used by the WebApp1K leaderboard; use it with ``preset=webapp1k`` in an alias.
