@@ -1,4 +1,4 @@
-"""The controller side: a run collector in the process that reports the run.
+"""The controller side: a run reporter in the process that reports the run.
 
 Registered where ``workerinput`` is absent (the xdist controller, or a run without xdist),
 as junitxml registers its writer. It receives every sample's record in
@@ -26,11 +26,12 @@ from .keys import (
     SHARD_KEY,
     STARTED_AT_KEY,
 )
+from .reporting.comparable import identity, run_identity, unlike_baseline, unlike_resumed
 from .reporting.records import SampleRecord
 from .settings import Settings
 
 
-class RunCollector:
+class RunReporter:
     """Records, scores, gates and writers of one run."""
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
@@ -147,20 +148,17 @@ class RunCollector:
         resume = self.config.stash.get(RESUME_KEY, None)
         resumed = list(resume.done.values()) if resume is not None else []
         if resumed:
-            from .reporting.comparable import identity
-
             graded_now = [r for r in self.records.values() if r["nodeid"] not in resume.done]
-            unlike = self.unlike_resumed(identity(graded_now), resumed)
+            unlike = unlike_resumed(self.settings.results, identity(graded_now), resumed)
             if unlike:
                 # Told as a usage error is; the results file already holds every record.
                 sys.stderr.write(f"ERROR: {unlike}\n")
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
                 return
         if self.settings.baseline is not None:
-            from .reporting.comparable import identity
-
             baseline = self.baseline()
-            unlike = self.unlike_baseline(identity(self.records.values()))
+            ours = identity(self.records.values())
+            unlike = unlike_baseline(self.settings.baseline, ours, baseline)
             if unlike:
                 # Told as a usage error is; the results file already holds every record.
                 sys.stderr.write(f"ERROR: {unlike}\n")
@@ -192,46 +190,19 @@ class RunCollector:
         (``--codegen-resume``) it cannot continue, as far as its settings tell (Python, Node
         and the suites' data are checked on the records, at the end); ``model``: the model
         built from ``--codegen-model``, or None."""
-        if self.settings.baseline is None and not resumed:
+        settings = self.settings
+        if settings.baseline is None and not resumed:
             return
-        from .reporting.comparable import identity, run_identity
-
-        planned = run_identity(self.settings, model)
+        planned = run_identity(settings, model)
         del planned["python"]  # the grading hosts' own, which may not be this one's
         ours = identity([{"run": planned}])
-        unlike = self.unlike_resumed(ours, resumed) or (
-            self.unlike_baseline(ours) if self.settings.baseline is not None else None
+        unlike = unlike_resumed(settings.results, ours, resumed) or (
+            unlike_baseline(settings.baseline, ours, self.baseline())
+            if settings.baseline is not None
+            else None
         )
         if unlike:
             raise pytest.UsageError(unlike)
-
-    def unlike_resumed(
-        self, ours: dict[str, set[str]], resumed: list[dict[str, Any]]
-    ) -> str | None:
-        """The one line that refuses to continue ``resumed``, if they differ from ``ours``:
-        one run's samples must all be graded alike."""
-        from .reporting.comparable import differences, identity
-
-        unlike = differences(ours, identity(resumed)) if resumed else []
-        if not unlike:
-            return None
-        return (
-            f"--codegen-resume: {self.settings.results} was graded under other settings than"
-            " this run: " + "; ".join(unlike)
-        )
-
-    def unlike_baseline(self, ours: dict[str, set[str]]) -> str | None:
-        """The one line that refuses the baseline, if it differs from ``ours``. The model is
-        what a baseline comparison compares, so it may differ; nothing else may."""
-        from .reporting.comparable import differences, identity
-
-        unlike = differences(ours, identity(self.baseline()), ignore=("model",))
-        if not unlike:
-            return None
-        return (
-            f"--codegen-baseline: {self.settings.baseline} is not comparable with this run: "
-            + "; ".join(unlike)
-        )
 
     def write_reports(self) -> None:
         from .pytest_internals import junitxml_of
@@ -272,70 +243,9 @@ class RunCollector:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.rows is None or (not self.rows and self.settings.build is not None):
             return
-        from .datasets.content import describe_all
-        from .reporting.terminal import format_table, generation_lines, repair_lines
-        from .scoring import repair_curve
+        from .reporting.summary import write_summary
 
-        tr = terminalreporter
-        data = describe_all(self.records.values())  # "webapp1k 0089530 sha256:4137fd4f4bd8"
-        tr.write_sep("=", f"codegen: pass@k of {self.model_spec}" + (f" on {data}" if data else ""))
-        if not self.rows:
-            if self.empty_shard:
-                shard = f"{self.settings.shard[0]}/{self.settings.shard[1]}"
-                tr.write_line(f"no samples were graded: shard {shard} holds none of the problems")
-            else:
-                tr.write_line("no samples were graded")
-            return
-        for line in format_table(self.rows, self.settings.k):
-            tr.write_line(line)
-        for gate in self.gate_results:
-            tr.write_line(
-                ("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
-                red=not gate.passed,
-                green=gate.passed,
-            )
-        if self.comparison is not None:
-            tr.write_sep("-", f"compared with baseline {self.settings.baseline}")
-            for line in self.comparison.lines():
-                tr.write_line(line)
-        unstable = sorted(r["nodeid"] for r in self.records.values() if r.get("unstable"))
-        if unstable:
-            shown = ", ".join(unstable[:10]) + (
-                f" and {len(unstable) - 10} more" if len(unstable) > 10 else ""
-            )
-            tr.write_line(
-                f"unstable verdicts: {len(unstable)} samples changed outcome when rerun: {shown}",
-                yellow=True,
-            )
-        reran = [r for r in self.records.values() if r.get("timeout_rerun")]
-        if reran:
-            again = sum(r["outcome"] == outcomes.TIMEOUT for r in reran)
-            tr.write_line(
-                f"timeouts run again: {len(reran)} samples timed out once; {again} timed out "
-                f"again, {len(reran) - again} did not and count as their second run went",
-                yellow=True,
-            )
-        for _suite, reason in sorted(self.stopped.items()):
-            tr.write_line(f"stopped early: {reason}", yellow=True)
-        if self.hosts_gone:
-            tr.write_line(
-                f"host {', '.join(self.hosts_gone)} went away and takes no new worker: the run "
-                "ended with what was graded (rerun with --codegen-resume for the rest)",
-                yellow=True,
-            )
-        if self.settings.html is not None:
-            tr.write_line(f"html report: {self.settings.html}")
-        if self.settings.repair_rounds:
-            curve = repair_curve(self.records.values(), self.settings.repair_rounds)
-            for line in repair_lines(curve):
-                tr.write_line(line)
-        if self.generation_stats:
-            for line in generation_lines(
-                self.generation_stats, self.records.values(), self.price()
-            ):
-                tr.write_line(line)
-        if self.results is not None:
-            tr.write_line(f"results: {self.results.path}")
+        write_summary(terminalreporter, self)
 
     def close(self) -> None:
         if self.results is not None:
@@ -350,7 +260,7 @@ class RunCollector:
 class XdistControllerHooks:
     """The collector's hooks that exist only with pytest-xdist."""
 
-    def __init__(self, collector: RunCollector) -> None:
+    def __init__(self, collector: RunReporter) -> None:
         self.collector = collector
         self.generation: Any = None  # generation.remote.GenerationService, for remote hosts
 

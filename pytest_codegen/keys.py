@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from .controller import RunCollector
+    from .controller import RunReporter
     from .problems import Problem
     from .runner import SampleRunner
     from .settings import Settings
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # -- config.stash
 SETTINGS_KEY = pytest.StashKey["Settings"]()  # every codegen option, resolved once
 RUNNER_KEY = pytest.StashKey["SampleRunner"]()  # where sample items run
-CONTROLLER_KEY = pytest.StashKey["RunCollector"]()  # where the run is reported
+CONTROLLER_KEY = pytest.StashKey["RunReporter"]()  # where the run is reported
 RESUME_KEY = pytest.StashKey["Resume"]()  # --codegen-resume
 SHARD_KEY = pytest.StashKey["ShardSelection"]()  # --codegen-shard
 KINDS_KEY = pytest.StashKey["KindRegistry"]()  # the benchmark kinds this run grades
@@ -53,5 +53,5 @@ def runner_of(config: pytest.Config) -> SampleRunner:
     return config.stash[RUNNER_KEY]
 
 
-def controller_of(config: pytest.Config) -> RunCollector:
+def controller_of(config: pytest.Config) -> RunReporter:
     return config.stash[CONTROLLER_KEY]

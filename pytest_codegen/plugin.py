@@ -3,7 +3,7 @@
 This module wires the stages into pytest: options (``settings``), collection (``collect/``),
 and two role objects registered where they apply, as pytest-xdist separates its controller
 from its workers: a :class:`~.runner.SampleRunner` where sample items run (generation,
-execution, records) and a :class:`~.controller.RunCollector` where the run is reported
+execution, records) and a :class:`~.controller.RunReporter` where the run is reported
 (results file, scores, gates, summary). It stays cheap to import: a project's ordinary test
 run only pays for option registration, and benchmark items exist only with ``--codegen-model``.
 """
@@ -77,7 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from .collect.items import BuiltinSuites
     from .collect.selection import read_named_suites, select_builtin_suites
-    from .controller import RunCollector, XdistControllerHooks
+    from .controller import RunReporter, XdistControllerHooks
     from .generation.context import conftest_overrides_model, make_model
     from .runner import SampleRunner, runs_items
 
@@ -116,7 +116,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from .generation.remote_service import check_remote_arguments
 
         check_remote_arguments(config)
-    collector = config.stash[CONTROLLER_KEY] = RunCollector(config, resolved)
+    collector = config.stash[CONTROLLER_KEY] = RunReporter(config, resolved)
     config.pluginmanager.register(collector, "codegen-controller")
     if resume is not None:
         resume.restore(collector)

@@ -1,7 +1,7 @@
 """The worker side: a sample runner in every process that runs sample items.
 
 Registered in each xdist worker, and in a run without xdist (there it runs next to the
-controller's :class:`~pytest_codegen.controller.RunCollector`); never in the xdist controller,
+controller's :class:`~pytest_codegen.controller.RunReporter`); never in the xdist controller,
 which runs no items. For each item: generate (setup), execute, reruns and repair rounds, then
 the sample's record, attached to the test report as JSON-safe data. It must not depend on the
 controller: all it sends there travels on reports and in ``workeroutput``.

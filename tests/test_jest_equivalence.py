@@ -18,6 +18,7 @@ from pytest_codegen.execution.extract import extract_code
 from pytest_codegen.execution.jest.node_env import ensure_toolchain, find_node
 from pytest_codegen.execution.jest.plain_jest import lay_out, read_report, run_jest
 from pytest_codegen.execution.jest.warm_runner import JestRunner
+from pytest_codegen.kinds.webapp1k import run_in
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def test_warm_runner_matches_a_fresh_jest_run_test_by_test(samples, tmp_path):
         for row in rows:
             problem = problems[row["task_id"]]
             code = extract_code(row["completion"], problem.language)
-            verdict = runner.run_problem(problem, code)
+            verdict = run_in(runner, problem, code)
             warm[(row["task_id"], row["sample_index"])] = verdict
         assert runner.starts == 1, "one process graded every sample"
 

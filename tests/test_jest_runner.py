@@ -23,7 +23,7 @@ from conftest import react_samples, shared_cache
 
 from pytest_codegen.execution.jest.node_env import PACKAGE_DIR, ensure_toolchain, find_node
 from pytest_codegen.execution.jest.warm_runner import JestRunner
-from pytest_codegen.kinds.webapp1k import check_problem, load_webapp1k
+from pytest_codegen.kinds.webapp1k import check_problem, load_webapp1k, run_in
 from pytest_codegen.outcomes import CRASHED, ERROR, FAILED, PASSED, TIMEOUT
 from pytest_codegen.problems import MODE_JEST
 
@@ -623,7 +623,7 @@ def test_fixture_suite_loads_and_its_reference_passes(runner):
     problem = problems[0]
     assert problem.extra == {"test_filename": TEST_FILE, "solution_filename": SOLUTION_FILE}
     assert check_problem(problem) == []
-    assert runner.run_problem(problem, problem.reference).outcome == PASSED
+    assert run_in(runner, problem, problem.reference).outcome == PASSED
 
 
 # ---- what the runner keeps between test files --------------------------------------------------

@@ -24,7 +24,7 @@ def measure(rounds: int) -> tuple[float, float, float]:
     """(wall, runner CPU) in ms per test file, after the runner's warm-up, and the runner's
     peak resident memory in MB."""
     from pytest_codegen.execution.jest.warm_runner import JestRunner
-    from pytest_codegen.kinds.webapp1k import load_webapp1k
+    from pytest_codegen.kinds.webapp1k import load_webapp1k, run_in
     from pytest_codegen.models.builtin import load_replay
 
     problems = load_webapp1k(REPO / "benchmarks" / "react", "react")
@@ -38,7 +38,7 @@ def measure(rounds: int) -> tuple[float, float, float]:
             for problem in problems:
                 answers = ((problem.reference, True), (wrong[(problem.id, 0, 0)].text, False))
                 for code, expected in answers:
-                    verdict = runner.run_problem(problem, code or "")
+                    verdict = run_in(runner, problem, code or "")
                     assert verdict.passed is expected, (problem.id, verdict.message)
                     n += 1
         assert runner._proc is not None and runner._proc.pid == pid, "the runner was replaced"

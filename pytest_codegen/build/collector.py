@@ -47,7 +47,7 @@ class BuildCollector:
         from .output import example_row, make_report, report_path, write_suite
 
         # (The run's shared claims and results are removed with the rest of what its
-        # processes share, by RunCollector.close.)
+        # processes share, by RunReporter.close.)
         controller = self.config.stash.get(CONTROLLER_KEY, None)
         if session.config.option.collectonly or not self.results:
             return

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..outcomes import Verdict
 from ..problems import MODE_JEST, Problem, SuiteError
@@ -140,10 +141,15 @@ class WebApp1KKind(Kind):
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         if run.jest is None:
             raise RuntimeError("React problems need the Jest runner")
-        return run.jest().run(
-            test_source=problem.tests,
-            test_filename=problem.extra["test_filename"],
-            solution_filename=problem.extra["solution_filename"],
-            solution_code=code,
-            timeout_s=run.limits.timeout_s,
-        )
+        return run_in(run.jest(), problem, code, run.limits.timeout_s)
+
+
+def run_in(runner: Any, problem: Problem, code: str, timeout_s: float = 30.0) -> Verdict:
+    """Grade ``code`` for ``problem`` with a Jest ``runner`` (``execution.jest``'s warm one)."""
+    return runner.run(
+        test_source=problem.tests,
+        test_filename=problem.extra["test_filename"],
+        solution_filename=problem.extra["solution_filename"],
+        solution_code=code,
+        timeout_s=timeout_s,
+    )

@@ -137,3 +137,52 @@ def sent_fields(body: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(config, Mapping):
         fields.update(config)
     return fields
+
+
+# 408/409/425 are transient by definition; 529 is Anthropic's "overloaded".
+RETRY_STATUSES = frozenset({408, 409, 425, 429})
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def error_message(data: Any) -> str | None:
+    """The message of a provider's error body, on one line (None: it has none)."""
+    if not isinstance(data, dict):
+        return None
+    error = data.get("error")
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("type") or error.get("status")
+        if message:
+            return one_line(message)
+    if isinstance(error, str) and error:
+        return one_line(error)
+    if isinstance(data.get("message"), str):
+        return one_line(data["message"])
+    return None
+
+
+def retryable(status: int) -> bool:
+    """Whether an HTTP status is worth another attempt."""
+    return status in RETRY_STATUSES or status >= 500
+
+
+def is_error_body(data: Any) -> bool:
+    """Whether a 2xx body is an error after all (some servers answer errors with 200)."""
+    return (
+        isinstance(data, dict)
+        and data.get("error") is not None
+        and not any(k in data for k in ("choices", "content", "candidates"))
+    )
+
+
+def root_cause(error: BaseException) -> str:
+    """What a connection error really was, on one line."""
+    # requests wraps urllib3's MaxRetryError, whose ``reason`` says what actually happened.
+    inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else error
+    reason = getattr(inner, "reason", None)
+    cause = reason if isinstance(reason, BaseException) else inner
+    return one_line(f"{type(cause).__name__}: {cause}", 200)

@@ -41,31 +41,15 @@ from .base import (
     SamplingParams,
     merge_params,
 )
-from .failures import parse_retry_after
+from .failures import (
+    error_message,
+    is_error_body,
+    one_line,
+    parse_retry_after,
+    retryable,
+    root_cause,
+)
 from .providers import Provider
-
-# 408/409/425 are transient by definition; 529 is Anthropic's "overloaded".
-_RETRY_STATUSES = frozenset({408, 409, 425, 429})
-
-
-def _oneline(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _error_message(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return None
-    error = data.get("error")
-    if isinstance(error, dict):
-        message = error.get("message") or error.get("type") or error.get("status")
-        if message:
-            return _oneline(message)
-    if isinstance(error, str) and error:
-        return _oneline(error)
-    if isinstance(data.get("message"), str):
-        return _oneline(data["message"])
-    return None
 
 
 class APIError(Exception):
@@ -294,9 +278,9 @@ class HTTPModel(Model):
         except requests.Timeout:
             raise _Transient(f"timeout from {name}: no response within {timeout:g}s") from None
         except requests.ConnectionError as e:
-            raise _Transient(f"connection error from {name}: {_root_cause(e)}") from None
+            raise _Transient(f"connection error from {name}: {root_cause(e)}") from None
         except requests.RequestException as e:
-            raise APIError(f"request to {name} failed: {_oneline(str(e), 200)}") from None
+            raise APIError(f"request to {name} failed: {one_line(str(e), 200)}") from None
         with response:
             status = response.status_code
             streamed = "text/event-stream" in response.headers.get("content-type", "")
@@ -306,16 +290,16 @@ class HTTPModel(Model):
                 data = response.json()
             except ValueError:
                 if 200 <= status < 300:
-                    snippet = _oneline(response.text, 80)
+                    snippet = one_line(response.text, 80)
                     raise APIError(
                         f"HTTP {status} from {name}: malformed JSON in response ({snippet!r})"
                     ) from None
                 data = None
-            if 200 <= status < 300 and not _is_error_body(data):
+            if 200 <= status < 300 and not is_error_body(data):
                 return data
-            message = _error_message(data)
+            message = error_message(data)
             if message is None:
-                message = _oneline(response.text or response.reason or "no body", 200)
+                message = one_line(response.text or response.reason or "no body", 200)
             if 200 <= status < 300:
                 # Some gateways (OpenRouter) report upstream failures inside a 200.
                 code = data["error"].get("code") if isinstance(data["error"], dict) else None
@@ -336,7 +320,7 @@ class HTTPModel(Model):
         param = failures.rejected_param(status, data, failures.sent_fields(body))
         if param is not None:
             raise ParameterRejected(message, param)
-        if not _retryable(status):
+        if not retryable(status):
             raise APIError(message)
         wait = parse_retry_after(headers)
         if wait is None:
@@ -355,9 +339,9 @@ class HTTPModel(Model):
             if "timed out" in str(e).lower():
                 message = f"timeout from {name}: nothing streamed for {self.timeout_s:g}s"
                 raise _Transient(message) from None
-            raise _Transient(f"stream from {name} cut off: {_root_cause(e)}") from None
+            raise _Transient(f"stream from {name} cut off: {root_cause(e)}") from None
         except requests.RequestException as e:  # a chunked body cut off part-way
-            raise _Transient(f"stream from {name} cut off: {_oneline(str(e), 200)}") from None
+            raise _Transient(f"stream from {name} cut off: {one_line(str(e), 200)}") from None
 
     def _delay(self, attempt: int, asked: float | None) -> float:
         if asked is not None:
@@ -381,23 +365,3 @@ class HTTPModel(Model):
     def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
         """Fold a stream's events into the shape of the format's non-streamed reply."""
         raise NotImplementedError
-
-
-def _retryable(status: int) -> bool:
-    return status in _RETRY_STATUSES or status >= 500
-
-
-def _is_error_body(data: Any) -> bool:
-    return (
-        isinstance(data, dict)
-        and data.get("error") is not None
-        and not any(k in data for k in ("choices", "content", "candidates"))
-    )
-
-
-def _root_cause(error: BaseException) -> str:
-    # requests wraps urllib3's MaxRetryError, whose ``reason`` says what actually happened.
-    inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else error
-    reason = getattr(inner, "reason", None)
-    cause = reason if isinstance(reason, BaseException) else inner
-    return _oneline(f"{type(cause).__name__}: {cause}", 200)

@@ -21,6 +21,7 @@ import hashlib
 import json
 import platform
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
@@ -145,3 +146,29 @@ def _values(values: set[str]) -> str:
 def _digest(value: Any) -> str:
     """A short hash of a text the identity must not spell out (a system prompt, templates)."""
     return "sha256:" + hashlib.sha256(json.dumps(value).encode()).hexdigest()[:12]
+
+
+def unlike_resumed(
+    results: Path | None, ours: dict[str, set[str]], resumed: list[dict[str, Any]]
+) -> str | None:
+    """The one line that refuses to continue the ``resumed`` records of ``results``, if they
+    differ from ``ours``: one run's samples must all be graded alike."""
+    unlike = differences(ours, identity(resumed)) if resumed else []
+    if not unlike:
+        return None
+    return (
+        f"--codegen-resume: {results} was graded under other settings than this run: "
+        + "; ".join(unlike)
+    )
+
+
+def unlike_baseline(
+    baseline: Path | None, ours: dict[str, set[str]], records: list[dict[str, Any]]
+) -> str | None:
+    """The one line that refuses the ``baseline`` file's ``records``, if they differ from
+    ``ours``. The model is what a baseline comparison compares, so it may differ; nothing
+    else may."""
+    unlike = differences(ours, identity(records), ignore=("model",))
+    if not unlike:
+        return None
+    return f"--codegen-baseline: {baseline} is not comparable with this run: " + "; ".join(unlike)

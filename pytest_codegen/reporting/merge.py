@@ -2,7 +2,7 @@
 CI matrix) reported as one run.
 
 A pytest run that collects and grades nothing: the controller's
-:class:`~pytest_codegen.controller.RunCollector` is given the files' records instead, and
+:class:`~pytest_codegen.controller.RunReporter` is given the files' records instead, and
 then does what it does at the end of any run (the summary table, ``--codegen-html``,
 ``--codegen-results``, ``--codegen-fail-under`` and ``--codegen-baseline``) with the same
 code, so the merged report and gate decision are those of one unsharded run. A flag rather
@@ -53,14 +53,14 @@ def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str,
 
 def configure_merge(config: pytest.Config, settings: Settings) -> None:
     """Set up a merging run: nothing collected, the files' records reported."""
-    from ..controller import RunCollector
+    from ..controller import RunReporter
 
     _refuse_grading_flags(config)
     records = read_merged(config, settings.merge)
     # Reading files is nothing to spread over workers: one process, with or without -n.
     if hasattr(config.option, "dist"):
         config.option.dist = "no"
-    collector = config.stash[CONTROLLER_KEY] = RunCollector(config, settings)
+    collector = config.stash[CONTROLLER_KEY] = RunReporter(config, settings)
     collector.model_spec = ", ".join(sorted({str(r["model"]) for r in records if r.get("model")}))
     config.pluginmanager.register(collector, "codegen-controller")
     config.pluginmanager.register(MergedRun(collector, records), "codegen-merge")

@@ -393,14 +393,3 @@ class JestRunner:
             duration_s=duration,
             mode=MODE_JEST,
         )
-
-    # -- convenience
-    def run_problem(self, problem: Any, code: str, timeout_s: float = 30.0) -> Verdict:
-        """Grade ``code`` for a :data:`~pytest_codegen.problems.MODE_JEST` problem."""
-        return self.run(
-            problem.tests,
-            problem.extra["test_filename"],
-            problem.extra["solution_filename"],
-            code,
-            timeout_s,
-        )

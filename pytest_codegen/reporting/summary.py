@@ -1,0 +1,77 @@
+"""The run's terminal summary: pass@k per suite and category, the gates, the comparison
+with a baseline, and what the run did beside grading (reruns, stops, lost hosts, generation)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import outcomes
+from ..datasets.content import describe_all
+from ..scoring import repair_curve
+from .terminal import format_table, generation_lines, repair_lines
+
+if TYPE_CHECKING:
+    from ..controller import RunReporter
+
+
+def write_summary(tr: Any, reporter: RunReporter) -> None:
+    """Write the summary of ``reporter``'s run to the terminal reporter ``tr``."""
+    data = describe_all(reporter.records.values())  # "webapp1k 0089530 sha256:4137fd4f4bd8"
+    tr.write_sep("=", f"codegen: pass@k of {reporter.model_spec}" + (f" on {data}" if data else ""))
+    if not reporter.rows:
+        if reporter.empty_shard:
+            shard = f"{reporter.settings.shard[0]}/{reporter.settings.shard[1]}"
+            tr.write_line(f"no samples were graded: shard {shard} holds none of the problems")
+        else:
+            tr.write_line("no samples were graded")
+        return
+    for line in format_table(reporter.rows, reporter.settings.k):
+        tr.write_line(line)
+    for gate in reporter.gate_results:
+        tr.write_line(
+            ("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
+            red=not gate.passed,
+            green=gate.passed,
+        )
+    if reporter.comparison is not None:
+        tr.write_sep("-", f"compared with baseline {reporter.settings.baseline}")
+        for line in reporter.comparison.lines():
+            tr.write_line(line)
+    unstable = sorted(r["nodeid"] for r in reporter.records.values() if r.get("unstable"))
+    if unstable:
+        shown = ", ".join(unstable[:10]) + (
+            f" and {len(unstable) - 10} more" if len(unstable) > 10 else ""
+        )
+        tr.write_line(
+            f"unstable verdicts: {len(unstable)} samples changed outcome when rerun: {shown}",
+            yellow=True,
+        )
+    reran = [r for r in reporter.records.values() if r.get("timeout_rerun")]
+    if reran:
+        again = sum(r["outcome"] == outcomes.TIMEOUT for r in reran)
+        tr.write_line(
+            f"timeouts run again: {len(reran)} samples timed out once; {again} timed out "
+            f"again, {len(reran) - again} did not and count as their second run went",
+            yellow=True,
+        )
+    for _suite, reason in sorted(reporter.stopped.items()):
+        tr.write_line(f"stopped early: {reason}", yellow=True)
+    if reporter.hosts_gone:
+        tr.write_line(
+            f"host {', '.join(reporter.hosts_gone)} went away and takes no new worker: the run "
+            "ended with what was graded (rerun with --codegen-resume for the rest)",
+            yellow=True,
+        )
+    if reporter.settings.html is not None:
+        tr.write_line(f"html report: {reporter.settings.html}")
+    if reporter.settings.repair_rounds:
+        curve = repair_curve(reporter.records.values(), reporter.settings.repair_rounds)
+        for line in repair_lines(curve):
+            tr.write_line(line)
+    if reporter.generation_stats:
+        for line in generation_lines(
+            reporter.generation_stats, reporter.records.values(), reporter.price()
+        ):
+            tr.write_line(line)
+    if reporter.results is not None:
+        tr.write_line(f"results: {reporter.results.path}")
