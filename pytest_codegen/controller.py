@@ -102,7 +102,7 @@ class RunCollector:
 
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
-        if self.settings.build is not None:  # fragments are not samples: see build.collector
+        if self.settings.build is not None:  # fragments are not samples: see builder.collector
             self.expected = {n for n in self.expected if n in self.records}
         # Samples that never reported take suite, task and category from a sibling sample.
         known = {
@@ -116,7 +116,7 @@ class RunCollector:
             if sibling is not None:
                 record.update({k: sibling[k] for k in ("suite", "task_id", "category")})  # type: ignore[typeddict-item]
             self.keep(record)
-        # A build's fragments have their own summary (build.collector), not a pass@k row.
+        # A build's fragments have their own summary (builder.collector), not a pass@k row.
         graded = [r for r in self.records.values() if "build" not in r]
         self.rows = summarize(graded, self.settings.k)
         shard = self.config.pluginmanager.get_plugin("codegen-shard")

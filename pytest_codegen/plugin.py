@@ -80,7 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(ShardSelection(resolved.shard), "codegen-shard")
     if resolved.build is not None:  # a benchmark build: its input is collected instead
-        from .build.items import configure_build
+        from .builder.items import configure_build
 
         configure_build(config, resolved)
     else:
@@ -131,7 +131,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if not settings.settings_of(parent.config).active:
         return None
     if settings.settings_of(parent.config).build is not None:
-        from .build.items import collect_build_file
+        from .builder.items import collect_build_file
 
         return collect_build_file(file_path, parent)
     from .collect.items import SuiteFile
