@@ -102,7 +102,8 @@ class RunCollector:
 
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
-        if self.settings.build is not None:  # fragments are not samples: see builder.collector
+        if not self.config.hook.pytest_codegen_grades_samples(config=self.config):
+            # Items that are not samples (a build's fragments) count only with a record.
             self.expected = {n for n in self.expected if n in self.records}
         # Samples that never reported take suite, task and category from a sibling sample.
         known = {
@@ -267,7 +268,9 @@ class RunCollector:
         return price_of(self.settings.prices, self.model_spec, self.model_id)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.rows is None or (not self.rows and self.settings.build is not None):
+        if self.rows is None or (
+            not self.rows and not self.config.hook.pytest_codegen_grades_samples(config=self.config)
+        ):
             return
         from .datasets.content import describe_all
         from .reporting.terminal import format_table, generation_lines, repair_lines

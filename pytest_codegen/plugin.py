@@ -79,12 +79,13 @@ def pytest_configure(config: pytest.Config) -> None:
         from .collect.shards import ShardSelection
 
         config.pluginmanager.register(ShardSelection(resolved.shard), "codegen-shard")
-    if resolved.build is not None:  # a benchmark build: its input is collected instead
+    if resolved.build is not None:  # a benchmark build: the builder collects its input
         from .builder.items import configure_build
 
         configure_build(config, resolved)
     else:
         read_named_suites(config)
+        config.pluginmanager.register(SuiteFiles(), "codegen-suite-files")
     runner = None
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)
@@ -127,26 +128,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             role.close()
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if not settings.settings_of(parent.config).active:
+class SuiteFiles:
+    """Suite files collected as benchmark items; registered in a run that grades suites (a
+    build registers its own collector, of its input)."""
+
+    @pytest.hookimpl(trylast=True)  # after a conftest.py's own collector of the same file
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
+        from .collect.items import SuiteFile
+        from .collect.suites import is_suite_file
+        from .collect.suites.evalplus import looks_like_evalplus
+        from .collect.suites.humaneval import looks_like_humaneval
+
+        explicit = parent.session.isinitpath(file_path)
+        if file_path.name.endswith(".test.js"):
+            return SuiteFile.from_parent(parent, path=file_path)
+        if is_suite_file(file_path) and (
+            explicit or looks_like_humaneval(file_path) or looks_like_evalplus(file_path)
+        ):
+            return SuiteFile.from_parent(parent, path=file_path)
         return None
-    if settings.settings_of(parent.config).build is not None:
-        from .builder.items import collect_build_file
-
-        return collect_build_file(file_path, parent)
-    from .collect.items import SuiteFile
-    from .collect.suites import is_suite_file
-    from .collect.suites.evalplus import looks_like_evalplus
-    from .collect.suites.humaneval import looks_like_humaneval
-
-    explicit = parent.session.isinitpath(file_path)
-    if file_path.name.endswith(".test.js"):
-        return SuiteFile.from_parent(parent, path=file_path)
-    if is_suite_file(file_path) and (
-        explicit or looks_like_humaneval(file_path) or looks_like_evalplus(file_path)
-    ):
-        return SuiteFile.from_parent(parent, path=file_path)
-    return None
 
 
 @pytest.fixture(scope="session")
@@ -178,6 +180,11 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         request_timeout=opts.request_timeout,
         max_retry_wait=opts.max_retry_wait,
     )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_codegen_grades_samples(config: pytest.Config) -> bool:
+    return True
 
 
 @pytest.hookimpl(trylast=True)

@@ -526,3 +526,22 @@ def test_a_different_outcome_the_second_time_is_dropped(pytester: pytest.Pyteste
     assert rejected["reason"].startswith(
         "a different outcome the second time (passed, then failed: AssertionError"
     ), rejected
+
+
+def test_a_run_that_builds_nothing_does_not_import_the_builder(
+    pytester: pytest.Pytester, tiny: Path
+) -> None:
+    pytester.makeconftest(
+        """
+import sys
+
+
+def pytest_sessionfinish(session):
+    with open("modules.txt", "w") as f:
+        f.write("\\n".join(m for m in sys.modules if m.startswith("pytest_codegen")))
+"""
+    )
+    pytester.runpytest_subprocess("--codegen-model=reference", str(tiny)).assert_outcomes(passed=3)
+    modules = (pytester.path / "modules.txt").read_text().split()
+    assert "pytest_codegen.controller" in modules
+    assert [m for m in modules if m.startswith("pytest_codegen.builder")] == []

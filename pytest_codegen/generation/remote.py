@@ -203,11 +203,12 @@ class GenerationService:
         return self.runner.engine_for(self.runner.model)
 
     def serves(self) -> bool:
-        """Whether remote workers should ask here: the run's own model, one that caches."""
+        """Whether remote workers should ask here: samples, the run's own model, one that caches."""
         from ..runner import conftest_overrides_model
 
-        settings = self.runner.settings
-        if settings.build is not None or conftest_overrides_model(self.runner.config):
+        config = self.runner.config
+        samples = config.hook.pytest_codegen_grades_samples(config=config)
+        if not samples or conftest_overrides_model(config):
             return False
         return self.engine is not None
 
