@@ -108,7 +108,8 @@ class RunReporter:
         runner = self.config.stash.get(RUNNER_KEY, None)
         if runner is not None and runner.generation.engine is not None:  # a run without xdist
             self.add_generation_stats(runner.generation.stats())
-        if self.settings.build is not None:  # fragments are not samples: see build.collector
+        if not self.config.hook.pytest_codegen_grades_samples(config=self.config):
+            # Items that are not samples (a build's fragments) count only with a record.
             self.expected = {n for n in self.expected if n in self.records}
         # Samples that never reported take suite, task and category from a sibling sample.
         known = {
@@ -122,7 +123,7 @@ class RunReporter:
             if sibling is not None:
                 record.update({k: sibling[k] for k in ("suite", "task_id", "category")})  # type: ignore[typeddict-item]
             self.keep(record)
-        # A build's fragments have their own summary (build.collector), not a pass@k row.
+        # A build's fragments have their own summary (builder.collector), not a pass@k row.
         graded = [r for r in self.records.values() if "build" not in r]
         self.rows = summarize(graded, self.settings.k)
         shard = self.config.stash.get(SHARD_KEY, None)
@@ -241,7 +242,9 @@ class RunReporter:
         return price_of(self.settings.prices, self.model_spec, self.model_id)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.rows is None or (not self.rows and self.settings.build is not None):
+        if self.rows is None or (
+            not self.rows and not self.config.hook.pytest_codegen_grades_samples(config=self.config)
+        ):
             return
         from .reporting.summary import write_summary
 

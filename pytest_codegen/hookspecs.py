@@ -67,3 +67,19 @@ def pytest_codegen_sample_graded(record: dict[str, Any], config: pytest.Config) 
             if record["outcome"] == "timeout":
                 print("slow:", record["task_id"])
     """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_codegen_grades_samples(config: pytest.Config) -> bool | None:
+    """Whether this run's items are samples graded for pass@k; asked on the controller (or the
+    only process) when the session ends, and before it generates for workers on other hosts.
+
+    The default answers ``True``. Answer ``False`` when your plugin's items are something else
+    (as ``--codegen-build``'s fragments are): the controller then adds no record for an item
+    that reported none, prints no pass@k table when no sample was scored, and leaves workers
+    on other hosts to generate for themselves. Example::
+
+        def pytest_codegen_grades_samples(config):
+            if config.getoption("--lint-generated"):  # items of this conftest's own
+                return False
+    """

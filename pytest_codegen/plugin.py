@@ -94,12 +94,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
         shard = config.stash[SHARD_KEY] = ShardSelection(resolved.shard)
         config.pluginmanager.register(shard, "codegen-shard")
-    if resolved.build is not None:  # a benchmark build: its input is collected instead
-        from .build.items import configure_build
+    if resolved.build is not None:  # a benchmark build: the builder collects its input
+        from .builder.items import configure_build
 
         configure_build(config, resolved)
     else:
         read_named_suites(config)
+        config.pluginmanager.register(SuiteFiles(), "codegen-suite-files")
     runner = None
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)
@@ -143,20 +144,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             role.close()
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if not settings_of(parent.config).active:
-        return None
-    if settings_of(parent.config).build is not None:
-        from .build.items import collect_build_file
+class SuiteFiles:
+    """Suite files collected as benchmark items: the files a benchmark kind claims (see
+    :mod:`.kinds`); registered in a run that grades suites (a build registers its own
+    collector, of its input)."""
 
-        return collect_build_file(file_path, parent)
-    from .collect.items import SuiteFile
-    from .kinds.registry import kinds_of
+    @pytest.hookimpl(trylast=True)  # after a conftest.py's own collector of the same file
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
+        from .collect.items import SuiteFile
+        from .kinds.registry import kinds_of
 
-    explicit = parent.session.isinitpath(file_path)
-    if kinds_of(parent.config).claiming(file_path, explicit) is None:
-        return None
-    return SuiteFile.from_parent(parent, path=file_path)
+        explicit = parent.session.isinitpath(file_path)
+        if kinds_of(parent.config).claiming(file_path, explicit) is None:
+            return None
+        return SuiteFile.from_parent(parent, path=file_path)
 
 
 @pytest.fixture(scope="session")
@@ -189,6 +192,11 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         max_retry_wait=opts.max_retry_wait,
         empty_solution=lambda problem: kinds.of(problem).empty_solution(problem),
     )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_codegen_grades_samples(config: pytest.Config) -> bool:
+    return True
 
 
 @pytest.hookimpl(trylast=True)

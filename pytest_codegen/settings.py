@@ -56,7 +56,7 @@ class Settings:
     # suite's own limits give way only to the user's); on/off flags are not listed.
     explicit: frozenset[str] = frozenset()
     extract: str = "auto"
-    build: str | None = None  # --codegen-build: the input of a benchmark build (build/)
+    build: str | None = None  # --codegen-build: the input of a benchmark build (builder/)
     build_out: str | None = None
     list_models: bool = False  # handled before configure (plugin.pytest_cmdline_main)
     shard: tuple[int, int] | None = None  # --codegen-shard I/N

@@ -18,8 +18,8 @@ from conftest import FIXTURES, XDIST_MODES
 from fake_builder import BuildModel, stage_of
 
 import pytest_codegen
-from pytest_codegen.build import checks, mutants, prompts
-from pytest_codegen.build.inputs import Fragment
+from pytest_codegen.builder import checks, mutants, prompts
+from pytest_codegen.builder.inputs import Fragment
 
 SRC = FIXTURES / "build" / "src"
 
@@ -368,7 +368,7 @@ def test_build_programs_cannot_read_what_the_build_hides(
 def test_build_items_have_a_timeout(pytester: pytest.Pytester) -> None:
     """pytest-timeout bounds a build item as it bounds a graded one, setup included (the
     fragment is built there): every program run at the sandbox limit, every request."""
-    from pytest_codegen.build.pipeline import MAX_REQUESTS, MAX_RUNS
+    from pytest_codegen.builder.pipeline import MAX_REQUESTS, MAX_RUNS
 
     copy_sources(pytester)
     items, _ = pytester.inline_genitems(
@@ -392,7 +392,7 @@ def test_closing_the_pool_finishes_the_fragments_it_claimed(tmp_path: Path) -> N
     import threading
     import time
 
-    from pytest_codegen.build.pool import BuildPool
+    from pytest_codegen.builder.pool import BuildPool
 
     started, key = threading.Event(), BuildPool.key("src/a.py::f")
 
@@ -416,7 +416,7 @@ def test_build_threads_parse_without_a_recursion_depth_mismatch() -> None:
     import gc
     import threading
 
-    from pytest_codegen.build import parsing
+    from pytest_codegen.builder import parsing
 
     source = Path(ast.__file__).read_text()
     errors: list[str] = []
@@ -526,3 +526,22 @@ def test_a_different_outcome_the_second_time_is_dropped(pytester: pytest.Pyteste
     assert rejected["reason"].startswith(
         "a different outcome the second time (passed, then failed: AssertionError"
     ), rejected
+
+
+def test_a_run_that_builds_nothing_does_not_import_the_builder(
+    pytester: pytest.Pytester, tiny: Path
+) -> None:
+    pytester.makeconftest(
+        """
+import sys
+
+
+def pytest_sessionfinish(session):
+    with open("modules.txt", "w") as f:
+        f.write("\\n".join(m for m in sys.modules if m.startswith("pytest_codegen")))
+"""
+    )
+    pytester.runpytest_subprocess("--codegen-model=reference", str(tiny)).assert_outcomes(passed=3)
+    modules = (pytester.path / "modules.txt").read_text().split()
+    assert "pytest_codegen.controller" in modules
+    assert [m for m in modules if m.startswith("pytest_codegen.builder")] == []

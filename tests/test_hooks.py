@@ -110,3 +110,20 @@ def test_a_conftest_brings_its_model_its_suite_format_and_sees_every_verdict(pyt
     assert sorted(graded, key=lambda g: g["nodeid"]) == sorted(
         read_results(pytester.path / "r.jsonl"), key=lambda r: r["nodeid"]
     )
+
+
+def test_items_that_are_not_samples_get_no_record_made_up(pytester, tiny):
+    """``pytest_codegen_grades_samples``: by default a run accounts for every sample it
+    collected (one it never graded, here after ``-x``, is recorded as missing); a plugin whose
+    items are not samples answers False and is recorded only what its items report."""
+    args = ("--codegen-model=empty", str(tiny), "-x", "--codegen-results=r.jsonl")
+    pytester.runpytest_subprocess(*args).assert_outcomes(failed=1)
+    outcomes = sorted(r["outcome"] for r in read_results(pytester.path / "r.jsonl"))
+    assert outcomes == ["failed", "missing", "missing"]
+
+    (pytester.path / "r.jsonl").unlink()
+    pytester.makeconftest("def pytest_codegen_grades_samples(config):\n    return False\n")
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(failed=1)
+    assert [r["outcome"] for r in read_results(pytester.path / "r.jsonl")] == ["failed"]
+    result.stdout.fnmatch_lines(["*codegen: pass@k of empty*"])  # a sample was scored

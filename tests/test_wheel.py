@@ -1,4 +1,5 @@
 """The installed wheel carries the project's own suites: graded by name, away from the checkout.
+It carries every module too, the builder's: a benchmark built with it grades there.
 
 The wheel is built the way a release is: an sdist of the checkout first (``MANIFEST.in``), then
 ``pip wheel`` of that sdist (``setup.py``'s ``build_py`` step copies the suites in). It goes
@@ -19,27 +20,40 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, read_results, shared_cache
+from conftest import FIXTURES, ROOT, read_results, shared_cache
+from fake_builder import BuildModel
 
 from pytest_codegen.kinds.registry import builtin_kinds
 
-# Not part of a checkout as cloned: left out of the copy the sdist is made from.
-LOCAL_ONLY = shutil.ignore_patterns(
+# Not part of a checkout as cloned: left out of the copy the sdist is made from. Names skipped
+# wherever they are, and build output skipped at the top of the checkout alone (a package or
+# a fixture may be named alike: it must reach the wheel).
+LOCAL_ONLY_ANYWHERE = shutil.ignore_patterns(
     ".git",
     ".venv*",
-    "build",
-    "dist",
     "*.egg-info",
     "__pycache__",
     ".pytest_cache",
     ".ruff_cache",
     "node_modules",
 )
+LOCAL_ONLY_AT_TOP = {"build", "dist"}
+
+
+def local_only(directory: str, names: list[str]) -> set[str]:
+    """``copytree``'s ignore: what of ``names`` in ``directory`` is not part of the checkout."""
+    ignored = set(LOCAL_ONLY_ANYWHERE(directory, names))
+    if Path(directory).resolve() == ROOT.resolve():
+        ignored |= LOCAL_ONLY_AT_TOP.intersection(names)
+    return ignored
+
+
 # The project's own suites, as the checkout holds them: what the wheel must grade the same.
 CHECKOUT_SUITES = {
     "everyday": ROOT / "benchmarks" / "python" / "everyday.jsonl",
     "react": ROOT / "benchmarks" / "react",
 }
+BUILD_SOURCES = FIXTURES / "build" / "src"  # the fragments tests/test_build.py builds
 
 
 def run(*args: str | Path, cwd: Path, timeout: float = 300, env: dict | None = None) -> str:
@@ -58,7 +72,7 @@ def run(*args: str | Path, cwd: Path, timeout: float = 300, env: dict | None = N
 def build_wheel(work: Path) -> Path:
     """checkout -> sdist -> wheel, without build isolation (no registry needed)."""
     source = work / "checkout"
-    shutil.copytree(ROOT, source, ignore=LOCAL_ONLY)
+    shutil.copytree(ROOT, source, ignore=local_only)
     sdist_name = run(
         sys.executable,
         "-c",
@@ -139,6 +153,12 @@ def test_wheel_holds_the_suites_and_not_the_rest(installed):
     )
     assert shipped == expected
     assert not list(package.rglob("perf")) and not list(package.rglob("report_screenshot.py"))
+    # Every module of the checkout's package, the builder's too.
+    modules = sorted(
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "pytest_codegen").rglob("*.py")
+    )
+    missing = [m for m in modules if not (installed["site"] / m).is_file()]
+    assert modules and missing == []
 
 
 @pytest.mark.parametrize("suite", sorted(CHECKOUT_SUITES))
@@ -183,3 +203,49 @@ def test_installed_wheel_grades_its_own_suite(installed, tmp_path, suite):
     assert {r["suite"] for r in records} == {suite}
     failed = [(r["task_id"], r["outcome"]) for r in records if r["outcome"] != "passed"]
     assert failed == []
+
+
+def test_installed_wheel_builds_a_benchmark_and_grades_it(installed, tmp_path):
+    """--codegen-build from the wheel: two fragments built with the loopback model, then the
+    suite file it wrote graded with their references."""
+    outside = tmp_path / "elsewhere"
+    (outside / "src").mkdir(parents=True)
+    shutil.copy(BUILD_SOURCES / "textstats.py", outside / "src")
+    python, env = installed["python"], installed["env"]
+    builder = run(
+        python, "-c", "import pytest_codegen.builder as b; print(b.__file__)", cwd=outside, env=env
+    )
+    assert installed["site"].resolve() in Path(builder.strip()).resolve().parents
+    with BuildModel() as model:
+        run(
+            python,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={tmp_path / 'gen-cache'}",
+            "--codegen-build=src/textstats.py::[as]*",
+            "--codegen-build-out=bench.json",
+            "-q",
+            cwd=outside,
+            env=env,
+        )
+    rows = json.loads((outside / "bench.json").read_text())
+    assert sorted(r["func_name"] for r in rows) == ["average_word_length", "sentence_count"]
+    run(
+        python,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "bench.json",
+        "--codegen-model=reference",
+        "--codegen-results=results.jsonl",
+        "-q",
+        cwd=outside,
+        env=env,
+    )
+    records = read_results(outside / "results.jsonl")
+    assert sorted(r["outcome"] for r in records) == ["passed", "passed"]

@@ -83,9 +83,10 @@ class GenerationService:
         return self.generation.engine_for(self.generation.model)
 
     def serves(self) -> bool:
-        """Whether remote workers should ask here: the run's own model, one that caches."""
-        settings = self.generation.settings
-        if settings.build is not None or conftest_overrides_model(self.generation.config):
+        """Whether remote workers should ask here: samples, the run's own model, one that caches."""
+        config = self.generation.config
+        samples = config.hook.pytest_codegen_grades_samples(config=config)
+        if not samples or conftest_overrides_model(config):
             return False
         return self.engine is not None
 

@@ -67,7 +67,7 @@ class GenerationRequest:
     #: the failed code and its test log).
     repair_round: int = 0
     #: Which step asks: "solve" when grading; a benchmark build's steps say "sandbox",
-    #: "tests", "debug", "instruction" or "augment" (see pytest_codegen.build).
+    #: "tests", "debug", "instruction" or "augment" (see pytest_codegen.builder).
     stage: str = "solve"
 
     @property

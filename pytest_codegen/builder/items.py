@@ -59,25 +59,6 @@ def configure_build(config: pytest.Config, settings: Settings) -> None:
         config.pluginmanager.register(BuildCollector(config, settings), "codegen-build-collector")
 
 
-def collect_build_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A :class:`BuildFile` for a file of the build's input, None for any other file."""
-    collection = parent.config.stash.get(BUILD_KEY, None)
-    if collection is None:
-        return None
-    root = collection.root_of(file_path)
-    if root is None:
-        return None
-    if root.is_dir():
-        if file_path.suffix != ".py" or is_test_file(file_path.resolve().relative_to(root)):
-            return None
-    elif file_path.resolve() != root:
-        return None
-    node = BuildFile.from_parent(parent, path=file_path)
-    node.root = root if root.is_dir() else file_path.resolve().parent
-    node.pattern = collection.pattern
-    return node
-
-
 class BuildFile(pytest.File):
     """One file of the build's input; its items are its fragments."""
 
@@ -167,6 +148,27 @@ class BuildCollection:
             if path == root or root in path.parents:
                 return root
         return None
+
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
+        """A :class:`BuildFile` for a file of the build's input, None for any other file."""
+        root = self.root_of(file_path)
+        if root is None:
+            return None
+        if root.is_dir():
+            if file_path.suffix != ".py" or is_test_file(file_path.resolve().relative_to(root)):
+                return None
+        elif file_path.resolve() != root:
+            return None
+        node = BuildFile.from_parent(parent, path=file_path)
+        node.root = root if root.is_dir() else file_path.resolve().parent
+        node.pattern = self.pattern
+        return node
+
+    def pytest_codegen_grades_samples(self, config: pytest.Config) -> bool:
+        """Fragments are not samples: the collector (:mod:`.collector`) reports them."""
+        return False
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         path = collection_path.resolve()

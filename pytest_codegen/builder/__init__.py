@@ -4,7 +4,9 @@
 CodeBenchGen): each fragment is a pytest item that runs the paper's four steps (sandboxing,
 test generation, execution and debugging, post-processing); kept fragments pass, rejected ones
 fail with their stage and reason, and the controller writes the suite file and the build
-report. Modules by job:
+report. Only a build imports this package (``plugin.py`` registers it under
+``--codegen-build``); it uses the rest of the plugin, which reaches it through hooks alone
+(pytest's, and ``pytest_codegen_grades_samples``: fragments are not samples). Modules by job:
 
 ``inputs``    fragments from .py files, directories, globs, and JSON/JSONL rows
 ``prompts``   the prompt of each stage (and ``--codegen-prompt-template build:STAGE=PATH``)
