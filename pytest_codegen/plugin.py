@@ -95,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
         shard = config.stash[SHARD_KEY] = ShardSelection(resolved.shard)
         config.pluginmanager.register(shard, "codegen-shard")
     if resolved.build is not None:  # a benchmark build: the builder collects its input
-        from .builder.items import configure_build
+        from .builder.fragment_items import configure_build
 
         configure_build(config, resolved)
     else:

@@ -18,7 +18,7 @@ from conftest import FIXTURES, XDIST_MODES
 from fake_builder import BuildModel, stage_of
 
 import pytest_codegen
-from pytest_codegen.builder import checks, mutants, prompts
+from pytest_codegen.builder import checks, mutants, stage_prompts
 from pytest_codegen.builder.inputs import Fragment
 
 SRC = FIXTURES / "build" / "src"
@@ -292,8 +292,8 @@ def test_mutants_are_one_small_bug_each() -> None:
 def test_a_template_replaces_one_stage_prompt() -> None:
     templates = {"build:tests": "House rules first.\n{prompt}\n(target: {entry_point})"}
     fields = {"entry_point": "double", "tests": PROGRAM}
-    assert prompts.render("sandbox", "ours", templates, fields) == "ours"
-    assert prompts.render("tests", "ours", templates, fields) == (
+    assert stage_prompts.render("sandbox", "ours", templates, fields) == "ours"
+    assert stage_prompts.render("tests", "ours", templates, fields) == (
         "House rules first.\nours\n(target: double)"
     )
 
@@ -474,7 +474,7 @@ def test_a_prompt_template_for_one_stage_reaches_the_model(pytester: pytest.Pyte
         if stage == "tests":
             assert text.startswith("House rules: name every test after the ticket.\n")
             assert text.endswith("\n(ticket: dates.quarter_of)\n")
-            assert prompts.tests_prompt("quarter_of", "").split("```python")[0] in text
+            assert stage_prompts.tests_prompt("quarter_of", "").split("```python")[0] in text
         else:
             assert "House rules" not in text and "(ticket:" not in text, stage
 

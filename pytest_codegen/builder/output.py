@@ -26,7 +26,7 @@ from typing import Any
 from ..cachedir import atomic_write
 from .checks import PLACEHOLDER_DOCSTRING
 from .pipeline import API_ERROR, DEBUG_ROUNDS, KEPT, REJECTED
-from .prompts import STAGES
+from .stage_prompts import STAGES
 
 
 def example_row(result: dict[str, Any], nodeid: str, model: str) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from ..kinds.execcsn import empty_function
 from ..models.base import Completion, SamplingParams
 from ..outcomes import Verdict
-from . import checks, prompts
+from . import checks, stage_prompts
 from .checks import CheckFailed
 from .inputs import Fragment
 from .mutants import KINDS as MUTANT_KINDS
@@ -91,7 +91,7 @@ class Pipeline:
             "file": self.fragment.path,
             "tests": program,
         }
-        return prompts.render(stage, text, self.templates, fields)
+        return stage_prompts.render(stage, text, self.templates, fields)
 
     def _count(self, stage: str, completion: Completion) -> None:
         usage = self.result["usage"].setdefault(
@@ -140,12 +140,16 @@ class Pipeline:
                 raise Rejected("input", f.error)
             sandboxed = self._regenerate(
                 "sandbox",
-                self._prompt("sandbox", prompts.sandbox_prompt(f.func_name, f.context), f.context),
+                self._prompt(
+                    "sandbox", stage_prompts.sandbox_prompt(f.func_name, f.context), f.context
+                ),
                 lambda code: checks.check_sandboxed(code, f),
             )
             with_tests = self._regenerate(
                 "tests",
-                self._prompt("tests", prompts.tests_prompt(f.func_name, sandboxed), sandboxed),
+                self._prompt(
+                    "tests", stage_prompts.tests_prompt(f.func_name, sandboxed), sandboxed
+                ),
                 lambda code: checks.check_with_tests(code, f, sandboxed),
             )
             program = self._execute_and_debug(with_tests)
@@ -165,7 +169,7 @@ class Pipeline:
         rule = ""
         for round_ in range(1, DEBUG_ROUNDS + 1):
             self._log("debug", f"round {round_}: {_headline(verdict)}")
-            text = prompts.debug_prompt(self.fragment.func_name, program, _log_of(verdict))
+            text = stage_prompts.debug_prompt(self.fragment.func_name, program, _log_of(verdict))
             revised = checks.code_of(
                 self.ask("debug", self._prompt("debug", text, program), round_)
             )
@@ -227,7 +231,7 @@ class Pipeline:
     def _instruction(self, context: str) -> str:
         f = self.fragment
         text = self._prompt(
-            "instruction", prompts.instruction_prompt(f.func_name, context), context
+            "instruction", stage_prompts.instruction_prompt(f.func_name, context), context
         )
         for attempt in range(ATTEMPTS):
             match = _INSTRUCTION.search(self.ask("instruction", text, attempt))
@@ -244,7 +248,7 @@ class Pipeline:
     def _augment(self, program: str, context: str) -> tuple[str, str] | None:
         """The first sampled test set the target passes, run on its own; None if none does."""
         f = self.fragment
-        text = self._prompt("augment", prompts.augment_prompt(f.func_name, program), program)
+        text = self._prompt("augment", stage_prompts.augment_prompt(f.func_name, program), program)
         completions = self.services.ask_many("augment", text, AUGMENT_SAMPLES, AUGMENT_PARAMS)
         for completion in completions:
             self._count("augment", completion)
