@@ -45,6 +45,60 @@ class Problem:
         return sanitize_node_name(self.id)
 
 
+# Fields of ``Problem.extra`` any stage may read, whatever the kind: read and written through
+# the functions below. (A kind's own fields are its business: kinds/fields.py.)
+_TIMEOUT, _MEMORY, _STDERR_WORDS = "timeout_s", "memory_limit_bytes", "stderr_fail_words"
+_DATA, _UNSOLVABLE = "data", "unsolvable"
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteLimits:
+    """The limits a suite states for its problems' samples (Exec-CSN's harness: 10 s, 4 GiB,
+    failing words on stderr; EvalPlus: 4 GiB); None or empty where it states none."""
+
+    timeout_s: float | None = None
+    memory_limit_bytes: int | None = None
+    stderr_fail_words: tuple[str, ...] = ()
+
+    def to_extra(self) -> dict[str, Any]:
+        """The fields of ``Problem.extra`` that state these limits."""
+        extra: dict[str, Any] = {}
+        if self.timeout_s is not None:
+            extra[_TIMEOUT] = self.timeout_s
+        if self.memory_limit_bytes is not None:
+            extra[_MEMORY] = self.memory_limit_bytes
+        if self.stderr_fail_words:
+            extra[_STDERR_WORDS] = list(self.stderr_fail_words)
+        return extra
+
+
+def suite_limits(problem: Problem) -> SuiteLimits:
+    extra = problem.extra
+    return SuiteLimits(
+        timeout_s=float(extra[_TIMEOUT]) if _TIMEOUT in extra else None,
+        memory_limit_bytes=int(extra[_MEMORY]) if _MEMORY in extra else None,
+        stderr_fail_words=tuple(extra.get(_STDERR_WORDS, ())),
+    )
+
+
+def data_identity(problem: Problem) -> dict[str, Any] | None:
+    """The identity of the suite's data (see ``datasets``), once the suite is read."""
+    return problem.extra.get(_DATA)
+
+
+def stamp_data(problem: Problem, data: dict[str, Any] | None) -> None:
+    problem.extra[_DATA] = data
+
+
+def unsolvable_reason(problem: Problem) -> str:
+    """Why the problem cannot be solved as shipped ("" if it can)."""
+    return str(problem.extra.get(_UNSOLVABLE) or "")
+
+
+def mark_unsolvable(problem: Problem, reason: str) -> None:
+    problem.extra[_UNSOLVABLE] = reason
+
+
 class SuiteError(Exception):
     """A suite file that cannot be read; the message names the file and what is wrong."""
 

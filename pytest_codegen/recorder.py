@@ -66,6 +66,9 @@ class SampleRecorder:
                 else None
             ),
         )
+        if verdict is not None:  # fields of the kind's own (EvalPlus: each set's outcome)
+            kind = self.executor.kinds.of(item.problem)
+            record.update(kind.record_fields(verdict))  # type: ignore[typeddict-item]
         record["run"] = self.run_identity(item.problem)
         self.add_cost(record, [record])
         return record

@@ -23,7 +23,7 @@ from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY
 from .kinds.registry import kinds_of
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
-from .problems import Problem
+from .problems import Problem, unsolvable_reason
 from .recorder import SampleRecorder
 from .settings import Settings
 
@@ -150,8 +150,8 @@ class SampleRunner:
             if broken:
                 item.record = self.recorder.record(item, outcomes.QUARANTINED, error=broken)
                 pytest.skip(f"quarantined: {broken}")
-        if problem.extra.get("unsolvable"):  # the suite check: flagged whatever the model
-            reason = f"cannot be solved as shipped: {problem.extra['unsolvable']}"
+        if unsolvable_reason(problem):  # the suite check: flagged whatever the model
+            reason = f"cannot be solved as shipped: {unsolvable_reason(problem)}"
             item.record = self.recorder.record(item, outcomes.ERROR, error=reason)
             raise SampleFailed(f"error: {reason}")
         job = self.generation.job(problem, item.sample_index)

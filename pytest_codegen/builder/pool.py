@@ -32,7 +32,7 @@ from ..kinds.execcsn_program import mask_indent
 from ..kinds.execcsn_rows import MEMORY_LIMIT_BYTES, STDERR_FAIL_WORDS, TIMEOUT_S
 from ..models.base import Completion, Model, Prompt, SamplingParams, merge_params
 from ..outcomes import Verdict
-from ..problems import MODE_PYTHON_PROGRAM, Problem
+from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteLimits
 from . import parsing
 from .inputs import Fragment
 
@@ -107,9 +107,7 @@ class RuntimeServices:
                 "func_name": self.func_name,
                 "mask_indent": mask_indent(masked_program) or "",
                 # What grading the built suite applies (kinds.execcsn_rows).
-                "timeout_s": TIMEOUT_S,
-                "memory_limit_bytes": MEMORY_LIMIT_BYTES,
-                "stderr_fail_words": list(STDERR_FAIL_WORDS),
+                **SuiteLimits(TIMEOUT_S, MEMORY_LIMIT_BYTES, STDERR_FAIL_WORDS).to_extra(),
             },
         )
         limits = self.runner.executor.limits(problem)

@@ -17,7 +17,7 @@ import pytest
 from ..keys import runner_of, settings_of
 from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
-from ..problems import Problem, SuiteError
+from ..problems import Problem, SuiteError, mark_unsolvable, suite_limits
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
 from .selection import BuiltinSelection, named_suite
 
@@ -74,7 +74,7 @@ class SuiteSamples:
                 raise self.CollectError(f"{self.path}: {e}") from None
             issues = kind.check(problem) if wanted else []
             if issues:  # graded as an error, with the reason, whatever the model writes
-                problem.extra["unsolvable"] = "; ".join(issues)
+                mark_unsolvable(problem, "; ".join(issues))
             for index in wanted:
                 item = SampleItem.from_parent(
                     self, problem=problem, sample_index=index, fixtureinfo=fixtureinfo
@@ -158,7 +158,7 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         # request.
         opts = settings_of(self.config)
         executions = 2 * (1 + opts.reruns + opts.repair_rounds)
-        sample_limit = max(opts.timeout, float(problem.extra.get("timeout_s", 0)))  # a suite's own
+        sample_limit = max(opts.timeout, suite_limits(problem).timeout_s or 0)  # a suite's own
         self.add_marker(
             pytest.mark.timeout(
                 sample_limit * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..keys import DATA_KEY
+from ..problems import stamp_data
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -66,5 +67,5 @@ def stamp(config: pytest.Config, path: Path, problems: list[Problem]) -> list[Pr
     if data is None and problems:
         data = path_identity(problems[0].suite, path)
     for problem in problems:
-        problem.extra["data"] = data
+        stamp_data(problem, data)
     return problems

@@ -12,7 +12,7 @@ from typing import Any
 from ..kinds.protocol import NODE
 from ..kinds.registry import KindRegistry
 from ..outcomes import TIMEOUT, SampleFailed, Verdict
-from ..problems import Problem
+from ..problems import Problem, SuiteLimits, suite_limits
 from ..settings import Settings
 
 
@@ -38,16 +38,15 @@ class Executor:
         option; otherwise the options'."""
         from .python.sandbox import Limits
 
-        settings, extra = self.settings, problem.extra if problem is not None else {}
+        settings = self.settings
+        own = suite_limits(problem) if problem is not None else SuiteLimits()
         timeout, memory = settings.timeout, settings.memory
-        if "timeout_s" in extra and "timeout" not in settings.explicit:
-            timeout = float(extra["timeout_s"])
-        if "memory_limit_bytes" in extra and "memory" not in settings.explicit:
-            memory = -(-int(extra["memory_limit_bytes"]) // (1024 * 1024))
-        words = extra.get("stderr_fail_words", ()) if settings.stderr_rule == "harness" else ()
-        return Limits(
-            timeout_s=timeout, memory_mb=memory, cpus=self.cpus, stderr_fail_words=tuple(words)
-        )
+        if own.timeout_s is not None and "timeout" not in settings.explicit:
+            timeout = own.timeout_s
+        if own.memory_limit_bytes is not None and "memory" not in settings.explicit:
+            memory = -(-own.memory_limit_bytes // (1024 * 1024))
+        words = own.stderr_fail_words if settings.stderr_rule == "harness" else ()
+        return Limits(timeout_s=timeout, memory_mb=memory, cpus=self.cpus, stderr_fail_words=words)
 
     @property
     def cpus(self) -> tuple[int, ...]:

@@ -26,20 +26,17 @@ Why these numbers:
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
-import platform
-import re
-import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..outcomes import Verdict
-from ..problems import Problem
+from ..problems import Problem, suite_limits
+from .host_cache import HostMeasurements, host_name
 
 FACTOR = 10.0
 CALIBRATION_RUNS = 3  # the reference's fastest of this many runs is its time
@@ -87,9 +84,9 @@ class TimeLimit:
 
 def floor_of(problem: Problem, cap_s: float, kind_floor_s: float) -> float:
     """The least limit of ``problem``'s samples, within the cap: its suite grader's own,
-    which is its kind's (``Kind.time_floor_s``) unless the suite states one (Exec-CSN's
-    ``timeout_s``)."""
-    return min(float(problem.extra.get("timeout_s", kind_floor_s)), cap_s)
+    which is its kind's (``Kind.time_floor_s``) unless the suite states one (Exec-CSN's)."""
+    own = suite_limits(problem).timeout_s
+    return min(kind_floor_s if own is None else own, cap_s)
 
 
 def derive(floor_s: float, cap_s: float, reference_s: float | None) -> TimeLimit:
@@ -114,19 +111,6 @@ def settled(reference_s: float, runs: int, floor_s: float, cap_s: float) -> bool
     return runs >= CALIBRATION_RUNS or derive(floor_s, cap_s, reference_s).source == FLOOR
 
 
-def host_name() -> str:
-    return socket.gethostname() or "localhost"
-
-
-def host_key() -> str:
-    """This host as calibrations are kept: its name, machine and Python (a host's reference
-    times hold for the interpreter they were measured with)."""
-    implementation = platform.python_implementation().lower()
-    major_minor = ".".join(platform.python_version_tuple()[:2])
-    key = f"{host_name()}-{platform.machine()}-{implementation}{major_minor}"
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
-
-
 def problem_key(problem: Problem) -> str:
     """A problem by its content: the same problem in another suite file or run is the same."""
     parts = [problem.mode, problem.prompt, problem.tests, problem.reference, problem.extra]
@@ -145,13 +129,11 @@ def _calibration(entry: dict[str, Any], cached: bool) -> dict[str, Any]:
 
 
 class Calibration:
-    """Reference times of this host's problems: in memory for the process, on disk for the
-    host (one small file per problem, written whole; a lock per problem so that two workers
-    measure it once)."""
+    """Reference times of this host's problems (see :mod:`.host_cache`: measured once per
+    host, kept on disk for later runs)."""
 
     def __init__(self, root: Path | None) -> None:
-        self.dir = root / "calibration" / host_key() if root is not None else None
-        self._known: dict[str, dict[str, Any]] = {}
+        self.measurements = HostMeasurements(root, "calibration")
 
     def reference_time(
         self, problem: Problem, floor_s: float, cap_s: float, run: Callable[[], Verdict]
@@ -161,27 +143,18 @@ class Calibration:
         has no time to go by. ``floor_s`` and ``cap_s`` bound its samples' limit."""
         if problem.reference is None:
             return None, "the problem has no reference solution"
-        key = problem_key(problem)
-        found = self._usable(key, floor_s, cap_s)  # no lock to read: files are written whole
-        if found is None:
-            with self._lock(key):
-                found = self._usable(key, floor_s, cap_s)  # measured by another process?
-                if found is None:
-                    measured = self._measure(floor_s, cap_s, run)
-                    if isinstance(measured, str):
-                        return None, measured
-                    self._known[key] = measured
-                    self._write(key, measured)
-                    return measured["reference_s"], _calibration(measured, cached=False)
-        return found["reference_s"], _calibration(found, cached=True)
 
-    def _usable(self, key: str, floor_s: float, cap_s: float) -> dict[str, Any] | None:
-        """The problem's calibration, known here or on disk, if it is final for ``cap_s``."""
-        entry = self._known.get(key) or self._read(key)
-        if entry is None or not settled(entry["reference_s"], entry["runs"], floor_s, cap_s):
-            return None
-        self._known[key] = entry
-        return entry
+        def final(entry: dict[str, Any]) -> bool:  # a time this limit can go by
+            ok = isinstance(entry.get("reference_s"), (int, float))
+            ok = ok and isinstance(entry.get("runs"), int)
+            return ok and settled(entry["reference_s"], entry["runs"], floor_s, cap_s)
+
+        found, cached = self.measurements.get(
+            problem_key(problem), lambda: self._measure(floor_s, cap_s, run), final
+        )
+        if isinstance(found, str):
+            return None, found
+        return found["reference_s"], _calibration(found, cached=cached)
 
     @staticmethod
     def _measure(floor_s: float, cap_s: float, run: Callable[[], Verdict]) -> dict[str, Any] | str:
@@ -198,42 +171,3 @@ class Calibration:
             "runs": len(times),
             "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-
-    def _path(self, key: str) -> Path | None:
-        return self.dir / f"{key}.json" if self.dir is not None else None
-
-    def _read(self, key: str) -> dict[str, Any] | None:
-        path = self._path(key)
-        try:
-            entry = json.loads(path.read_text()) if path is not None else None
-        except (OSError, ValueError):
-            return None
-        ok = isinstance(entry, dict) and isinstance(entry.get("reference_s"), (int, float))
-        return entry if ok and isinstance(entry.get("runs"), int) else None
-
-    def _write(self, key: str, entry: dict[str, Any]) -> None:
-        from ..cachedir import atomic_write
-
-        path = self._path(key)
-        if path is not None:
-            with contextlib.suppress(OSError):  # a read-only cache: measured again next run
-                atomic_write(path, json.dumps(entry))
-
-    @contextlib.contextmanager
-    def _lock(self, key: str) -> Iterator[None]:
-        """Held while the problem is measured; none where the cache cannot be written."""
-        import filelock
-
-        path, lock = self._path(key), None
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                lock = filelock.FileLock(f"{path}.lock", timeout=600)
-                lock.acquire()
-            except (OSError, filelock.Timeout):
-                lock = None
-        try:
-            yield
-        finally:
-            if lock is not None:
-                lock.release()

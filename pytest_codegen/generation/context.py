@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ..kinds.registry import kinds_of
 from ..models.base import Completion, GenerationRequest, Model, ModelError, Prompt
 from ..problems import Problem
 from ..settings import Settings
@@ -110,9 +111,8 @@ class GenerationContext:
     def job(self, problem: Problem, sample_index: int, prompt: Prompt | None = None) -> Job:
         """The job of one sample: the problem's prompt as configured, unless ``prompt``."""
         if prompt is None:
-            prompt = build_prompt(
-                problem, self.settings.system_prompt, self.settings.prompt_template
-            )
+            settings, kind = self.settings, kinds_of(self.config).of(problem)
+            prompt = build_prompt(problem, settings.system_prompt, settings.prompt_template, kind)
         return Job(problem, prompt, sample_index, self.settings.params)
 
     def prefetch(self, samples: Iterable[tuple[Problem, int]]) -> None:

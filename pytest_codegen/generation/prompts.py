@@ -13,8 +13,10 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..kinds.protocol import Kind
+from ..kinds.registry import builtin_kinds
 from ..models.base import Prompt
-from ..problems import MODE_JEST, Problem
+from ..problems import Problem
 
 # Fields a template may use. Only these braces are filled: code in a template (JavaScript,
 # dict literals) keeps its own braces untouched.
@@ -25,18 +27,22 @@ _FIELD = re.compile(r"\{(" + "|".join(FIELDS) + r")\}")
 REPAIR_LOG_CHARS = 3000
 
 
-def fields_of(problem: Problem) -> dict[str, str]:
-    extra = problem.extra
+def fields_of(problem: Problem, kind: Kind | None = None) -> dict[str, str]:
+    """A prompt template's fields for ``problem``, whose kind is ``kind`` (default: the
+    built-in kind of its mode)."""
     return {
         "prompt": problem.prompt,
         "task_id": problem.id,
         "category": problem.category,
         "suite": problem.suite,
         "language": problem.language,
-        "file": str(extra.get("solution_filename") or ""),  # the file a React test imports
         "tests": problem.tests,
-        "entry_point": str(extra.get("entry_point") or extra.get("func_name") or ""),
+        **kind_or_builtin(problem, kind).template_fields(problem),
     }
+
+
+def kind_or_builtin(problem: Problem, kind: Kind | None) -> Kind:
+    return kind or builtin_kinds().named(problem.mode) or Kind()
 
 
 def fill(template: str, fields: Mapping[str, str]) -> str:
@@ -72,32 +78,31 @@ def read_templates(specs: Iterable[str], *, base: Path) -> dict[str | None, str]
 
 
 def build_prompt(
-    problem: Problem, system: str | None = None, templates: Mapping[str | None, str] | None = None
+    problem: Problem,
+    system: str | None = None,
+    templates: Mapping[str | None, str] | None = None,
+    kind: Kind | None = None,
 ) -> Prompt:
     """The prompt for ``problem``: the suite's own text, or a user template filled in."""
     template = (templates or {}).get(problem.suite, (templates or {}).get(None))
-    text = problem.prompt if template is None else fill(template, fields_of(problem))
+    text = problem.prompt if template is None else fill(template, fields_of(problem, kind))
     return Prompt(text=text, system=system)
 
 
-def repair_prompt(problem: Problem, first: Prompt, failed_code: str, log: str) -> Prompt:
+def repair_prompt(
+    problem: Problem, first: Prompt, failed_code: str, log: str, kind: Kind | None = None
+) -> Prompt:
     """The prompt of an error-debugging round.
 
-    React problems use WebApp1K's retry prompt word for word (failed code, the test file, the
-    Jest log). Python problems keep their first prompt and add the failed code and log, so a
+    A kind may word it as its benchmark does (React problems: WebApp1K's retry prompt, word
+    for word). Otherwise the first prompt stays and the failed code and log are added, so a
     completion-style task still reads as one.
     """
     log = log.strip()
     if len(log) > REPAIR_LOG_CHARS:
         log = "[...]\n" + log[-REPAIR_LOG_CHARS:]
-    if problem.mode == MODE_JEST:
-        file = fields_of(problem)["file"]
-        text = (
-            f"{failed_code.rstrip()}\nThe above code is the implementation of {file}. "
-            f"It failed the tests below\n{problem.tests}\nBelow is the test log\n{log}\n"
-            f"Try to generate {file} again to pass the tests. RETURN CODE ONLY."
-        )
-    else:
+    text = kind_or_builtin(problem, kind).repair_text(problem, failed_code, log)
+    if text is None:
         text = (
             f"{first.text}\n\nThis earlier answer failed the tests:\n"
             f"```{problem.language}\n{failed_code.rstrip()}\n```\n"

@@ -29,9 +29,10 @@ def repair(runner: SampleRunner, item: SampleItem, verdict: Any) -> None:
     problem: Problem = item.problem
     model = item.funcargs["codegen_model"]
     first = runner.generation.job(problem, item.sample_index).prompt
+    kind = runner.executor.kinds.of(problem)
     code, rounds = item.code or item.completion.text, []
     for repair_round in range(1, runner.settings.repair_rounds + 1):
-        prompt = repair_prompt(problem, first, code, _test_log(verdict))
+        prompt = repair_prompt(problem, first, code, _test_log(verdict), kind)
         job = runner.generation.job(problem, item.sample_index, prompt)
         completion = runner.generation.request(model, job, repair_round)
         entry: dict[str, Any] = {"round": repair_round, **generation_fields(completion)}

@@ -20,7 +20,8 @@ from ..collect.builtin_suites import read_rows
 from ..execution.python.evalplus_grader import run_evalplus
 from ..jsonl import open_text
 from ..outcomes import Verdict
-from ..problems import MODE_EVALPLUS, Problem, SuiteError
+from ..problems import MODE_EVALPLUS, Problem, SuiteError, SuiteLimits
+from .fields import evalplus_fields
 from .humaneval import JSONL
 from .protocol import PYTHON, GradingRun, Kind
 
@@ -88,7 +89,7 @@ def load_evalplus(path: Path, suite: str) -> list[Problem]:
                     "atol": atol,
                     "base_input": inputs["base"],
                     "plus_input": inputs["plus"],
-                    "memory_limit_bytes": MEMORY_LIMIT_BYTES,
+                    **SuiteLimits(memory_limit_bytes=MEMORY_LIMIT_BYTES).to_extra(),
                 },
             )
         )
@@ -168,7 +169,11 @@ class EvalPlusKind(Kind):
         return load_evalplus(path, suite)
 
     def entry_name(self, problem: Problem) -> str | None:
-        return problem.extra.get("entry_point")
+        return evalplus_fields(problem)["entry_point"]
+
+    def record_fields(self, verdict: Verdict) -> dict[str, Any]:
+        # EvalPlus's own columns: the base tests' verdict and the base + plus tests'.
+        return {f"{test['name']}_outcome": test["status"] for test in verdict.tests}
 
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         return run_evalplus(problem, code, run.limits, run.hide, policy=run.policy)

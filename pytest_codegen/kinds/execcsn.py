@@ -13,6 +13,7 @@ from ..outcomes import Verdict
 from ..problems import MODE_PYTHON_PROGRAM, Problem
 from .execcsn_program import extract_function, splice
 from .execcsn_rows import load_execcsn
+from .fields import execcsn_fields
 from .protocol import PYTHON, GradingRun, Kind
 
 
@@ -28,10 +29,10 @@ class ExecCSNKind(Kind):
         return load_execcsn(path, suite)
 
     def entry_name(self, problem: Problem) -> str | None:
-        return problem.extra.get("func_name")
+        return execcsn_fields(problem).get("func_name")
 
     def empty_solution(self, problem: Problem) -> str:
-        return empty_function(str(problem.extra.get("func_name", "solution")))
+        return empty_function(execcsn_fields(problem).get("func_name", "solution"))
 
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         return run_python_program(problem, code, run.limits, run.hide)
@@ -45,7 +46,7 @@ def empty_function(func_name: str) -> str:
 def run_python_program(
     problem: Problem, code: str, limits: Limits, hide: tuple[str, ...] = ()
 ) -> Verdict:
-    func = extract_function(code, problem.extra["func_name"]) or code
+    func = extract_function(code, execcsn_fields(problem)["func_name"]) or code
     program = splice(problem, func)
 
     def classify(e: Exception) -> Verdict:

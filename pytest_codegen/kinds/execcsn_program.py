@@ -12,6 +12,7 @@ import ast
 import re
 
 from ..problems import Problem
+from .fields import execcsn_fields
 
 MASK = "__MASK__"
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -149,7 +150,7 @@ def splice(problem: Problem, function_source: str) -> str:
     program = problem.tests
     indent = mask_indent(program)
     if indent is None:
-        indent = str(problem.extra.get("mask_indent", ""))
+        indent = str(execcsn_fields(problem).get("mask_indent", ""))
     lines = _strip_decorators(_normalize_newlines(function_source)).split("\n")
     placed = [lines[0]] + [indent + line if line else line for line in lines[1:]]
     at = program.find(MASK)
@@ -183,7 +184,7 @@ def program_from_reply(problem: Problem, reply_code: str) -> str | None:
     Upstream still runs the masked program with an empty mask in that case, which always
     fails; callers can count None as a failed sample.
     """
-    function = extract_function(reply_code, str(problem.extra.get("func_name", "")))
+    function = extract_function(reply_code, str(execcsn_fields(problem).get("func_name", "")))
     if function is None:
         return None
     return splice(problem, function)

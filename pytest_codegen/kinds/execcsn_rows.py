@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError
+from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError, SuiteLimits, mark_unsolvable
 from .execcsn_program import MASK, extract_function, mask_indent
 
 #: The docstring CodeBenchGen leaves in ``masked_method_no_test`` for the instruction to replace.
@@ -161,19 +161,15 @@ def _problem(row: Any, index: int, where: str, suite: str) -> Problem:
         "mask": MASK,
         "mask_indent": indent,
         "mask_decorators": _decorators_above_mask(masked_code),
-        "timeout_s": TIMEOUT_S,
-        "memory_limit_bytes": MEMORY_LIMIT_BYTES,
-        "stderr_fail_words": list(STDERR_FAIL_WORDS),
+        **SuiteLimits(TIMEOUT_S, MEMORY_LIMIT_BYTES, STDERR_FAIL_WORDS).to_extra(),
     }
     if "idx" in row:
         extra["idx"] = row["idx"]
-    if unsolvable:
-        extra["unsolvable"] = unsolvable
     sh_code = _field(row, "sh_code", where, required=False)
     if sh_code:
         extra["sh_code"] = sh_code
 
-    return Problem(
+    problem = Problem(
         id=problem_id,
         suite=suite,
         category=category,
@@ -184,6 +180,9 @@ def _problem(row: Any, index: int, where: str, suite: str) -> Problem:
         reference=_reference(row, func_name, where),
         extra=extra,
     )
+    if unsolvable:
+        mark_unsolvable(problem, unsolvable)
+    return problem
 
 
 def _problem_id(row: dict[str, Any], index: int, func_name: str, where: str) -> str:

@@ -14,6 +14,7 @@ from ..execution.python.grader import run_python_call
 from ..jsonl import open_text
 from ..outcomes import Verdict
 from ..problems import MODE_PYTHON_CALL, Problem
+from .fields import HumanEvalFields, humaneval_fields
 from .protocol import PYTHON, GradingRun, Kind
 
 REQUIRED = ("task_id", "prompt", "test", "entry_point")
@@ -46,7 +47,7 @@ def load_humaneval(path: Path, suite: str) -> list[Problem]:
                 prompt=row["prompt"],
                 tests=row["test"],
                 reference=row.get("canonical_solution"),
-                extra={"entry_point": row["entry_point"]},
+                extra=dict(HumanEvalFields(entry_point=row["entry_point"])),
             )
         )
     return problems
@@ -66,7 +67,7 @@ class HumanEvalKind(Kind):
         return load_humaneval(path, suite)
 
     def entry_name(self, problem: Problem) -> str | None:
-        return problem.extra.get("entry_point")
+        return humaneval_fields(problem)["entry_point"]
 
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         return run_python_call(problem, code, run.limits, run.hide, policy=run.policy)

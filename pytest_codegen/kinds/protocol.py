@@ -62,9 +62,22 @@ class Kind:
         """The function a model's reply must define, which code extraction prefers."""
         return None
 
+    def template_fields(self, problem: Problem) -> dict[str, str]:
+        """What a prompt template's ``{entry_point}`` and ``{file}`` stand for."""
+        return {"entry_point": self.entry_name(problem) or "", "file": ""}
+
+    def repair_text(self, problem: Problem, failed_code: str, log: str) -> str | None:
+        """An error-debugging round's prompt in the benchmark's own words; None for the
+        plugin's (the first prompt, the failed code and the test log)."""
+        return None
+
     def empty_solution(self, problem: Problem) -> str:
         """A valid answer that does nothing, which the problem's tests must reject."""
         return "    pass\n"
+
+    def record_fields(self, verdict: Verdict) -> dict[str, Any]:
+        """Fields of its own that a graded sample's record carries (JSON-safe)."""
+        return {}
 
     def check(self, problem: Problem) -> list[str]:
         """Why ``problem`` cannot be solved as shipped (empty: it can)."""

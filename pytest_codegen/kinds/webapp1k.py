@@ -16,6 +16,7 @@ from typing import Any
 
 from ..outcomes import Verdict
 from ..problems import MODE_JEST, Problem, SuiteError
+from .fields import WebApp1KFields, webapp1k_fields
 from .protocol import NODE, GradingRun, Kind
 
 EMPTY_COMPONENT = "import React from 'react';\nexport default function App() { return null; }\n"
@@ -92,7 +93,7 @@ def load_test_file(test_path: Path, suite: str) -> Problem:
         prompt=make_prompt(solution_file, test_code),
         tests=test_code,
         reference=reference,
-        extra={"test_filename": test_path.name, "solution_filename": solution_file},
+        extra=dict(WebApp1KFields(test_filename=test_path.name, solution_filename=solution_file)),
     )
 
 
@@ -132,6 +133,18 @@ class WebApp1KKind(Kind):
             return load_webapp1k(path, suite)
         return [load_test_file(path, suite)]
 
+    def template_fields(self, problem: Problem) -> dict[str, str]:
+        return {"entry_point": "", "file": webapp1k_fields(problem)["solution_filename"]}
+
+    def repair_text(self, problem: Problem, failed_code: str, log: str) -> str:
+        # WebApp1K's retry prompt, word for word: the failed code, the test file, the Jest log.
+        file = webapp1k_fields(problem)["solution_filename"]
+        return (
+            f"{failed_code.rstrip()}\nThe above code is the implementation of {file}. "
+            f"It failed the tests below\n{problem.tests}\nBelow is the test log\n{log}\n"
+            f"Try to generate {file} again to pass the tests. RETURN CODE ONLY."
+        )
+
     def empty_solution(self, problem: Problem) -> str:
         return EMPTY_COMPONENT
 
@@ -146,10 +159,11 @@ class WebApp1KKind(Kind):
 
 def run_in(runner: Any, problem: Problem, code: str, timeout_s: float = 30.0) -> Verdict:
     """Grade ``code`` for ``problem`` with a Jest ``runner`` (``execution.jest``'s warm one)."""
+    files = webapp1k_fields(problem)
     return runner.run(
         test_source=problem.tests,
-        test_filename=problem.extra["test_filename"],
-        solution_filename=problem.extra["solution_filename"],
+        test_filename=files["test_filename"],
+        solution_filename=files["solution_filename"],
         solution_code=code,
         timeout_s=timeout_s,
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from .. import outcomes
-from ..problems import MODE_EVALPLUS
+from ..problems import data_identity
 
 ERROR_CHARS = 2000
 OUTPUT_CHARS = 4000
@@ -90,7 +90,7 @@ def make_record(
         "code": code,
         "error": short_error(error),
     }
-    data = getattr(problem, "extra", {}).get("data")
+    data = data_identity(problem)
     if data is not None:
         record["data"] = data
     if completion is not None:
@@ -104,9 +104,6 @@ def make_record(
         record["tests"] = verdict.tests
         record["stdout"] = _truncate(verdict.stdout, OUTPUT_CHARS, keep="end")
         record["stderr"] = _truncate(verdict.stderr, OUTPUT_CHARS, keep="end")
-        if verdict.mode == MODE_EVALPLUS:
-            for test in verdict.tests:
-                record[f"{test['name']}_outcome"] = test["status"]  # type: ignore[literal-required]
     return record
 
 

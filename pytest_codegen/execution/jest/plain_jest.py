@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ...kinds.fields import webapp1k_fields
 from ...problems import Problem
 from ..extract import extract_code
 from .node_env import PACKAGE_DIR, NodeInfo
@@ -46,9 +47,10 @@ def lay_out(
         problem = problems[row["task_id"]]
         sample_dir = root / row["task_id"] / f"s{row['sample_index']}"
         sample_dir.mkdir(parents=True)
-        (sample_dir / problem.extra["test_filename"]).write_text(problem.tests)
+        files = webapp1k_fields(problem)
+        (sample_dir / files["test_filename"]).write_text(problem.tests)
         code = extract_code(row["completion"], problem.language)
-        (sample_dir / problem.extra["solution_filename"]).write_text(code)
+        (sample_dir / files["solution_filename"]).write_text(code)
         if with_config:
             (sample_dir / "jest.config.js").write_text(JEST_CONFIG)
         dirs[(row["task_id"], row["sample_index"])] = sample_dir

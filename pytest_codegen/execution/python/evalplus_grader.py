@@ -28,10 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import outcomes, problems
-from ...cachedir import atomic_write, default_cache_root
+from ...cachedir import default_cache_root
+from ...kinds.fields import evalplus_fields
 from ...outcomes import Verdict
 from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
+from ..host_cache import HostMeasurements
 from . import wire
 from .errors import SampleCrashed, SampleTimeout
 from .evalplus_match import MBPP_NOT_NONE, matches
@@ -77,7 +79,7 @@ def run_evalplus(
     *,
     policy: str = EXTRACT,
 ) -> Verdict:
-    entry = problem.extra["entry_point"]
+    entry = evalplus_fields(problem)["entry_point"]
     sources = python_candidate(problem.prompt, code, entry, policy)
     try:
         expected = expected_outputs(problem, limits, hide)
@@ -114,8 +116,9 @@ def _grade_set(
 ) -> Verdict:
     """One set of inputs (``part``: base or plus) in a fresh sandbox, as EvalPlus's
     ``untrusted_check`` runs it."""
-    entry, dataset = problem.extra["entry_point"], problem.extra["dataset"]
-    inputs: list[Any] = problem.extra[f"{part}_input"]
+    fields = evalplus_fields(problem)
+    entry, dataset = fields["entry_point"], fields["dataset"]
+    inputs: list[Any] = fields["base_input" if part == "base" else "plus_input"]
     time_limits = expected.time_limits()
     budget = set_budget(time_limits)
     where = [f"loading the code for the {part} inputs"]
@@ -132,7 +135,7 @@ def _grade_set(
             raise SampleTimeout(
                 f"{where[0]}: no result within the {part} set's {budget:.3g} s"
             ) from None
-        atol = problem.extra["atol"]
+        atol = fields["atol"]
         last = time.monotonic()
         for i, (args, want, limit) in enumerate(
             zip(inputs, expected.outputs, time_limits, strict=True)
@@ -207,37 +210,31 @@ def _cut(text: str, limit: int) -> str:
 # -- the canonical solution's outputs, measured once -----------------------------------------
 
 _EXPECTED: dict[str, dict[str, Expected] | problems.SuiteError] = {}
+EXPECTED_NAME = "evalplus-expected"
 
 
 def expected_dir() -> Path:
     """Where measured outputs are kept (hidden from samples, see :mod:`..hidden`)."""
-    return default_cache_root() / "evalplus-expected"
+    return default_cache_root() / EXPECTED_NAME
 
 
 def expected_outputs(
     problem: Problem, limits: Limits, hide: tuple[str, ...] = ()
 ) -> dict[str, Expected]:
     """The canonical solution's outputs and times on the base and plus inputs: from this
-    process's memory, else the disk, else measured now (one process measures, under a lock;
-    the others wait and read)."""
+    process's memory, else measured once per host (see :mod:`..host_cache`)."""
     key = _expected_key(problem)
     if key not in _EXPECTED:
-        from filelock import FileLock
-
-        path = expected_dir() / f"{key}.json"
-        stored = _read_expected(path)
-        if stored is None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with FileLock(f"{path}.lock"):
-                stored = _read_expected(path)
-                if stored is None:
-                    try:
-                        stored = _measure(problem, limits, hide)
-                    except problems.SuiteError as e:
-                        _EXPECTED[key] = e
-                    else:
-                        atomic_write(path, json.dumps(stored))
-        if stored is not None:
+        measurements = HostMeasurements(default_cache_root(), EXPECTED_NAME)
+        try:
+            stored, _ = measurements.get(
+                key,
+                lambda: _measure(problem, limits, hide),
+                lambda entry: all(part in entry for part in PARTS),
+            )
+        except problems.SuiteError as e:
+            _EXPECTED[key] = e
+        else:
             _EXPECTED[key] = {
                 part: Expected(
                     [wire.decode_value(v) for v in stored[part]["outputs"]],
@@ -254,7 +251,7 @@ def expected_outputs(
 def _expected_key(problem: Problem) -> str:
     """Everything the measured outputs depend on (not the suite's name: the same data under
     another file name is the same problem)."""
-    extra = problem.extra
+    fields = evalplus_fields(problem)
     text = json.dumps(
         [
             _EXPECTED_FORMAT,
@@ -262,27 +259,20 @@ def _expected_key(problem: Problem) -> str:
             problem.id,
             problem.prompt,
             problem.reference,
-            extra["entry_point"],
-            extra["dataset"],
-            wire.encode(extra["base_input"]),
-            wire.encode(extra["plus_input"]),
+            fields["entry_point"],
+            fields["dataset"],
+            wire.encode(fields["base_input"]),
+            wire.encode(fields["plus_input"]),
         ]
     )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _read_expected(path: Path) -> dict[str, Any] | None:
-    try:
-        stored = json.loads(path.read_text())
-        return stored if all(part in stored for part in PARTS) else None
-    except (OSError, ValueError):
-        return None
-
-
 def _measure(problem: Problem, limits: Limits, hide: tuple[str, ...]) -> dict[str, Any]:
     """Run the canonical solution (after its prompt, as EvalPlus does) on every input, each
     set in a fresh sandbox; its outputs as wire data and its time per input."""
-    entry, dataset = problem.extra["entry_point"], problem.extra["dataset"]
+    fields = evalplus_fields(problem)
+    entry, dataset = fields["entry_point"], fields["dataset"]
     source = problem.prompt + (problem.reference or "")
     limits = dataclasses.replace(limits, timeout_s=GROUND_TRUTH_TIMEOUT_S)
     measured: dict[str, Any] = {}
@@ -293,7 +283,7 @@ def _measure(problem: Problem, limits: Limits, hide: tuple[str, ...]) -> dict[st
         try:
             with Sandbox(limits, hide, problem_imports(problem)) as box:
                 function = box.load((source,), entry)
-                for i, args in enumerate(problem.extra[f"{part}_input"]):
+                for i, args in enumerate(fields["base_input" if part == "base" else "plus_input"]):
                     where = f"{part} input {i + 1}, {entry}{_args(args)}"
                     started = time.monotonic()
                     out = _call(function, args)

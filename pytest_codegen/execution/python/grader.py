@@ -24,6 +24,7 @@ import pytest
 
 from ... import outcomes, problems
 from ...cachedir import atomic_write, default_cache_root
+from ...kinds.fields import humaneval_fields
 from ...outcomes import Verdict
 from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
@@ -42,7 +43,7 @@ def run_python_call(
     *,
     policy: str = EXTRACT,
 ) -> Verdict:
-    entry = problem.extra["entry_point"]
+    entry = humaneval_fields(problem)["entry_point"]
     sources = python_candidate(problem.prompt, code, entry, policy)
     test_file = f"<tests of {problem.id}>"
     tests = _compiled_tests(problem, test_file)

@@ -1,0 +1,56 @@
+"""What each built-in kind keeps in ``Problem.extra``, typed.
+
+``Problem.extra`` stays a plain dict: it crosses to xdist workers and remote hosts as
+JSON-safe data, and a third-party kind keeps what it likes there. The built-in kinds' fields
+are read through these types and accessors, by the kind and by the graders it uses, and by
+no one else. Fields any stage may read whatever the kind (a suite's own limits, the data
+identity, why a problem cannot be solved) are :mod:`pytest_codegen.problems`'.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict, cast
+
+from ..problems import Problem
+
+
+class HumanEvalFields(TypedDict):
+    entry_point: str  # the function the prompt begins and check() calls
+
+
+class EvalPlusFields(TypedDict):
+    entry_point: str
+    dataset: str  # "humaneval" or "mbpp": whose comparison rules apply
+    atol: float  # the absolute tolerance of float outputs (0: exact)
+    base_input: list[Any]  # argument lists of the base tests ...
+    plus_input: list[Any]  # ... and of the plus tests
+
+
+class ExecCSNFields(TypedDict, total=False):
+    func_name: str  # the function the sample writes (qualified for a method)
+    mask: str  # the placeholder the masked program holds where the function goes
+    mask_indent: str  # the placeholder's indentation
+    mask_decorators: list[str]  # decorators above the placeholder, kept on the sample
+    idx: Any  # the row's own index in the source file
+    sh_code: str  # the row's shell set-up, kept as shipped
+
+
+class WebApp1KFields(TypedDict):
+    test_filename: str  # the Jest test's file name
+    solution_filename: str  # the file the test imports, which the sample is written to
+
+
+def humaneval_fields(problem: Problem) -> HumanEvalFields:
+    return cast(HumanEvalFields, problem.extra)
+
+
+def evalplus_fields(problem: Problem) -> EvalPlusFields:
+    return cast(EvalPlusFields, problem.extra)
+
+
+def execcsn_fields(problem: Problem) -> ExecCSNFields:
+    return cast(ExecCSNFields, problem.extra)
+
+
+def webapp1k_fields(problem: Problem) -> WebApp1KFields:
+    return cast(WebApp1KFields, problem.extra)
