@@ -13,7 +13,11 @@ import pytest
 
 from ..keys import KINDS_KEY
 from ..problems import Problem, SuiteError
+from .evalplus import EvalPlusKind
+from .execcsn import ExecCSNKind
+from .humaneval import HumanEvalKind
 from .protocol import Kind
+from .webapp1k import WebApp1KKind
 
 
 class KindRegistry:
@@ -59,11 +63,6 @@ class KindRegistry:
 
 def builtin_kinds() -> KindRegistry:
     """A registry of the built-in kinds."""
-    from .evalplus import EvalPlusKind
-    from .execcsn import ExecCSNKind
-    from .humaneval import HumanEvalKind
-    from .webapp1k import WebApp1KKind
-
     kinds = KindRegistry()
     # Offered files in the reverse order: an EvalPlus file is a HumanEval file too.
     for kind in (WebApp1KKind(), ExecCSNKind(), HumanEvalKind(), EvalPlusKind()):
