@@ -10,6 +10,7 @@ numbers are the same whether one process ran every sample or xdist spread them o
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from typing import Any
@@ -17,6 +18,10 @@ from typing import Any
 import pytest
 
 from . import outcomes
+from .cachedir import run_scratch
+from .gates.baseline import compare_to_baseline
+from .gates.thresholds import check_thresholds
+from .generation.cost import price_of
 from .keys import (
     DESELECTED_KEY,
     DONE_KEY,
@@ -26,8 +31,11 @@ from .keys import (
     SHARD_KEY,
     STARTED_AT_KEY,
 )
+from .pytest_internals import junitxml_of
 from .reporting.comparable import identity, run_identity, unlike_baseline, unlike_resumed
-from .reporting.records import SampleRecord
+from .reporting.records import SampleRecord, missing_record
+from .reporting.summary import write_summary
+from .scoring import summarize
 from .settings import Settings
 
 
@@ -67,7 +75,6 @@ class RunReporter:
                 and report.nodeid in self.expected
             ):
                 # The worker running it died: xdist reports the item as failed without a record.
-                from .reporting.records import missing_record
 
                 record = missing_record(report.nodeid, self.model_spec, "")
                 record["outcome"] = outcomes.CRASHED
@@ -101,7 +108,6 @@ class RunReporter:
         if session.config.option.collectonly:
             return
         from .reporting.records import missing_record
-        from .scoring import summarize
 
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
@@ -139,8 +145,6 @@ class RunReporter:
         self.write_reports()
 
     def apply_gates(self, session: pytest.Session) -> None:
-        from .gates.baseline import compare_to_baseline
-        from .gates.thresholds import check_thresholds
 
         failed = False
         if self.settings.fail_under:
@@ -206,7 +210,6 @@ class RunReporter:
             raise pytest.UsageError(unlike)
 
     def write_reports(self) -> None:
-        from .pytest_internals import junitxml_of
 
         rows = [r.to_json() for r in self.rows or []]
         xml = junitxml_of(self.config)
@@ -237,7 +240,6 @@ class RunReporter:
 
     def price(self) -> tuple[float, float] | None:
         """The configured price of this run's model (USD per million tokens in, out)."""
-        from .generation.cost import price_of
 
         return price_of(self.settings.prices, self.model_spec, self.model_id)
 
@@ -246,16 +248,12 @@ class RunReporter:
             not self.rows and not self.config.hook.pytest_codegen_grades_samples(config=self.config)
         ):
             return
-        from .reporting.summary import write_summary
 
         write_summary(terminalreporter, self)
 
     def close(self) -> None:
         if self.results is not None:
             self.results.close()
-        import shutil
-
-        from .cachedir import run_scratch
 
         shutil.rmtree(run_scratch(self.started_at), ignore_errors=True)  # the workers are gone
 

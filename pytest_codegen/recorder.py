@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import outcomes
+from .generation.cost import cost_usd, price_of
 from .problems import Problem
+from .reporting.records import make_record
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -47,7 +49,6 @@ class SampleRecorder:
         verdict: Any = None,
         duration_s: float = 0.0,
     ) -> SampleRecord:
-        from .reporting.records import make_record
 
         record = make_record(
             nodeid=item.nodeid,
@@ -92,7 +93,6 @@ class SampleRecorder:
 
     def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:
         """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""
-        from .generation.cost import cost_usd, price_of
 
         price = price_of(self.settings.prices, self.model_spec, getattr(self.model(), "spec", None))
         if price is None:

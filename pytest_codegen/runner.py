@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import outcomes
+from .collect.selection import builtin_files
 from .execution.executor import Executor
+from .execution.hidden import pytest_cache_dir
 from .generation.context import GenerationContext
 from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY
 from .kinds.registry import kinds_of
@@ -170,8 +172,6 @@ class SampleRunner:
     def execute(self, item: SampleItem, text: str, form: str | None = None) -> tuple[str, Any]:
         """Grade ``text``, an answer of ``form`` (see models.base), as an answer to the item's
         problem: ``(code run, verdict)``."""
-        from .collect.selection import builtin_files
-        from .execution.hidden import pytest_cache_dir
 
         return self.executor.execute(
             item.problem,

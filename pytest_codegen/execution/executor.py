@@ -14,6 +14,10 @@ from ..kinds.registry import KindRegistry
 from ..outcomes import TIMEOUT, SampleFailed, Verdict
 from ..problems import Problem, SuiteLimits, suite_limits
 from ..settings import Settings
+from . import time_limits
+from .dispatch import execute
+from .extract import code_policy
+from .python.sandbox import Limits
 
 
 class Executor:
@@ -36,7 +40,6 @@ class Executor:
         """The sandbox limits for ``problem``'s samples: a suite that brings its harness's
         own (Exec-CSN: 10 s, 4 GiB, the stderr rule) gets them, unless the user set the
         option; otherwise the options'."""
-        from .python.sandbox import Limits
 
         settings = self.settings
         own = suite_limits(problem) if problem is not None else SuiteLimits()
@@ -80,7 +83,6 @@ class Executor:
     ) -> tuple[str, Verdict]:
         """Grade ``text``, an answer of ``form`` (see models.base), as an answer to
         ``problem``: ``(code run, verdict)``."""
-        from .dispatch import execute
 
         kind = self.kinds.of(problem)
         cap = self.limits(problem)
@@ -115,7 +117,6 @@ class Executor:
     ) -> Any:
         """The problem's :class:`~.time_limits.TimeLimit` on this host (see
         :mod:`.time_limits`), calibrating its reference with ``run_reference`` the first time."""
-        from . import time_limits
 
         if self.settings.timeout_rule == "flat":
             return time_limits.TimeLimit(
@@ -146,7 +147,6 @@ class Executor:
     def code_policy(self, problem: Problem, form: str | None) -> str:
         """How the code of an answer of ``form`` to ``problem`` is taken: the record's
         ``code_policy`` (see :func:`.extract.code_policy` and ``--codegen-extract``)."""
-        from .extract import code_policy
 
         return code_policy(form, self.settings.extract, self.kinds.of(problem).continues_prompt)
 

@@ -18,7 +18,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import pytest_codegen
+
+from ..cachedir import default_cache_root
+from ..collect.builtin_suites import builtin_suites, own_suite_roots
 from ..settings import Settings
+from .python.evalplus_grader import expected_dir
 
 
 def pytest_cache_dir(config: Any) -> Path | None:
@@ -44,7 +49,6 @@ def _made(path: Path) -> bool:
 
 def expected_outputs_dir() -> Path:
     """Where the canonical solutions' outputs on HumanEval+/MBPP+ inputs are kept."""
-    from .python.evalplus_grader import expected_dir
 
     path = expected_dir()
     _made(path)
@@ -54,17 +58,15 @@ def expected_outputs_dir() -> Path:
 def user_cache_dirs() -> list[Path]:
     """What the user cache holds that no sample may read: every named suite downloaded (not
     only those in use) and the files xdist runs share (other samples' completions)."""
-    from ..cachedir import default_cache_root
 
     return [p for p in (default_cache_root() / n for n in ("datasets", "runs")) if _made(p)]
 
 
 def builtin_suite_dirs() -> list[Path]:
     """Where every built-in suite lives, whether this run uses it or not."""
-    from ..collect import builtin_suites as suites
 
-    found = [p if p.is_dir() else p.parent for p in suites.builtin_suites().values()]
-    return found + list(suites.own_suite_roots())
+    found = [p if p.is_dir() else p.parent for p in builtin_suites().values()]
+    return found + list(own_suite_roots())
 
 
 def grader_files(
@@ -72,7 +74,6 @@ def grader_files(
 ) -> tuple[str, ...]:
     """The resolved paths to hide: ``suites`` (files or directories) with the directories
     holding them, the built-in suites, the plugin, the run's own files and ``also``."""
-    import pytest_codegen
 
     paths: list[Path] = []
     for suite in suites:

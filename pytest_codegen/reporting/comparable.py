@@ -24,6 +24,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
+from ..execution.time_limits import FACTOR
+from ..models.base import merge_params
 from ..settings import Settings
 
 # Fields of a run's identity, as said in a refusal, in the order they are listed.
@@ -45,9 +48,6 @@ def run_identity(settings: Settings, model: Any = None) -> dict[str, Any]:
     """This process's part of each record's ``run`` (``node`` is added per React sample);
     ``model``: the model built from ``--codegen-model``, whose own parameters (an alias's, a
     built-in name's) count with the flags'."""
-    from .. import __version__
-    from ..execution.time_limits import FACTOR
-    from ..models.base import merge_params
 
     params: dict[str, Any] = merge_params(
         getattr(model, "defaults", None), settings.params

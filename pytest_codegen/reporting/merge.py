@@ -19,15 +19,16 @@ import pytest
 
 from .. import outcomes
 from ..keys import CONTROLLER_KEY
+from ..options import OPTIONS
 from ..settings import Settings
+from .comparable import first_difference
+from .results import load_results
 
 
 def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str, Any]]:
     """Every record of the files, in order; ``UsageError`` (one line) on one that cannot be
     read, holds a line that is not a sample record, or is not comparable with the others
     (see :mod:`.comparable`)."""
-    from .comparable import first_difference
-    from .results import load_results
 
     records: list[dict[str, Any]] = []
     files: list[tuple[str, list[dict[str, Any]]]] = []
@@ -72,7 +73,6 @@ GRADING_FLAGS = ("model", "suite", "samples", "build", "shard", "resume")
 
 
 def _refuse_grading_flags(config: pytest.Config) -> None:
-    from ..options import OPTIONS
 
     for opt in OPTIONS:
         if opt.name in GRADING_FLAGS and config.getoption(opt.flag_name) not in (None, [], False):
