@@ -24,6 +24,7 @@ from ..models.base import UNBOUNDED, Completion, Model, SamplingParams, merge_pa
 from .batching import Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
 from .budget import ENGINE_CLOSED, budget_for
 from .cache import Claim, DiskCache, cache_key
+from .counters import GenerationCounters
 from .jobs import Job
 from .ratelimit import RateLimit, bucket_for
 
@@ -73,20 +74,7 @@ class GenerationEngine:
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = False
-        self._stats_lock = threading.Lock()
-        self._stats: dict[str, float] = {
-            "requests": 0,
-            "samples_generated": 0,
-            "cache_hits": 0,
-            "shared": 0,
-            "errors": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "request_latency_s": 0.0,
-            "sample_latency_s": 0.0,
-            "rate_limit_wait_s": 0.0,
-            "claim_timeouts": 0,
-        }
+        self.counters = GenerationCounters()
         shared = self.cache.root if self.cache is not None else None
         self._budget = budget_for(model.spec, self.concurrency, shared, self.since, self._stop)
         # An HTTP model takes a slot for each exchange (none while it waits to retry, and it
@@ -100,7 +88,7 @@ class GenerationEngine:
             bucket_for(model.spec, rate_limit, cache_dir),
             UNBOUNDED if limit_in_flight is not None else self._budget,
             self._stop,
-            self._count,
+            self.counters.add,
         )
 
     # -- public API
@@ -174,13 +162,7 @@ class GenerationEngine:
         ``sample_latency_s`` (sums), ``rate_limit_wait_s`` and ``claim_timeouts``; ``notes``
         (when there are any) lists what the model adapted or learned.
         """
-        with self._stats_lock:
-            out: dict[str, Any] = dict(self._stats)
-        for name in ("request_latency_s", "sample_latency_s", "rate_limit_wait_s"):
-            out[name] = round(out[name], 6)
-        for name, value in out.items():
-            if isinstance(value, float) and value.is_integer() and not name.endswith("_s"):
-                out[name] = int(value)
+        out = self.counters.snapshot()
         notes = [str(line) for line in getattr(self.model, "notes", None) or ()]
         lowest = self._budget.lowest()
         if lowest is not None:  # the same line from every process: the state is the run's
@@ -314,13 +296,13 @@ class GenerationEngine:
             error = self.cache.read_error(slot.key, newer_than=wait.since - 1)
             if error is not None:
                 claim.release()
-                self._count(errors=1)
+                self.counters.add(errors=1)
                 resolve(slot, error)
                 return True
             self._enqueue_front(Batch([slot], held={slot.key: claim}))
             return True
         if time.monotonic() > wait.deadline:
-            self._count(claim_timeouts=1)
+            self.counters.add(claim_timeouts=1)
             self._enqueue_front(Batch([slot], force=True))
             return True
         return False
@@ -338,7 +320,7 @@ class GenerationEngine:
             return False
         completion, mtime = found
         before_run = mtime < self.since
-        self._count(**({"cache_hits": 1} if before_run else {"shared": 1}))
+        self.counters.add(**({"cache_hits": 1} if before_run else {"shared": 1}))
         resolve(slot, dataclasses.replace(completion, cached=before_run))
         return True
 
@@ -389,8 +371,3 @@ class GenerationEngine:
                 )
                 self._watcher.start()
             self._wakeup.notify_all()
-
-    def _count(self, **amounts: float) -> None:
-        with self._stats_lock:
-            for name, amount in amounts.items():
-                self._stats[name] += amount
