@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,15 @@ def shared_cache() -> Path:
     path.mkdir(mode=0o755, exist_ok=True)
     os.chmod(path, 0o755)
     return path
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout_s: float = 120) -> None:
+    """Poll until ``condition()`` holds. The timeout is a hang guard, not a speed bound: a
+    state that is never reached fails the test with ``what`` instead of hanging it."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.005)
 
 
 def read_results(path: Path) -> list[dict]:

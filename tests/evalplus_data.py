@@ -39,11 +39,11 @@ HUMANEVAL = [
         [[[1.0, 2.0]], [[0.5]]],
         [[[0.1, 0.2, 0.3]], [[0.1] * 10], [[1e-3, 2e-3, 7e-3]]],
     ),
-    _task(  # a time limit of 4 x the canonical solution's 0.5 s on n == 7, 1 s elsewhere
+    _task(  # a time limit of 4 x the canonical solution's 1 s on n == 7, 1 s elsewhere
         "HumanEval/2",
         'def triangle(n: int) -> int:\n    """1 + 2 + ... + n."""\n',
         "triangle",
-        "    import time\n    if n == 7:\n        time.sleep(0.5)\n    return n * (n + 1) // 2\n",
+        "    import time\n    if n == 7:\n        time.sleep(1.0)\n    return n * (n + 1) // 2\n",
         [[1], [2], [3]],
         [[7], [1000], [10**6]],
     ),
@@ -130,19 +130,20 @@ SAMPLES = [
         False,
     ),
     ("HumanEval/2", "completion", "    return n * (n + 1) // 2\n", True, True),
-    # 1.4 s on n == 7: past the 1 s floor, within 4 x the canonical solution's 0.5 s
+    # 1.5 s on n == 7: past the 1 s floor, within 4 x the canonical solution's 1 s by a
+    # margin that load cannot eat
     (
         "HumanEval/2",
         "completion",
-        "    import time\n    if n == 7:\n        time.sleep(1.4)\n    return n * (n + 1) // 2\n",
+        "    import time\n    if n == 7:\n        time.sleep(1.5)\n    return n * (n + 1) // 2\n",
         True,
         True,
     ),
-    # 3 s on n == 7: past 4 x 0.5 s
+    # 10 s on n == 7: far past 4 x 1 s
     (
         "HumanEval/2",
         "completion",
-        "    import time\n    if n == 7:\n        time.sleep(3)\n    return n * (n + 1) // 2\n",
+        "    import time\n    if n == 7:\n        time.sleep(10)\n    return n * (n + 1) // 2\n",
         True,
         False,
     ),

@@ -9,7 +9,11 @@ scripted to hit the next requests in order: an HTTP status (with ``Retry-After``
 malformed JSON, a dropped connection, fewer choices than ``n``, a reply without the expected
 fields, a stream that ends in an error event or is cut off. It counts the requests in flight
 (``peak_in_flight``), and answers 429 at once to those beyond ``max_in_flight`` when set (a
-provider that limits concurrency).
+provider that limits concurrency). Two holds make a test wait for states instead of timing
+them: ``gather_in_flight`` holds the first requests until that many are in flight at once (a
+client allowed that many reaches it however slowly it gets going), and ``hold_after`` holds
+every request past the first so many until ``release()`` (a run stopped meanwhile is stopped
+midway).
 
     with FakeProviders(reply=lambda req, i: "def f(): pass") as fake:
         fake.script(Fault.http(429, retry_after="0.2"))
@@ -203,10 +207,24 @@ class FakeProviders:
         self.max_in_flight: int | None = None
         self.throttle_retry_after = "0.05"
         self.throttled = 0
+        #: The first requests wait until this many are in flight at once; once that happened
+        #: (or after ``gather_timeout_s``, a hang guard) no request waits for it any more. The
+        #: very first request is answered at once: a model that may refuse a whole run sends
+        #: it alone and waits for its answer before it sends more.
+        self.gather_in_flight: int | None = None
+        self.gather_timeout_s = 60.0
+        self._gathered = False
+        #: Requests after the first ``hold_after`` wait, before they are answered, until
+        #: ``release()``; ``held`` counts those waiting now.
+        self.hold_after: int | None = None
+        self.held = 0
+        self._released = False
         self.keys = {"openai": openai_key, "anthropic": anthropic_key, "gemini": gemini_key}
         self.requests: list[Recorded] = []
+        self._arrived = 0  # requests ever received (``requests`` may be cleared)
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # requests in flight, holds
         self._stop = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -230,6 +248,8 @@ class FakeProviders:
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()  # wakes handlers sleeping in a slow fault
+        with self._changed:  # ... and those held
+            self._changed.notify_all()
         assert self._server is not None and self._thread is not None
         self._server.shutdown()
         self._server.server_close()
@@ -264,12 +284,39 @@ class FakeProviders:
         with self._lock:
             return sum(1 for r in self.requests if api is None or r.api == api)
 
-    def _record(self, recorded: Recorded) -> None:
+    def release(self) -> None:
+        """Answer the requests held by ``hold_after``, and hold none from now on."""
+        with self._changed:
+            self._released = True
+            self._changed.notify_all()
+
+    def _record(self, recorded: Recorded) -> int:
+        """Count ``recorded`` in; returns how many requests arrived before it."""
         with self._lock:
+            arrived = self._arrived
+            self._arrived += 1
             self.requests.append(recorded)
             self.in_flight += 1
             recorded.in_flight = self.in_flight
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            if self.gather_in_flight is not None and self.in_flight >= self.gather_in_flight:
+                self._gathered = True
+                self._changed.notify_all()
+            return arrived
+
+    def _hold(self, arrived: int) -> None:
+        """Wait as ``gather_in_flight`` and ``hold_after`` say, for the request that arrived
+        after ``arrived`` others (counted in flight meanwhile)."""
+        with self._changed:
+            if self.gather_in_flight is not None and arrived > 0 and not self._gathered:
+                if not self._changed.wait_for(
+                    lambda: self._gathered or self._stop.is_set(), self.gather_timeout_s
+                ):
+                    self._gathered = True  # never reached: the peak will say so
+            if self.hold_after is not None and arrived >= self.hold_after and not self._released:
+                self.held += 1
+                self._changed.wait_for(lambda: self._released or self._stop.is_set())
+                self.held -= 1
 
     def _over_limit(self, recorded: Recorded) -> bool:
         with self._lock:
@@ -327,13 +374,14 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         recorded = self.recorded = Recorded(api, path, headers, body, time.monotonic())
-        fake._record(recorded)
+        arrived = fake._record(recorded)
         try:
             if fake._over_limit(recorded):
                 recorded.error = "over the concurrency limit"
                 retry = {"Retry-After": fake.throttle_retry_after}
                 self._send_json(429, error_body(api, 429, "too many requests"), retry)
                 return
+            fake._hold(arrived)
             self._answer(recorded)
         finally:
             fake._done(recorded)

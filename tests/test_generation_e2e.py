@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TINY, XDIST_MODES, read_results, run_vllm
+from conftest import TINY, XDIST_MODES, read_results, run_vllm, wait_until
 from fake_providers import FakeProviders, Fault
 
 PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]
@@ -141,15 +141,17 @@ def cached_entries(cache) -> int:
 
 @pytest.mark.parametrize("how", ["sigint", "kill_worker"])
 def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
+    import os
     import signal
     import subprocess
     import sys
-    import time
 
     suite = pytester.path / "everyday.jsonl"
     suite.write_text((TINY.parents[2] / "benchmarks" / "python" / "everyday.jsonl").read_text())
     cache = pytester.path / "gen-cache"
+    answered = 10  # then the server holds every request until the run has been interrupted
     with FakeProviders(reply=solve_everyday, openai_key=None, latency_s=0.25) as server:
+        server.hold_after = answered
         args = [
             sys.executable,
             "-m",
@@ -172,24 +174,35 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 60
-        while server.count() < 10 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if how == "sigint":
-            proc.send_signal(signal.SIGINT)
-        else:  # kill one xdist worker; xdist replaces it and the run goes on
-            workers = subprocess.run(
-                ["pgrep", "-f", "-P", str(proc.pid), "execnet"], capture_output=True, text=True
-            ).stdout.split()
-            workers = (
-                workers
-                or subprocess.run(
-                    ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
-                ).stdout.split()
+        try:
+            # Midway, however fast or slow the machine: the answered samples are in the cache
+            # and the run waits for the next replies.
+            wait_until(
+                lambda: cached_entries(cache) == answered and server.held > 0,
+                "the first replies cached, the next ones held",
             )
-            assert workers, "no xdist worker found"
-            subprocess.run(["kill", "-9", workers[0]])
-        proc.wait(timeout=120)
+            if how == "sigint":
+                proc.send_signal(signal.SIGINT)
+                proc.wait(timeout=120)  # it ends with requests unanswered, released below
+            else:  # kill one xdist worker; xdist replaces it and the run goes on
+                workers = subprocess.run(
+                    ["pgrep", "-f", "-P", str(proc.pid), "execnet"], capture_output=True, text=True
+                ).stdout.split()
+                workers = (
+                    workers
+                    or subprocess.run(
+                        ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+                    ).stdout.split()
+                )
+                assert workers, "no xdist worker found"
+                subprocess.run(["kill", "-9", workers[0]])
+                server.release()
+                proc.wait(timeout=120)
+        finally:
+            server.release()
+            if proc.poll() is None:  # the test failed: end the run and its workers
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
         generated = cached_entries(cache)
         requested_first = server.count()
         first = read_results(pytester.path / "first.jsonl")

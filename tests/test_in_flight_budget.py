@@ -36,7 +36,10 @@ def server() -> Iterator[FakeProviders]:
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_the_budget_bounds_the_whole_run(pytester, server, xdist):
-    # Per process, two workers would have twice the budget in flight at once.
+    # Per process, two workers would have twice the budget in flight at once. The first
+    # requests wait for 5 in flight (reached however slowly the run gets going); each one
+    # then takes 0.3 s, time for a sixth to show.
+    server.gather_in_flight = 5
     server.latency_s = 0.3
     suite = write_suite(pytester.path / "many.jsonl", 40)
     result = run_vllm(pytester, server, str(suite), "--codegen-concurrency=5", *xdist)

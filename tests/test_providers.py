@@ -315,8 +315,10 @@ def test_retry_after_is_honoured(fake: FakeProviders) -> None:
 
 
 def test_retries_on_5xx_dropped_connection_and_timeout(fake: FakeProviders) -> None:
-    fake.script(Fault.http(500), Fault.drop(), Fault.http(503), Fault.slow(1.0))
-    m = model("vllm:m", fake, timeout_s=0.25, max_attempts=5)
+    # The slow reply never comes while the client waits (the server holds it until it
+    # closes); every other reply has the whole timeout to spare.
+    fake.script(Fault.http(500), Fault.drop(), Fault.http(503), Fault.slow(60))
+    m = model("vllm:m", fake, timeout_s=2.0, max_attempts=5)
     out = m.generate(request())
     assert out[0].error is None and out[0].text == "reply to 'write f' #0"
     assert fake.count() == 5

@@ -33,8 +33,9 @@ def processes_of(uid: int) -> list[str]:
 
 
 def gone(uid: int) -> bool:
-    """Whether every process of ``uid`` has ended; SIGKILLed processes take a moment."""
-    for _ in range(200):
+    """Whether every process of ``uid`` has ended; SIGKILLed processes take a moment (a
+    minute at most here: a hang guard, not a speed bound)."""
+    for _ in range(1200):
         if not processes_of(uid):
             return True
         time.sleep(0.05)
@@ -44,12 +45,13 @@ def gone(uid: int) -> bool:
 DETACHED = """
 import os, time
 def f():
-    if os.fork() == 0:
+    child = os.fork()
+    if child == 0:
         os.setsid()  # leaves the sample's process group and session
         if os.fork() == 0:
             time.sleep(300)
         os._exit(0)
-    time.sleep(0.2)
+    os.waitpid(child, 0)  # it has forked the grandchild and left
     return os.getuid()
 """
 
