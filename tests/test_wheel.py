@@ -143,7 +143,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def test_wheel_holds_the_suites_and_not_the_rest(installed):
     package = installed["site"] / "pytest_codegen"
-    builtin = package / "collect" / "suites" / "builtin"
+    builtin = package / "collect" / "builtin"
     shipped = sorted(p.relative_to(builtin).as_posix() for p in builtin.rglob("*") if p.is_file())
     suites = ROOT / "benchmarks"
     expected = sorted(
