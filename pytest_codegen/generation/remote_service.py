@@ -51,6 +51,9 @@ def is_remote(node: Any) -> bool:
     return not getattr(node.gateway.spec, "popen", False)
 
 
+SERVER_WAITS_S = 1.0  # how long a live socket server keeps quiet on a new connection
+
+
 def host_gone(node: Any) -> bool:
     """Whether a socket host's server no longer takes connections (its worker cannot be
     replaced there). Other hosts (ssh) are assumed to be there: each worker is a new login."""
@@ -61,10 +64,15 @@ def host_gone(node: Any) -> bool:
         return False
     host, _, port = str(address).rpartition(":")
     try:
-        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=5) as probe:
+            # A server killed a moment ago may still take a connection into its backlog, then
+            # drop it: a live one waits for us to speak first.
+            probe.settimeout(SERVER_WAITS_S)
+            return probe.recv(1) == b""
+    except TimeoutError:
+        return False
     except (OSError, ValueError):
         return True
-    return False
 
 
 class GenerationService:
