@@ -26,6 +26,7 @@ CONTROLLER_KEY = pytest.StashKey["RunReporter"]()  # where the run is reported
 RESUME_KEY = pytest.StashKey["Resume"]()  # --codegen-resume
 SHARD_KEY = pytest.StashKey["ShardSelection"]()  # --codegen-shard
 KINDS_KEY = pytest.StashKey["KindRegistry"]()  # the benchmark kinds this run grades
+BUILD_KEY = pytest.StashKey["BuildCollection"]()  # --codegen-build: the build's collection
 # Built-in suite files collected in this process -> the suite's name (for loading and hiding).
 BUILTIN_KEY = pytest.StashKey[dict[Path, str]]()
 # Suite files named on the command line, read at start -> their problems.

@@ -19,13 +19,11 @@ from typing import Any
 import pytest
 
 from .. import outcomes
-from ..keys import settings_of
+from ..keys import BUILD_KEY, settings_of
 from ..outcomes import SampleNotGenerated
 from ..pytest_internals import ShortFailureRepr, fixture_closure
 from ..settings import Settings
 from .inputs import Fragment, fragments_in, input_files, is_json_input, is_test_file, split_spec
-
-BUILD_KEY = pytest.StashKey["BuildCollection"]()
 
 
 class BuildRejected(Exception):
