@@ -114,9 +114,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return
     if config.pluginmanager.hasplugin("xdist"):  # --tx to other hosts: what reaches them
-        from .generation.remote_service import check_remote_arguments
+        from .generation.remote_service import prepare_remote_arguments
 
-        check_remote_arguments(config)
+        prepare_remote_arguments(config)
     collector = config.stash[CONTROLLER_KEY] = RunReporter(config, resolved)
     config.pluginmanager.register(collector, "codegen-controller")
     if resume is not None:

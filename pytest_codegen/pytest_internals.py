@@ -77,3 +77,14 @@ def xdist_replace_no_more(config: pytest.Config) -> bool:
         return False
     dsession._max_worker_restart = failed  # xdist adds this crash next, then compares
     return True
+
+
+def replace_invocation_args(config: pytest.Config, args: list[str]) -> None:
+    """Have xdist send ``args`` to its workers instead of the command line as given: it reads
+    ``config.invocation_params.args`` when it sets up each worker (after
+    ``pytest_configure``). The object is documented read-only; it is replaced, not changed,
+    and only by arguments that parse the same."""
+    params = config.invocation_params
+    config.invocation_params = pytest.Config.InvocationParams(
+        args=args, plugins=params.plugins, dir=params.dir
+    )

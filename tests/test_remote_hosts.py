@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, outcomes_by_node, read_results
+from conftest import ROOT, outcomes_by_node, read_results, write_replay
 from fake_providers import FakeProviders
 from socket_host import SocketHost
 
@@ -247,3 +247,87 @@ def test_a_local_path_for_a_remote_host_is_one_usage_error_line(pytester, tiny):
         ["ERROR: --tx socket=127.0.0.1:9//id=far: 'tiny.jsonl' is a path on this machine, *"]
     )
     assert "INTERNALERROR" not in result.stderr.str() + result.stdout.str()
+
+
+@pytest.mark.parametrize("form", ["apart", "joined"])
+def test_path_options_reach_a_remote_host_given_either_way(pytester, socket_host, form):
+    """``--codegen-results r.jsonl`` as well as ``--codegen-results=r.jsonl``: xdist refuses
+    to send another host an argument that names a local path, which the results file is as
+    soon as the run starts (and a cache, data directory or baseline before)."""
+    replay = write_replay(
+        pytester.path / "replay.jsonl",
+        [{"task_id": p["task_id"], "completion": p["canonical_solution"]} for p in EVERYDAY],
+    )
+    (pytester.path / "gen-cache").mkdir()
+    (pytester.path / "data").mkdir()
+
+    def grade(*options: tuple[str, str]):
+        given = [
+            arg
+            for name, value in options
+            for arg in ([f"{name}={value}"] if form == "joined" else [name, value])
+        ]
+        result = pytester.runpytest_subprocess(
+            "--codegen-suite=everyday",
+            "-p",
+            "no:randomly",
+            socket_host.tx("far"),
+            "--tx=popen//id=near",
+            "--dist=load",
+            "-v",
+            *given,
+            timeout=300,
+        )
+        output = result.stdout.str() + result.stderr.str()
+        assert "INTERNALERROR" not in output, output[-3000:]
+        assert result.ret == pytest.ExitCode.OK, output[-3000:]
+        assert any(line.startswith("[far]") for line in result.outlines)
+        return result
+
+    model = ("--codegen-model", f"replay:{replay}")
+    # Files the run creates (the results file as it starts)...
+    results = pytester.path / "out" / "r.jsonl"
+    grade(
+        model,
+        ("--codegen-results", str(results)),
+        ("--codegen-html", "report.html"),
+        ("--junitxml", "junit.xml"),
+    )
+    records = read_results(results)
+    assert len(records) == len(EVERYDAY)
+    assert {r["outcome"] for r in records} == {"passed"}
+    assert (pytester.path / "report.html").read_text().strip()
+    assert "<testsuite" in (pytester.path / "junit.xml").read_text()
+
+    # ... and files and directories that exist before it starts.
+    again = grade(
+        model,
+        ("--codegen-results", "again.jsonl"),
+        ("--codegen-baseline", str(results)),
+        ("--codegen-cache", "gen-cache"),
+        ("--codegen-data-dir", "data"),
+        ("--junitxml", "junit.xml"),
+    )
+    again.stdout.fnmatch_lines([f"*compared with baseline {results}*"])
+    assert len(read_results(pytester.path / "again.jsonl")) == len(EVERYDAY)
+
+
+def test_option_values_given_apart_are_joined_to_their_options():
+    from pytest_codegen.generation.remote_service import join_option_values
+
+    options = {"--codegen-results", "--junitxml"}
+    args = ["-v", "--codegen-results", "r.jsonl", "--junitxml=j.xml", "suite.jsonl"]
+    assert join_option_values(args, options) == [
+        "-v",
+        "--codegen-results=r.jsonl",
+        "--junitxml=j.xml",
+        "suite.jsonl",
+    ]
+    # Not a value (an option follows, or nothing), and nothing after ``--``.
+    assert join_option_values(["--junitxml", "-v"], options) == ["--junitxml", "-v"]
+    assert join_option_values(["--junitxml"], options) == ["--junitxml"]
+    assert join_option_values(["--", "--junitxml", "j.xml"], options) == [
+        "--",
+        "--junitxml",
+        "j.xml",
+    ]

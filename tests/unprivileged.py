@@ -75,11 +75,19 @@ def workdir() -> Path:
     return path
 
 
-def run_pytest(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """``python -m pytest args`` in ``cwd`` as ``nobody``; output captured as text."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+def run_pytest(
+    cwd: Path,
+    *args: str,
+    timeout: float = 300,
+    pytest_command: tuple[str, ...] = (sys.executable, "-m", "pytest"),
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
+    """``python -m pytest args`` (or ``pytest_command args``) in ``cwd`` as ``nobody``, in
+    ``env`` (default: this process's); output captured as text."""
+    env = dict(os.environ if env is None else env)
+    env = {k: v for k, v in env.items() if not k.startswith(("PYTEST_", "COV_"))}
     env.update(HOME=str(cwd), PYTHONDONTWRITEBYTECODE="1")
-    command = [sys.executable, "-m", "pytest", "-p", "no:randomly", *args]
+    command = [*pytest_command, "-p", "no:randomly", *args]
     return subprocess.run(
         ["unshare", "-m", "--propagation", "private", sys.executable, "-c", _ENTER]
         + [str(NOBODY), str(cwd), str(_PLUGIN), *command],

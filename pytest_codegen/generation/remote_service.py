@@ -18,13 +18,35 @@ from .context import GenerationContext, conftest_overrides_model
 from .jobs import Job
 from .remote import JobWire
 
+# pytest's own options that name a path, whose value may be given apart as well.
+PYTEST_PATH_OPTIONS = (
+    "--junitxml",
+    "--junit-xml",
+    "--log-file",
+    "--basetemp",
+    "--rootdir",
+    "--confcutdir",
+    "--config-file",
+    "--ignore",
+    "--ignore-glob",
+    "--deselect",
+)
 
-def check_remote_arguments(config: pytest.Config) -> None:
-    """One line instead of xdist's internal error: xdist passes the command line to another
-    host as given, except that it refuses an argument naming a local path outside its
-    (deprecated) rsync roots: a suite file given as a path, or an option's value given as a
-    separate argument naming an existing file."""
+
+def prepare_remote_arguments(config: pytest.Config) -> None:
+    """What reaches another host. xdist passes it the command line as given, except that it
+    refuses (with an internal error, when it connects) an argument naming a local path
+    outside its (deprecated) rsync roots: a suite file given as a path, or an option's value
+    given apart (``--codegen-results r.jsonl``) once that file exists, as the results file
+    does as soon as the run starts.
+
+    So the value given apart of each option of ours, and of pytest's path options, is joined
+    to its option (``--codegen-results=r.jsonl``: the same to every host); an argument that
+    still names a local path (a suite file) is one usage-error line."""
     import execnet
+
+    from ..options import OPTIONS
+    from ..pytest_internals import replace_invocation_args
 
     if config.getoption("rsyncdir", None) or config.getini("rsyncdirs"):
         return  # xdist's rsync roots: it decides
@@ -35,7 +57,10 @@ def check_remote_arguments(config: pytest.Config) -> None:
     ]
     if not remote:
         return
-    for arg in map(str, config.invocation_params.args):
+    valued = {opt.flag_name for opt in OPTIONS if not opt.flag} | set(PYTEST_PATH_OPTIONS)
+    args = join_option_values([str(a) for a in config.invocation_params.args], valued)
+    replace_invocation_args(config, args)
+    for arg in args:
         head = arg.split("::", 1)[0]
         if head and (config.invocation_params.dir / head).exists():
             raise pytest.UsageError(
@@ -44,6 +69,25 @@ def check_remote_arguments(config: pytest.Config) -> None:
                 "testpaths (the files at the same paths in the host's working directory), and "
                 "options as --option=value"
             )
+
+
+def join_option_values(args: list[str], options: set[str]) -> list[str]:
+    """``args`` with each value of one of ``options`` given as the next argument joined to it
+    (``--opt value`` -> ``--opt=value``), as argparse reads both; ``--`` ends the options."""
+    joined: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            joined += args[i:]
+            break
+        if arg in options and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            joined.append(f"{arg}={args[i + 1]}")
+            i += 2
+            continue
+        joined.append(arg)
+        i += 1
+    return joined
 
 
 def is_remote(node: Any) -> bool:

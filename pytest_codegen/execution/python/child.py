@@ -307,6 +307,7 @@ def zygote(sock_fd, view):
             view["keep"] + list(landlock.SYSTEM_READ),
             [view["workroot"], *landlock.DEVICES],
             view["hide"],
+            view.get("list", ()),
         )
     )
     if files is not None:

@@ -4,13 +4,15 @@ must not import the plugin either).
 As root the zygote first builds, once, the world samples see (:func:`build_view`): an empty
 network namespace, a PID namespace of which the zygote is PID 1 (so no sample can signal it,
 and all that is left dies with it), and a mount namespace where ``/tmp``, ``/var/tmp``,
-``/dev/shm`` and the home directory are empty and read-only, only the Python installation and
-the samples' own working directories are bound back, and the files the grader knows are
-covered. Each sample's process drops to an unprivileged uid that no other live sample has
-(:func:`drop_privileges`) and applies resource limits (:func:`apply_limits`); when the sample
-ends, every process of that uid is killed (:class:`Reaper`). With root or without, where the
-kernel has Landlock, each sample's process also puts itself under the file allowlist the
-zygote built (``landlock.py``): what holds when there are no namespaces.
+``/dev/shm``, the home directory and the user's project (the grader's working directory and
+``sys.path`` entries outside the installation) are empty and read-only, only what samples may
+read of the Python installation (``importable.py``) and the samples' own working directories
+are bound back, and the files the grader knows are covered. Each sample's process drops to
+an unprivileged uid that no other live sample has (:func:`drop_privileges`) and applies
+resource limits (:func:`apply_limits`); when the sample ends, every process of that uid is
+killed (:class:`Reaper`). With root or without, where the kernel has Landlock, each sample's
+process also puts itself under the file allowlist the zygote built (``landlock.py``): what
+holds when there are no namespaces.
 """
 
 import ctypes
@@ -42,11 +44,12 @@ def build_view(cfg):
     next child would become PID 1) and must serve no sample.
 
     Masked directories become empty tmpfs that an unprivileged uid cannot write; ``keep``
-    paths under them (the Python installation, site-packages, the samples' working
-    directories) are bound back at the same place, read-only except the last. Then the
-    ``hide`` paths still in sight (under a path bound back, or never masked) are covered: a
-    directory by an empty tmpfs, a file by ``/dev/null``. A hidden directory that holds a
-    ``keep`` path (a virtualenv in the suite's directory) is masked like ``/tmp`` instead.
+    paths under them (the Python installation, site-packages, an editable install's packages,
+    the samples' working directories) are bound back at the same place, read-only except the
+    last. Then the ``hide`` paths still in sight (under a path bound back, or never masked)
+    are covered: a directory by an empty tmpfs, a file by ``/dev/null``. A hidden directory
+    that holds a ``keep`` path (a virtualenv in the suite's directory) is masked like ``/tmp``
+    instead.
     """
     libc = load_libc()
     if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
@@ -65,15 +68,17 @@ def build_view(cfg):
     keep = {}
     for path in cfg["keep"] + [writable]:
         # Only what lies strictly inside a masked directory needs binding back (a keep path
-        # like /tmp itself, from sys.path, would undo the mask).
+        # like /tmp itself would undo the mask). A file too (a module of an editable install).
         inside = any(_under(path, m) and path != m for m in masks)
-        if inside and os.path.isdir(path) and not (path != writable and _under(writable, path)):
-            keep[path] = os.open(path, os.O_PATH)
+        if inside and os.path.exists(path) and not (path != writable and _under(writable, path)):
+            keep[path] = (os.open(path, os.O_PATH), os.path.isdir(path))
     for target in masks:
         if not _mount_empty(libc, target):
             return _failed(f"mounting a tmpfs on {target}")
-    for path, fd in sorted(keep.items()):
-        os.makedirs(path, exist_ok=True)
+    for path, (fd, is_dir) in sorted(keep.items()):
+        os.makedirs(path if is_dir else os.path.dirname(path), exist_ok=True)
+        if not is_dir and not os.path.exists(path):
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))  # what the file is bound on
         source = f"/proc/self/fd/{fd}".encode()
         if libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
             return _failed(f"binding {path}")

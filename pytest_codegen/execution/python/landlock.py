@@ -94,9 +94,10 @@ def _under(path, parent):
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-def allowlist(read, write, hidden):
+def allowlist(read, write, hidden, listed=()):
     """``[(path, rights)]``: ``read`` trees readable and ``write`` trees writable, except every
-    path in ``hidden`` and what lies below it (all absolute, resolved paths).
+    path in ``hidden`` and what lies below it (all absolute, resolved paths); the ``listed``
+    directories may be listed, their entries not read (unless granted on their own).
 
     A tree named in ``read`` is granted even inside a hidden directory (a virtualenv in the
     project directory that holds the suite): what it needs to run wins over hiding its
@@ -106,6 +107,7 @@ def allowlist(read, write, hidden):
     for path in read:
         if os.path.exists(path):
             _grant(os.path.realpath(path), READ, hidden, rules)
+    rules += [(os.path.realpath(p), READ_DIR) for p in listed if os.path.isdir(p)]
     return rules
 
 

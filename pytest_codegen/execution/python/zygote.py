@@ -25,9 +25,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from . import importable
 from .errors import SampleCrashed
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
+PLUGIN_DIR = str(Path(__file__).resolve().parents[2])  # the pytest_codegen package
 
 # Variables a Python child needs to behave normally; everything else (API keys, tokens,
 # the user's PATH additions, proxies) stays behind.
@@ -87,21 +89,15 @@ PRELOADABLE = frozenset(
 )
 
 
-def _paths_to_keep() -> list[str]:
-    """Where the child's Python finds its code: stdlib, site-packages. Not this package: the
-    zygote has read what it runs before the view exists, and samples must not see it."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    paths.update(p for p in sys.path if p and os.path.isdir(p))
-    return sorted(os.path.realpath(p) for p in paths)
-
-
-def _dirs_to_mask(keep: list[str]) -> list[str]:
-    """Private scratch dirs, the user's home, and any directory an unprivileged uid could
-    not pass through on the way to the Python it must run (``/root`` for a pyenv install):
-    those become empty tmpfs with the ``keep`` paths bound back inside."""
+def _dirs_to_mask(keep: list[str], user: list[str]) -> list[str]:
+    """Private scratch dirs, the user's home, the user's project (``user``: the grading
+    process's working directory and its ``sys.path`` entries outside the installation), and
+    any directory an unprivileged uid could not pass through on the way to the Python it must
+    run (``/root`` for a pyenv install): those become empty tmpfs with the ``keep`` paths
+    bound back inside."""
     # The temporary directory in use too: other samples' and the Jest runner's work roots.
     masks = set(MASKED_DIRS) | {os.path.expanduser("~"), os.path.realpath(tempfile.gettempdir())}
+    masks.update(user)
     for path in keep:
         parts = Path(path).parts
         for i in range(2, len(parts)):
@@ -155,10 +151,13 @@ class Zygote:
         # The samples' working directories live here; other uids may pass, not list.
         self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
         os.chmod(self.workroot, 0o711)
-        keep = _paths_to_keep()
+        # What samples may read of the Python installation (see importable.py); not this
+        # package: the zygote has read what it runs before the view exists.
+        keep, listed = importable.readable(PLUGIN_DIR)
         view = {
-            "mask": _dirs_to_mask(keep),
+            "mask": _dirs_to_mask(keep + listed, importable.user_dirs(keep)),
             "keep": keep,
+            "list": listed,
             "hide": list(hide),
             "workroot": self.workroot,
             "cpus": list(cpus),
