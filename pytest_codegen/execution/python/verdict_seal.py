@@ -45,6 +45,7 @@ KEY_SIZE = 32  # hex digits: the grader's secrets.token_hex(16)
 PROT_READ = 1
 PROOF_HEAD, PROOF_TAIL = b'{"ok":null,"proof":"', b'"}\n'
 TAMPERED_STATUS = 87  # the exit status of a sample the hook caught, once it has said why
+EARLY = "ran the harness's code for the end of the tests before they ended"
 UNITS = ("wire", "verdict_seal")  # what BOOTSTRAP receives, in this order
 OWN_FILES = frozenset({"<wire>", "<verdict_seal>", "<string>"})  # left out of tracebacks
 
@@ -209,7 +210,13 @@ def _guard(out_fd, run_frame, finish_code):
         frame = frame.f_back
     harness, denied, blocked = tuple(harness), types.MappingProxyType(dict(DENIED)), BLOCKED
     exact, text, data, missing = type, str, bytes, object()
-    getframe, write, leave, status = sys._getframe, os.write, os._exit, TAMPERED_STATUS
+    getframe, write, leave, status, early = (
+        sys._getframe,
+        os.write,
+        os._exit,
+        TAMPERED_STATUS,
+        EARLY,
+    )
 
     def tampered(reason):
         try:
@@ -219,12 +226,17 @@ def _guard(out_fd, run_frame, finish_code):
         finally:
             leave(status)
 
-    def at_the_end(frame):
+    def end_of_tests(frame):
+        """On this stack: the code after the end of the tests, called by the run (True), only
+        called by something else (False), or not at all (None)."""
+        called = None
         while frame is not None:
-            if frame.f_code is finish_code and frame.f_back is run_frame:
-                return True
+            if frame.f_code is finish_code:
+                if frame.f_back is run_frame:
+                    return True
+                called = False
             frame = frame.f_back
-        return False
+        return called
 
     def by_the_program(frame):
         while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
@@ -251,9 +263,12 @@ def _guard(out_fd, run_frame, finish_code):
         elif event == "import" and exact(args[0]) is text:
             first, _, rest = args[0].partition(".")
             name = first if first in blocked else rest.rpartition(".")[2]
-            if name not in blocked or at_the_end(getframe(1)):
+            end = end_of_tests(getframe(1)) if name in blocked else True
+            if end is True:
                 return
-            if args[1] is not None:
+            if end is False:
+                tampered(early)
+            elif args[1] is not None:
                 tampered("loaded " + name + " from its file")
             elif modules.get(name, missing) is not None:
                 tampered("took " + name + " out of its block")
@@ -261,8 +276,9 @@ def _guard(out_fd, run_frame, finish_code):
                 tampered("imported " + name)
             # else a library's guarded import: it fails on the block
         elif event.startswith("ctypes."):
-            if not at_the_end(getframe(1)):
-                tampered("used ctypes (" + event + ")")
+            end = end_of_tests(getframe(1))
+            if end is not True:
+                tampered(early if end is False else "used ctypes (" + event + ")")
         elif event == "open" and memory_path(args[0]):
             tampered("opened a process's memory (/proc/<pid>/mem)")
 
