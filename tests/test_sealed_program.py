@@ -12,6 +12,7 @@ import textwrap
 
 import pytest
 
+from pytest_codegen.execution.python import landlock
 from pytest_codegen.execution.python import sandbox as sandbox_module
 from pytest_codegen.execution.python.errors import SampleTampered
 from pytest_codegen.execution.python.sandbox import Limits, Sandbox
@@ -104,7 +105,8 @@ def test_a_program_has_no_ctypes_to_reach():
 )
 def test_no_process_the_program_starts_can_trace_it_or_read_its_memory():
     """A fresh interpreter the program starts has ctypes and no audit hook; it still cannot
-    attach to the program's process, nor read its memory."""
+    attach to the program's process, nor read its memory (seccomp), nor open its
+    /proc/<pid>/mem (Landlock, where the kernel has it)."""
     helper = """
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -118,7 +120,13 @@ local, remote = IOVec(ctypes.addressof(buffer), 8), IOVec(int(sys.argv[1]), 8)
 libc.process_vm_readv.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong,
                                   ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
 read = libc.process_vm_readv(parent, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
-print(attached[0], read)
+try:
+    with open(f"/proc/{parent}/mem", "rb") as memory:
+        memory.seek(int(sys.argv[1]))
+        opened = memory.read(8)
+except OSError:
+    opened = "refused"
+print(attached[0], read, opened)
 """
     run(
         f"""
@@ -129,6 +137,7 @@ print(attached[0], read)
             capture_output=True, text=True,
         )
         assert out.returncode == 0, out.stderr
-        assert out.stdout.split() == ["-1", "-1"], out.stdout
+        assert out.stdout.split()[:2] == ["-1", "-1"], out.stdout
+        assert out.stdout.split()[2] == "refused" or not {landlock.abi()}, out.stdout
         """
     )
