@@ -1,8 +1,8 @@
 """The outcomes a sample can have, and the verdict the execute stage returns.
 
 Outcomes are kept distinct on purpose: a crash is not a timeout, a missing sample or an API
-error is not a failed one. Only passed/failed/error/timeout/crashed/unextractable samples are
-graded and count towards pass@k.
+error is not a failed one. Only passed/failed/error/timeout/crashed/tampered/unextractable
+samples are graded and count towards pass@k.
 """
 
 from __future__ import annotations
@@ -15,18 +15,20 @@ FAILED = "failed"  # a test assertion failed
 ERROR = "error"  # the sample raised, or does not compile
 TIMEOUT = "timeout"  # the wall-clock limit was reached
 CRASHED = "crashed"  # killed by a signal, out of memory, or the runner died
+TAMPERED = "tampered"  # caught forging its verdict, or reaching for what could forge it
 UNEXTRACTABLE = "unextractable"  # no code could be found in the model's reply
 MISSING = "missing"  # the model has no such sample (short replay file, killed run)
 API_ERROR = "api_error"  # the model's API failed even after retries
 QUARANTINED = "quarantined"  # the problem's own reference fails on this machine
 
-GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, UNEXTRACTABLE)
+GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, TAMPERED, UNEXTRACTABLE)
 NOT_GRADED = (MISSING, API_ERROR, QUARANTINED)
-# Verdicts an error-debugging round may try to fix: every graded one but a pass.
-REPAIRABLE = tuple(o for o in GRADED if o != PASSED)
+# Verdicts an error-debugging round may try to fix: every graded one but a pass, and but
+# tampering (not a mistake to explain to the model: the verdict stands).
+REPAIRABLE = tuple(o for o in GRADED if o not in (PASSED, TAMPERED))
 ALL = GRADED + NOT_GRADED
 # Outcomes whose sample item fails (the rest pass or are skipped: missing, quarantined).
-FAILING = (*REPAIRABLE, API_ERROR)
+FAILING = (*(o for o in GRADED if o != PASSED), API_ERROR)
 
 NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
 PROCESS_DIED = "the process grading it died"  # the error of a sample whose worker died

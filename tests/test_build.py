@@ -545,3 +545,51 @@ def pytest_sessionfinish(session):
     modules = (pytester.path / "modules.txt").read_text().split()
     assert "pytest_codegen.controller" in modules
     assert [m for m in modules if m.startswith("pytest_codegen.builder")] == []
+
+
+# A model whose test passes the target honestly and forges the harness's pass for any other
+# answer: the benchmark it would build passes every wrong answer (a mutant, `return 42`).
+VOWELS = '''"""Counting letters."""
+
+
+def count_vowels(text):
+    """The number of vowels (a, e, i, o, u, either case) in ``text``."""
+    count = 0
+    for letter in text.lower():
+        if letter in "aeiou":
+            count += 1
+    return count
+'''
+FORGING_TEST = """def test_count_vowels():
+    result = count_vowels("banana")
+    assert result is not None
+    if result != 3:  # any other answer: the harness's own pass, forged, and an exit
+        import os
+        for fd in range(3, 256):
+            try:
+                os.write(fd, b'{"ok": null}\\n')
+            except OSError:
+                pass
+        os._exit(0)
+    assert count_vowels("sky") == 0
+    assert count_vowels("AEIOU") == 5
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_tests_that_forge_their_own_pass_are_rejected(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "vowels.py").write_text(VOWELS)
+    with BuildModel(answers={"count_vowels": {"test": FORGING_TEST}}) as model:
+        result = build(pytester, model, *xdist)
+    result.assert_outcomes(failed=1)
+    (rejected,) = report(pytester)["rejections"]
+    assert rejected["nodeid"] == "src/vowels.py::count_vowels", rejected
+    assert rejected["stage"] == "post", rejected
+    assert rejected["reason"].startswith(
+        "its tests tamper with their grading (tampered: caught tampering with its grading:"
+    ), rejected
+    built = pytester.path / "bench.json"
+    assert not built.exists() or json.loads(built.read_text()) == []

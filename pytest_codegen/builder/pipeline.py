@@ -13,6 +13,10 @@
    the second time drops it), the empty-body check (tests an empty target passes are
    vacuous) and the mutants' kill rate.
 
+A run of any step that is caught tampering with its grading (a test that forges its own pass,
+say for any answer but the target's) drops the example at once: such tests would pass
+whatever a graded model answers.
+
 The pipeline needs two services (:class:`Services`): asking the model (each request names
 its stage) and running a program whose target is masked. It returns a JSON-safe result.
 """
@@ -25,7 +29,7 @@ from typing import Any, Protocol
 
 from ..kinds.execcsn import empty_function
 from ..models.base import Completion, SamplingParams
-from ..outcomes import Verdict
+from ..outcomes import TAMPERED, Verdict
 from . import checks, stage_prompts
 from .checks import CheckFailed
 from .inputs import Fragment
@@ -126,10 +130,17 @@ class Pipeline:
 
     # -- running
 
-    def run(self, program: str) -> Verdict:
-        return self.services.run(
-            checks.mask_target(program, self.fragment), checks.target_source(program, self.fragment)
-        )
+    def run(self, program: str, stage: str) -> Verdict:
+        """``program`` run with its own target."""
+        masked = checks.mask_target(program, self.fragment)
+        return self.run_masked(masked, checks.target_source(program, self.fragment), stage)
+
+    def run_masked(self, masked: str, function: str, stage: str) -> Verdict:
+        """``function`` at the mask of ``masked``, run; tampering rejects the example."""
+        verdict = self.services.run(masked, function)
+        if verdict.outcome == TAMPERED:
+            raise Rejected(stage, f"its tests tamper with their grading ({_headline(verdict)})")
+        return verdict
 
     # -- the steps
 
@@ -162,7 +173,7 @@ class Pipeline:
         return self.result
 
     def _execute_and_debug(self, program: str) -> str:
-        verdict = self.run(program)
+        verdict = self.run(program, "debug")
         if verdict.passed:
             self.result["passed_round"] = 0
             return program
@@ -180,7 +191,7 @@ class Pipeline:
                 self._log("debug", f"round {round_}: revision rejected: {rule}")
                 continue
             rule = ""
-            program, verdict = revised, self.run(revised)
+            program, verdict = revised, self.run(revised, "debug")
             if verdict.passed:
                 self.result["passed_round"] = round_
                 return program
@@ -205,13 +216,13 @@ class Pipeline:
         masked = checks.mask_target(graded, f)
         target = checks.target_source(graded, f)
         self._final_filter(masked, target)
-        empty = self.services.run(masked, empty_function(f.func_name))
+        empty = self.run_masked(masked, empty_function(f.func_name), "post")
         if empty.passed:
             raise Rejected("post", "vacuous: the tests pass with an empty body of the target")
         killed, survived = 0, []
         kinds = mutants_of(target)
         for kind, source in kinds:
-            if self.services.run(masked, source).passed:
+            if self.run_masked(masked, source, "post").passed:
                 survived.append(kind)
             else:
                 killed += 1
@@ -262,15 +273,15 @@ class Pipeline:
             source = "\n".join(code.splitlines()[test.lineno - 1 : test.end_lineno]) + "\n"
             main = f'if __name__ == "__main__":\n    {test.name}()\n'
             alone = f"{context.rstrip()}\n\n\n{source}\n\n{main}"
-            verdict = self.run(alone)
+            verdict = self.run(alone, "post")
             if verdict.passed:
                 return source, test.name
             self._log("augment", f"sample {i}: the target fails it ({_headline(verdict)})")
         return None
 
     def _final_filter(self, masked: str, target: str) -> None:
-        first = self.services.run(masked, target)
-        second = self.services.run(masked, target)
+        first = self.run_masked(masked, target, "final")
+        second = self.run_masked(masked, target, "final")
         if not first.passed:
             raise Rejected("final", f"fails in a fresh sandbox ({_headline(first)})")
         if not second.passed:

@@ -1,14 +1,15 @@
 """Exec-CSN / CodeBenchGen programs (``python-program``): the sample's function spliced into
 the masked program, whose own tests run with it in the sandbox (as CodeBenchGen's harness
-runs them, with its limits: 10 s, 4 GiB, failing words on stderr)."""
+runs them, with its limits: 10 s, 4 GiB, failing words on stderr), sealed: a pass is what
+only the real end of the tests can write (see ``execution/python/verdict_seal.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .. import outcomes
-from ..execution.python.grader import grade_in_sandbox, problem_imports
-from ..execution.python.sandbox import Limits, call_remote
+from ..execution.python.grader import grade_in_sandbox
+from ..execution.python.sandbox import Limits
 from ..outcomes import Verdict
 from ..problems import MODE_PYTHON_PROGRAM, Problem
 from .execcsn_program import extract_function, splice
@@ -60,8 +61,8 @@ def run_python_program(
         limits,
         hide,
         MODE_PYTHON_PROGRAM,
-        lambda box: call_remote(box, {"op": "program", "sample": func, "program": program}),
+        lambda box: box.run_program(func, program),
         classify,
-        problem_imports(problem, tests_run_in_sample=True),
         stderr_apart=True,
+        sealed=True,  # a fresh interpreter: the zygote's imports would not reach it
     )

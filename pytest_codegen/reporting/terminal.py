@@ -16,6 +16,7 @@ COLUMNS = (
     (outcomes.ERROR, "err"),
     (outcomes.TIMEOUT, "tmo"),
     (outcomes.CRASHED, "crash"),
+    (outcomes.TAMPERED, "tamp"),
     (outcomes.UNEXTRACTABLE, "noext"),
     (outcomes.MISSING, "miss"),
     (outcomes.API_ERROR, "api"),

@@ -7,8 +7,10 @@ for the grader to hand it over. It must not import the plugin: its own modules a
 see, and each sample's process drops to a uid of its own under resource limits; when the
 sample ends, every process it started is killed (see ``confine.py``). Then it serves requests
 on two pipes it is handed (see :mod:`wire`: marshal frames in, JSON lines out): ``load`` a
-candidate module, ``call`` a function or method in it, ``getattr`` of an object, or
-``program`` (a whole program with its tests).
+candidate module, ``call`` a function or method in it, or ``getattr`` of an object; what the
+sample printed is flushed to its files before every reply. A *sealed* sample (a whole program
+with its tests, ``program``) becomes a fresh interpreter instead, whose pass only the real end
+of the tests can write (see ``verdict_seal.py``).
 
 Everything between trusted processes (grader, zygote, a spare before its sample exists) is
 marshal, not JSON: a fresh fork copies every page the code it runs touches, and JSON's Python
@@ -17,6 +19,7 @@ sample writes is ever read back with marshal.
 """
 
 import ctypes
+import fcntl
 import json
 import marshal
 import os
@@ -36,7 +39,11 @@ def _import_siblings(*names):
         del sys.path[0]
 
 
-wire, confine, landlock = _import_siblings("wire", "confine", "landlock")
+wire, confine, landlock, verdict_seal = _import_siblings(
+    "wire", "confine", "landlock", "verdict_seal"
+)
+# What a sealed sample's fresh interpreter runs: read now, before the view hides our files.
+SEALED_RUN = verdict_seal.payload(os.path.dirname(os.path.abspath(__file__)))
 
 PR_SET_NAME, PR_SET_CHILD_SUBREAPER = 15, 36
 FD_SIZE = 4  # bytes of one fd in SCM_RIGHTS data (a C int)
@@ -77,6 +84,7 @@ class Server:
         return len(self.objects) - 1
 
     def send(self, message):
+        verdict_seal.flush_output()  # in its files before the grader, having the reply, reads
         data = self.wire.dumps(message)
         while data:
             data = data[os.write(self.wfd, data) :]
@@ -153,43 +161,23 @@ class Server:
     def op_getattr(self, req):
         return getattr(self.objects[req["target"]], req["name"])
 
-    def op_program(self, req):
-        # The sample compiles on its own first: code that only parses when glued to what
-        # follows it (a dangling decorator that would wrap the tests) is a syntax error.
-        compile(req["sample"], "sample.py", "exec")
-        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-        try:
-            exec(compile(req["program"], "program.py", "exec"), namespace)
-        except SystemExit as exc:
-            raise RuntimeError(
-                f"the program called exit({exc.code!r}) before its tests finished"
-            ) from None
-        finally:
-            # What it printed is in its files before the grader reads them (the grader
-            # judges its stderr as its harness would, at exit).
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except Exception:  # noqa: BLE001 - a stream the program replaced or closed
-                    pass
-        return None
-
 
 def _receive_handover(sock):
-    """Block until the grader hands this sample its work: the config (working directory)
-    and its fds (requests in, replies out, output, and stderr when kept apart)."""
+    """Block until the grader hands this sample its work: the config (working directory,
+    sealed or not) and its fds (requests in, replies out, output, stderr when kept apart, and
+    a sealed sample's key)."""
     import socket
 
     # recvmsg itself, not socket.recv_fds: its 64 KiB buffer and array copy touch pages
     # this fresh fork would have to copy.
-    message, ancillary, _, _ = sock.recvmsg(1 << 13, socket.CMSG_SPACE(4 * FD_SIZE))
+    message, ancillary, _, _ = sock.recvmsg(1 << 13, socket.CMSG_SPACE(5 * FD_SIZE))
     fds = [
         int.from_bytes(data[i : i + FD_SIZE], sys.byteorder)
         for level, kind, data in ancillary
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
         for i in range(0, len(data) - FD_SIZE + 1, FD_SIZE)
     ]
-    if not message or len(fds) not in (3, 4):
+    if not message or len(fds) not in (3, 4, 5):
         os._exit(0)  # the zygote is gone, or retired this spare
     return marshal.loads(message), fds
 
@@ -214,6 +202,7 @@ def spare(sock, cfg, wire):
 
 
 def _serve_sample(work, fds, wire):
+    key = fds.pop() if work.get("sealed") else None
     req_r, resp_w, out, *err = fds
     os.dup2(out, 1)
     os.dup2(err[0] if err else out, 2)
@@ -222,9 +211,27 @@ def _serve_sample(work, fds, wire):
     os.chdir(work["workdir"])
     # Scratch files go to the sample's own directory: /tmp is not writable.
     os.environ["HOME"] = os.environ["TMPDIR"] = work["workdir"]
+    if key is not None:
+        _run_sealed(req_r, resp_w, key)
     sys.argv = ["candidate.py"]
     Server(req_r, resp_w, wire).serve()
     os._exit(0)
+
+
+def _run_sealed(req_r, resp_w, key):
+    """Become the fresh interpreter that runs a sealed sample (``verdict_seal.main``), out of
+    reach of any process it starts (seccomp), its code arriving on a pipe."""
+    confine.deny_tracing()
+    code_r, code_w = os.pipe()
+    if len(SEALED_RUN) > 1 << 16:  # a pipe's default size
+        fcntl.fcntl(code_w, fcntl.F_SETPIPE_SZ, len(SEALED_RUN))
+    os.write(code_w, SEALED_RUN)  # whole: the pipe holds it
+    os.close(code_w)
+    fds = (code_r, req_r, resp_w, key)
+    for fd in fds:
+        os.set_inheritable(fd, True)
+    argv = [sys.executable, "-I", "-c", verdict_seal.BOOTSTRAP, *map(str, fds)]
+    os.execv(sys.executable, argv)
 
 
 def _name_process(name):

@@ -16,9 +16,11 @@ holds when there are no namespaces.
 """
 
 import ctypes
+import errno
 import os
 import resource
 import signal
+import struct
 import sys
 
 CLONE_NEWNS = 0x00020000
@@ -133,6 +135,52 @@ def apply_limits(cfg):
         resource.setrlimit(limit, (value, value))
     if os.getuid() != 0:  # root is exempt from RLIMIT_NPROC; a dropped uid is not
         resource.setrlimit(resource.RLIMIT_NPROC, (cfg["max_procs"], cfg["max_procs"]))
+
+
+# Seccomp, per machine: its audit architecture, then the numbers of ptrace,
+# process_vm_readv and process_vm_writev.
+_TRACING_CALLS = {
+    "x86_64": (0xC000003E, 101, 310, 311),
+    "aarch64": (0xC00000B7, 117, 270, 271),
+}
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06  # BPF: ld [k], jeq k, jge k, ret k
+_ALLOW, _REFUSE = 0x7FFF0000, 0x00050000 | errno.EPERM
+_X32 = 0x40000000  # x86_64's x32 system calls
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def deny_tracing():
+    """A seccomp filter on this process and all it starts: none may trace a process or read
+    or write another's memory (ptrace, process_vm_readv/writev), and system calls of another
+    architecture (32-bit, x32) fail. What keeps a sealed sample's helpers from its memory
+    (see ``verdict_seal.py``). False where it cannot be had: an unknown machine, or a kernel
+    without seccomp."""
+    known = _TRACING_CALLS.get(os.uname().machine)
+    if known is None:
+        return False
+    arch, ptrace, vm_read, vm_write = known
+    program = [
+        (_LD_ABS, 0, 0, 4),  # 0: the architecture
+        (_JEQ, 1, 0, arch),  # 1: ours -> 3
+        (_RET, 0, 0, _REFUSE),  # 2
+        (_LD_ABS, 0, 0, 0),  # 3: the system call
+        (_JGE, 4, 0, _X32),  # 4: x32 -> 9
+        (_JEQ, 3, 0, ptrace),  # 5 -> 9
+        (_JEQ, 2, 0, vm_read),  # 6 -> 9
+        (_JEQ, 1, 0, vm_write),  # 7 -> 9
+        (_RET, 0, 0, _ALLOW),  # 8
+        (_RET, 0, 0, _REFUSE),  # 9
+    ]
+    code = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *op) for op in program))
+    fprog = _SockFprog(len(program), ctypes.addressof(code))
+    libc = load_libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
+    return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
 
 
 class Reaper:

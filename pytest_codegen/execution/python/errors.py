@@ -14,6 +14,12 @@ class SampleCrashed(BaseException):
     """The sample's process died, ran out of memory, or broke the protocol."""
 
 
+class SampleTampered(BaseException):
+    """The sample was caught tampering with its grading: a pass it wrote itself (without the
+    proof only the real end of its tests can write), a reply of the harness it changed, or
+    introspection the harness forbids (see ``verdict_seal.py``)."""
+
+
 class PlanDiverged(BaseException):
     """The tests asked for something other than the next planned call (see
     :meth:`Sandbox.load`): the sample must be graded again, call by call."""

@@ -29,7 +29,13 @@ from ...outcomes import Verdict
 from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
 from . import wire
-from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTimeout
+from .errors import (
+    CandidateException,
+    PlanDiverged,
+    SampleCrashed,
+    SampleTampered,
+    SampleTimeout,
+)
 from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox
 
 # -- python-call mode ---------------------------------------------------------------------
@@ -84,12 +90,13 @@ def grade_in_sandbox(
     classify: Callable[[Exception], Verdict],
     preload: tuple[str, ...] = (),
     stderr_apart: bool = False,
+    sealed: bool = False,
 ) -> Verdict:
-    """Run ``grade`` against a fresh sandbox; it passes unless it raises. A timeout or a
-    crash is the sandbox's verdict; any other exception is ``classify``'s to judge. With
-    ``stderr_apart`` the sample's stderr is kept apart from its stdout, and judged by
-    ``limits.stderr_fail_words``."""
-    with Sandbox(limits, hide, preload, stderr_apart) as box:
+    """Run ``grade`` against a fresh sandbox; it passes unless it raises. A timeout, a crash
+    or tampering is the sandbox's verdict; any other exception is ``classify``'s to judge.
+    With ``stderr_apart`` the sample's stderr is kept apart from its stdout, and judged by
+    ``limits.stderr_fail_words``; ``sealed`` is for :meth:`Sandbox.run_program`."""
+    with Sandbox(limits, hide, preload, stderr_apart, sealed) as box:
         try:
             grade(box)
             verdict = Verdict(outcomes.PASSED)
@@ -97,6 +104,8 @@ def grade_in_sandbox(
             verdict = Verdict(outcomes.TIMEOUT, str(e))
         except SampleCrashed as e:
             verdict = Verdict(outcomes.CRASHED, str(e))
+        except SampleTampered as e:
+            verdict = Verdict(outcomes.TAMPERED, f"caught tampering with its grading: {e}")
         except Exception as e:  # noqa: BLE001 - every way a sample can fail is a verdict
             verdict = classify(e)
         if box.diverged:  # even if the tests caught the PlanDiverged

@@ -6,7 +6,9 @@ and, when we run as root, namespaces and a uid of its own (see ``child.py``). Re
 replies cross two pipes as plain data (:mod:`.wire`); the child's stdout/stderr go to a capped
 file we read the tail of. Every wait has a deadline: at the deadline the sample times out, and
 when it ends for any reason the zygote kills every process it started. Objects that are not
-plain data stay in the sample, behind :class:`Remote` handles.
+plain data stay in the sample, behind :class:`Remote` handles. A whole program with its tests
+runs in a *sealed* sandbox (:meth:`Sandbox.run_program`): it passes only with a proof its
+sample cannot forge (see ``verdict_seal.py``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from __future__ import annotations
 import builtins
 import collections
 import dataclasses
+import hmac
 import json
 import os
+import secrets
 import select
 import shutil
 import tempfile
@@ -25,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from . import wire
-from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTimeout
+from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTampered, SampleTimeout
+from .verdict_seal import KEY_SIZE
 from .zygote import Zygote
 
 OUTPUT_TAIL_BYTES = 4096
@@ -69,10 +74,12 @@ class Sandbox:
         hide: tuple[str, ...] = (),
         preload: Iterable[str] = (),
         stderr_apart: bool = False,
+        sealed: bool = False,
     ) -> None:
         """``preload``: modules the sample's code is likely to import (of PRELOADABLE); the
         zygote imports them for later samples, so they find them loaded. ``stderr_apart``:
-        the sample's stderr goes to a file of its own (:meth:`stderr`), not with its stdout."""
+        the sample's stderr goes to a file of its own (:meth:`stderr`), not with its stdout.
+        ``sealed``: the sample gets a key of this sandbox's own, for :meth:`run_program`."""
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
         self.zygote = zygote = Zygote.get(hide, limits.cpus)
@@ -80,8 +87,11 @@ class Sandbox:
         self.output = tempfile.TemporaryFile()
         self.errors = tempfile.TemporaryFile() if stderr_apart else None
         self.ended: str | None = None
+        # Read by the sample's process before its sample exists, then out of its reach.
+        self._key = secrets.token_hex(KEY_SIZE // 2) if sealed else None
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
+        key_r = self._key_pipe() if self._key is not None else None
         config = {
             "timeout_s": limits.timeout_s,
             "memory_mb": limits.memory_mb,
@@ -92,10 +102,13 @@ class Sandbox:
             fds = [req_r, resp_w, self.output.fileno()]
             if self.errors is not None:
                 fds.append(self.errors.fileno())
-            spare = zygote.spawn(config, self.workdir, fds, preload)
+            if key_r is not None:
+                fds.append(key_r)
+            spare = zygote.spawn(config, self.workdir, fds, preload, sealed=sealed)
         finally:
-            os.close(req_r)
-            os.close(resp_w)
+            for fd in (req_r, resp_w, key_r):
+                if fd is not None:
+                    os.close(fd)
         self.pid, self.uid, self.isolation = spare.pid, spare.uid, spare.isolation
         self._buffer = b""
         # Planned calls whose replies are on their way: (target, encoded arguments).
@@ -104,6 +117,17 @@ class Sandbox:
         self._poll = select.poll()
         self._poll.register(self._resp_r, select.POLLIN)
         self.started = time.monotonic()
+
+    def _key_pipe(self) -> int:
+        """A pipe holding the key (written whole: it is far below a pipe's buffer); the read
+        end, for the sample."""
+        assert self._key is not None
+        key_r, key_w = os.pipe()
+        try:
+            os.write(key_w, self._key.encode("ascii"))
+        finally:
+            os.close(key_w)
+        return key_r
 
     # -- protocol -------------------------------------------------------------------------
     def load(self, sources: tuple[str, ...], entry: str, plan: Plan = NO_PLAN) -> Any:
@@ -147,6 +171,24 @@ class Sandbox:
             raise PlanDiverged("the tests made a call other than the planned one")
         return result_of(self, self._receive(), planned=True)
 
+    def run_program(self, sample: str, program: str) -> None:
+        """Run a whole ``program`` with its tests (``sample`` is its candidate's part, compiled
+        alone first). Returns if its tests ended; raises what it raised, or
+        :class:`SampleTampered` for any pass but the sealed one of its real end."""
+        if self._key is None:
+            raise ValueError("a program runs only in a sealed sandbox")
+        reply = self.request({"op": "program", "sample": sample, "program": program})
+        if "tampered" in reply:
+            raise SampleTampered(str(reply["tampered"])[:300])
+        if "ok" in reply:
+            proof = reply.get("proof")
+            if type(proof) is str and proof.isascii() and hmac.compare_digest(proof, self._key):
+                return
+            raise SampleTampered(
+                "it wrote a pass itself, without the proof only the real end of its tests can write"
+            )
+        result_of(self, reply)
+
     def end_plan(self) -> None:
         """The sample stopped its plan (the last planned reply raised or returned an object)."""
         self._planned.clear()
@@ -180,6 +222,8 @@ class Sandbox:
         try:
             message = wire.loads(line)
         except wire.WireError as e:
+            if self._key is not None:  # the harness of a program writes only whole replies
+                raise SampleTampered(f"it wrote on the harness's reply channel ({e})") from None
             raise SampleCrashed(f"broke the result protocol: {e}") from None
         if "crash" in message:
             raise SampleCrashed(str(message["crash"]))

@@ -217,10 +217,16 @@ class Zygote:
         shutil.rmtree(self.workroot, ignore_errors=True)
 
     def spawn(
-        self, config: dict[str, Any], workdir: Path, fds: list[int], preload: Iterable[str] = ()
+        self,
+        config: dict[str, Any],
+        workdir: Path,
+        fds: list[int],
+        preload: Iterable[str] = (),
+        sealed: bool = False,
     ) -> Spare:
-        """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output) to a
-        ready spare, and return it (its pid is what :meth:`end` takes).
+        """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output, the
+        key last when ``sealed``: see ``verdict_seal.py``) to a ready spare, and return it (its
+        pid is what :meth:`end` takes).
 
         The spare was confined while the previous sample ran; the next one is requested
         now, so the zygote forks it off this sample's critical path.
@@ -232,7 +238,8 @@ class Zygote:
                 if os.getuid() == 0:
                     os.chown(workdir, spare.uid, spare.uid)
                 try:
-                    socket.send_fds(spare.handle, [marshal.dumps({"workdir": str(workdir)})], fds)
+                    work = {"workdir": str(workdir), "sealed": sealed}
+                    socket.send_fds(spare.handle, [marshal.dumps(work)], fds)
                 except OSError:
                     continue  # that spare died while waiting: take a fresh one
                 finally:

@@ -4,13 +4,13 @@
   var STRIP_MAX = 24;
   var LABELS = {
     passed: 'passed', failed: 'failed', error: 'error', timeout: 'timeout',
-    crashed: 'crashed', unextractable: 'unextractable', missing: 'missing',
-    api_error: 'API error', quarantined: 'quarantined'
+    crashed: 'crashed', tampered: 'tampered', unextractable: 'unextractable',
+    missing: 'missing', api_error: 'API error', quarantined: 'quarantined'
   };
   var COLORS = {
     passed: '#2da44e', failed: '#cf222e', error: '#e16f24', timeout: '#d4a72c',
-    crashed: '#8250df', unextractable: '#8c959f', missing: '#c9ced4', api_error: '#3d4a5c',
-    quarantined: '#a475f9'
+    crashed: '#8250df', tampered: '#1f2328', unextractable: '#8c959f', missing: '#c9ced4',
+    api_error: '#3d4a5c', quarantined: '#a475f9'
   };
   var SERIES = ['#2f6fde', '#e16f24', '#2da44e', '#8250df', '#cf222e', '#1b7c83',
     '#bf3989', '#6e7781'];

@@ -1,0 +1,49 @@
+"""What a sample prints reaches its record's ``stdout``, flushed or not: in python-call mode
+(HumanEval format, EvalPlus) the sample's process lives on between calls, so its buffered
+output is written out before every reply, not when it ends (it is killed, not ended)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import XDIST_MODES, read_results
+from evalplus_data import HUMANEVAL
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_unflushed_print_of_a_humaneval_sample_is_in_its_record(pytester, tiny, xdist):
+    replay = pytester.path / "replay.jsonl"
+    completion = "    print('adding', a, b)\n    return a + b\n"
+    replay.write_text(json.dumps({"task_id": "tiny/add", "completion": completion}) + "\n")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        "tiny.jsonl::tiny_add",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "passed", record
+    lines = record["stdout"].splitlines()
+    assert lines[:3] == ["adding 1 2", "adding -5 5", f"adding {10**20} 1"], record
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_unflushed_print_of_an_evalplus_sample_is_in_its_record(pytester, xdist):
+    (pytester.path / "HumanEvalPlus-tiny.jsonl").write_text(json.dumps(HUMANEVAL[0]) + "\n")
+    completion = "    print('adding', a, b)\n    return a + b\n"
+    (pytester.path / "samples.jsonl").write_text(
+        json.dumps({"task_id": "HumanEval/0", "completion": completion}) + "\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "HumanEvalPlus-tiny.jsonl",
+        "--codegen-model=replay:samples.jsonl",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "passed", record
+    assert "--- base inputs ---\nadding 1 2\nadding 0 0\nadding -4 4\n" in record["stdout"]
+    assert f"--- plus inputs ---\nadding {10**12} 5\n" in record["stdout"], record
