@@ -137,7 +137,7 @@ def test_modules_a_suite_imports_are_loaded_before_its_samples_start():
 
 def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
     from pytest_codegen.execution.python.grader import imported_modules, problem_imports
-    from pytest_codegen.problems import MODE_PYTHON_CALL, MODE_PYTHON_PROGRAM, Problem
+    from pytest_codegen.problems import MODE_PYTHON_CALL, Problem
 
     # A prompt that does not parse on its own is read import line by import line.
     prompt = "from typing import List\nimport os.path, re as regex\ndef f(x: List[int]):\n"
@@ -155,14 +155,3 @@ def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
     )
     # A body-only reference is read line by line too; tests that run in the grader do not count.
     assert problem_imports(problem) == ("heapq", "os.path", "re", "typing")
-    program = Problem(
-        id="q",
-        category="c",
-        prompt="import csv\n",
-        tests="import json\n",
-        language="python",
-        reference="import heapq\n",
-        suite="s",
-        mode=MODE_PYTHON_PROGRAM,
-    )
-    assert problem_imports(program, tests_run_in_sample=True) == ("csv", "heapq", "json")

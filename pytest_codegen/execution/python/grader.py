@@ -315,14 +315,12 @@ def _compiled_tests(problem: Problem, test_file: str) -> CompiledTests:
 _IMPORTS: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
-def problem_imports(problem: Problem, *, tests_run_in_sample: bool = False) -> tuple[str, ...]:
-    """The modules a problem's own code imports (prompt, reference, and the tests when they
-    run in the sample): what its samples will likely import too."""
+def problem_imports(problem: Problem) -> tuple[str, ...]:
+    """The modules a problem's own code imports (prompt and reference; its tests run in the
+    grader): what its samples will likely import too, loaded ahead in the launcher."""
     key = (problem.suite, problem.id)
     if key not in _IMPORTS:
         sources = [problem.prompt, problem.reference or ""]
-        if tests_run_in_sample:
-            sources.append(problem.tests)
         _IMPORTS[key] = tuple(
             sorted({name for source in sources for name in imported_modules(source)})
         )
