@@ -60,6 +60,8 @@ class RunReporter:
         self.shard_deselected = 0  # samples the workers' --codegen-shard left out (xdist)
         self.hosts_gone: list[str] = []  # remote hosts that died, not replaced (xdist)
         self.empty_shard = False
+        self.internal_error = False
+        self._problems: Any = None
         if settings.results is not None:
             from .reporting.results import ResultsWriter
 
@@ -75,8 +77,7 @@ class RunReporter:
                 and report.nodeid in self.expected
             ):
                 # The worker running it died: xdist reports the item as failed without a record.
-
-                record = missing_record(report.nodeid, self.model_spec, "")
+                record = self.missing(report.nodeid, "")
                 record["outcome"] = outcomes.CRASHED
                 record["error"] = outcomes.PROCESS_DIED
             else:
@@ -88,6 +89,25 @@ class RunReporter:
             self.stopped.setdefault(record["suite"], reason)
         self.keep(record)
         self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
+
+    def missing(self, nodeid: str, reason: str) -> SampleRecord:
+        """The record of a sample that never reported, under its problem's id, suite and
+        category (found from its node id)."""
+
+        problem = self.problems().of(nodeid)
+        return missing_record(nodeid, self.model_spec, reason, problem)
+
+    def problems(self) -> Any:
+        """Node ids to problems (:class:`~.collect.node_problems.NodeProblems`), made once."""
+        if self._problems is None:
+            from .collect.node_problems import NodeProblems
+
+            self._problems = NodeProblems(self.config)
+        return self._problems
+
+    def pytest_internalerror(self) -> None:
+        """An internal error here or in a worker (whose samples then never report)."""
+        self.internal_error = True
 
     def keep(self, record: SampleRecord) -> None:
         """Keep a sample's record and append it to the results file at once."""
@@ -107,28 +127,17 @@ class RunReporter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if session.config.option.collectonly:
             return
-        from .reporting.records import missing_record
-
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
+        self.problems().add_items(session.items)
         runner = self.config.stash.get(RUNNER_KEY, None)
         if runner is not None and runner.generation.engine is not None:  # a run without xdist
             self.add_generation_stats(runner.generation.stats())
         if not self.config.hook.pytest_codegen_grades_samples(config=self.config):
             # Items that are not samples (a build's fragments) count only with a record.
             self.expected = {n for n in self.expected if n in self.records}
-        # Samples that never reported take suite, task and category from a sibling sample.
-        known = {
-            r["nodeid"].rsplit("[", 1)[0]: r for r in self.records.values() if r.get("category")
-        }
         for nodeid in sorted(self.expected - set(self.records)):
-            record = missing_record(
-                nodeid, self.model_spec, "the run ended before this sample was graded"
-            )
-            sibling = known.get(nodeid.rsplit("[", 1)[0])
-            if sibling is not None:
-                record.update({k: sibling[k] for k in ("suite", "task_id", "category")})  # type: ignore[typeddict-item]
-            self.keep(record)
+            self.keep(self.missing(nodeid, "the run ended before this sample was graded"))
         # A build's fragments have their own summary (builder.collector), not a pass@k row.
         graded = [r for r in self.records.values() if "build" not in r]
         self.rows = summarize(graded, self.settings.k)
@@ -142,6 +151,12 @@ class RunReporter:
             session.exitstatus = pytest.ExitCode.OK
             self.empty_shard = True
         self.apply_gates(session)
+        if self.internal_error and session.exitstatus in (
+            pytest.ExitCode.OK,
+            pytest.ExitCode.TESTS_FAILED,
+        ):
+            # A worker's internal error loses the samples it held: its scores are not the run's.
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         self.write_reports()
 
     def apply_gates(self, session: pytest.Session) -> None:

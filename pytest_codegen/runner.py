@@ -27,6 +27,7 @@ from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
 from .problems import Problem, unsolvable_reason
 from .recorder import SampleRecorder
+from .sample_text import encodable_data, visible
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -87,7 +88,10 @@ class SampleRunner:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if not hasattr(item, "problem") or item.record_sent:
+        if not hasattr(item, "problem"):
+            return report
+        show_visibly(report)
+        if item.record_sent:
             return report
         gated = self.settings.fail_under or self.settings.baseline is not None
         if (
@@ -99,9 +103,11 @@ class SampleRunner:
             # Under a score gate a failing sample is an expected part of the score, not a
             # failure of the run: shown as xfailed, with the gate deciding the exit status.
             report.outcome = "skipped"
-            report.wasxfail = str(call.excinfo.value)  # type: ignore[union-attr]
+            report.wasxfail = visible(str(call.excinfo.value))  # type: ignore[union-attr]
         record = item.record
         if record is not None:
+            # What crosses to the controller and is written: encodable text only.
+            record = item.record = encodable_data(record)
             self.observe_for_tripwire(record)
             # On the item: junitxml reads them from the teardown report.
             item.user_properties.extend(
@@ -111,12 +117,19 @@ class SampleRunner:
             )
         elif report.when == "call" or report.failed:
             # A plugin bug or an interrupted item: still account for the sample.
-            record = self.recorder.for_unexpected(item, report)
+            record = encodable_data(self.recorder.for_unexpected(item, report))
         else:
             return report
         report.codegen = record  # type: ignore[attr-defined]  # JSON-safe: survives xdist
         item.record_sent = True
         return report
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_to_serializable(self, report: Any) -> Generator[None, Any, Any]:
+        """Whatever else a report holds (a traceback quoting a sample's text, its captured
+        output) crosses xdist's wire too, which takes only UTF-8-encodable text."""
+        data = yield
+        return encodable_data(data) if data is not None else None
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """A worker's engine totals go to the controller (a run without xdist's are read by
@@ -259,3 +272,15 @@ class SampleRunner:
         if self.froze_gc:  # an in-process pytest run (pytester) must not keep them frozen
             gc.unfreeze()
             self.froze_gc = False
+
+
+def show_visibly(report: pytest.TestReport) -> None:
+    """Make what a sample's report shows on the terminal (its headline, skip reason and
+    sections: generated code, sample output and traceback) show control characters as
+    escapes (:func:`~.sample_text.visible`); a full traceback (a plugin error) is pytest's."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, str):
+        report.longrepr = visible(longrepr)
+    elif isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        report.longrepr = (longrepr[0], longrepr[1], visible(str(longrepr[2])))
+    report.sections = [(title, visible(content)) for title, content in report.sections]

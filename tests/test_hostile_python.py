@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,9 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
     assert not record["passed"]
     assert record["isolation"] == "namespaces+uid" + LANDLOCK, record
     assert SECRET not in result.stdout.str() + json.dumps(record)
+    # what it wrote or raised reaches the terminal as text, never as control characters
+    shown = result.stdout.str()
+    assert [c for c in shown if unicodedata.category(c) in ("Cc", "Cs") and c not in "\n\t"] == []
     assert sorted(p.name for p in outside.iterdir()) == before
     assert (outside / "precious.txt").read_text() == "keep me"
     assert leftover_sandbox_processes() == []

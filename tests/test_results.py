@@ -76,13 +76,17 @@ def test_a_stopped_run_lists_the_samples_it_did_not_grade(pytester, tiny):
     for record in missing.values():
         assert record["outcome"] == "missing"
         assert record["error"] == "the run ended before this sample was graded"
-    # a never-run sample still says which problem it belongs to: as its graded sibling does...
+    # a never-run sample still says which problem it belongs to, as its graded sibling does...
     assert {k: missing["tiny_add[s1]"][k] for k in ("suite", "task_id", "category")} == {
         k: records[0][k] for k in ("suite", "task_id", "category")
     }
     assert missing["tiny_add[s1]"]["task_id"] == "tiny/add"
-    # ...or, without one, by its name in the suite file
-    assert missing["tiny_Counter[s0]"]["task_id"] == "tiny_Counter"
+    # ...and so does one without a graded sibling: its problem's own id, not its node name
+    assert {k: missing["tiny_Counter[s0]"][k] for k in ("suite", "task_id", "category")} == {
+        "suite": "tiny",
+        "task_id": "tiny/Counter",
+        "category": "stateful",
+    }
 
 
 def test_a_killed_worker_loses_no_sample(pytester, tiny):
@@ -108,5 +112,7 @@ def test_a_killed_worker_loses_no_sample(pytester, tiny):
     by_node = {r["nodeid"]: r["outcome"] for r in records}
     assert len(records) == len(by_node) == 9
     assert by_node["tiny.jsonl::tiny_reverse_words[s1]"] == "crashed"
+    crashed = next(r for r in records if r["outcome"] == "crashed")
+    assert (crashed["task_id"], crashed["category"]) == ("tiny/reverse_words", "text")
     assert sum(o == "passed" for o in by_node.values()) == 8
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import outcomes
+from ..sample_text import visible
 
 # Failure kinds the tripwire recognizes, and what a whole run of them most likely means.
 UNEXTRACTABLE = "unextractable"
@@ -116,10 +117,11 @@ class Tripwire:
 
 
 def _headline(error: Any) -> str:
+    """The first line of a sample's error, for the terminal: its controls made visible."""
     lines = [line.strip() for line in str(error or "").splitlines() if line.strip()]
     if not lines:
         return ""
-    first = lines[0]
+    first = visible(lines[0])
     return first if len(first) <= _HEADLINE_CHARS else first[: _HEADLINE_CHARS - 3] + "..."
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models.base import UNBOUNDED, Completion, Model, SamplingParams, merge_params
+from ..sample_text import visible
 from .batching import Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
 from .budget import ENGINE_CLOSED, budget_for
 from .cache import Claim, DiskCache, cache_key
@@ -163,7 +164,8 @@ class GenerationEngine:
         (when there are any) lists what the model adapted or learned.
         """
         out = self.counters.snapshot()
-        notes = [str(line) for line in getattr(self.model, "notes", None) or ()]
+        # A note may quote a provider's error answer: shown on the terminal, sent by workers.
+        notes = [visible(str(line)) for line in getattr(self.model, "notes", None) or ()]
         lowest = self._budget.lowest()
         if lowest is not None:  # the same line from every process: the state is the run's
             notes.append(

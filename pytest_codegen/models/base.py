@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..problems import Problem
+from ..sample_text import encodable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,10 +46,15 @@ def merge_params(base: SamplingParams | None, override: SamplingParams | None) -
 
 @dataclasses.dataclass(frozen=True)
 class Prompt:
-    """What is sent to a model: the user text and an optional system message."""
+    """What is sent to a model: the user text and an optional system message. Made
+    UTF-8-encodable when it is made, as a :class:`Completion` is: a repair round's prompt
+    quotes what a failed sample printed."""
 
     text: str
     system: str | None = None
+
+    def __post_init__(self) -> None:
+        _make_encodable(self, ("text", "system"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +81,15 @@ class GenerationRequest:
         return len(self.sample_indices)
 
 
+def _make_encodable(obj: Any, fields: tuple[str, ...]) -> None:
+    """Replace the lone surrogates of a frozen dataclass's text ``fields`` (see
+    :mod:`pytest_codegen.sample_text`)."""
+    for name in fields:
+        value = getattr(obj, name)
+        if isinstance(value, str):
+            object.__setattr__(obj, name, encodable(value))
+
+
 # What a completion's text is; with ``--codegen-extract=auto`` this decides how its code is
 # taken (see :func:`~pytest_codegen.execution.extract.code_policy`).
 REPLY = "reply"  # a model's raw reply: code is extracted from prose, fences, <think> blocks
@@ -91,6 +106,9 @@ class Completion:
     or a whole :data:`PROGRAM` (both taken as written by default). ``missing`` marks a sample
     the model does not have (a short replay file); ``error`` an API failure that survived
     retries. Neither is a failed sample: both are left out of pass@k and counted apart.
+    Its texts are made UTF-8-encodable when it is made (see :mod:`pytest_codegen.sample_text`):
+    a lone surrogate in a model's answer becomes U+FFFD before it is cached, sent to another
+    host or graded.
     """
 
     text: str = ""
@@ -103,6 +121,9 @@ class Completion:
     missing: bool = False
     error: str | None = None
     cached: bool = False
+
+    def __post_init__(self) -> None:
+        _make_encodable(self, ("text", "reasoning", "error"))
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v not in (None, False)}

@@ -110,17 +110,19 @@ def make_record(
 _NODE = re.compile(r"^(?P<file>.*?)::(?P<name>.*)\[s(?P<index>\d+)\]$")
 
 
-def missing_record(nodeid: str, model: str, reason: str) -> SampleRecord:
-    """A record for a sample that never reported (its worker died, the run was cut short)."""
+def missing_record(nodeid: str, model: str, reason: str, problem: Any = None) -> SampleRecord:
+    """A record for a sample that never reported (its worker died, the run was cut short):
+    suite, task id and category are its ``problem``'s, or without one read off the node id
+    (the file's name, the problem's node name)."""
     match = _NODE.match(nodeid)
     file, name, index = (
         (match["file"], match["name"], int(match["index"])) if match else (nodeid, nodeid, 0)
     )
     return {
         "nodeid": nodeid,
-        "suite": Path(file).name,
-        "task_id": name,
-        "category": "",
+        "suite": problem.suite if problem is not None else Path(file).name,
+        "task_id": problem.id if problem is not None else name,
+        "category": problem.category if problem is not None else "",
         "sample_index": index,
         "outcome": outcomes.MISSING,
         "passed": False,

@@ -10,6 +10,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..jsonl import read_objects
+from ..sample_text import encodable_data
+
+# Characters that JSON leaves as they are but that Unicode-aware line splitters (Python's
+# str.splitlines) take as line breaks: escaped, so a record stays one line for every reader.
+# (JSON's structure is ASCII, so they can only stand inside a string, where the escape means
+# the same character.)
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 class ResultsWriter:
@@ -24,7 +31,7 @@ class ResultsWriter:
     def write(self, record: Mapping[str, Any]) -> None:
         if self._fh is None:
             return
-        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.write(json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
@@ -37,6 +44,7 @@ def load_results(path: str | Path) -> list[dict[str, Any]]:
     """Read a results JSONL file (one record per line; ``.gz`` is decompressed).
 
     Blank lines are skipped; a line that is not a JSON object raises :class:`ValueError`
-    naming the file and line.
+    naming the file and line. Records are read as a run writes them: a lone surrogate (a
+    ``\\ud800`` escape another tool wrote) becomes U+FFFD (:mod:`pytest_codegen.sample_text`).
     """
-    return [record for _, record in read_objects(Path(path))]
+    return [encodable_data(record) for _, record in read_objects(Path(path))]

@@ -1,0 +1,66 @@
+"""Text from models and samples, made safe to write and to show.
+
+A model's answer and whatever a sample prints or raises are arbitrary Python strings. Two
+things can go wrong with them:
+
+- **Writing.** A string may hold a lone surrogate (``"\\ud800"``: a ``chr(0xD800)`` in an
+  exception message, a ``\\ud800`` escape in a model's JSON reply), which UTF-8 cannot
+  encode: the results file, the generation cache and xdist's wire (execnet) refuse it.
+  :func:`encodable` replaces each lone surrogate with U+FFFD (REPLACEMENT CHARACTER), after
+  joining a high and low surrogate that stand next to each other into the character they
+  encode; every other character is kept as it is. (Undecodable bytes a sample writes are
+  already decoded with U+FFFD for each bad byte.) :func:`encodable_data` does it to every
+  string of a record. Applied where such text enters the plugin's data, so that no writer
+  has to: what goes to and comes from a model (``Prompt`` and ``Completion`` in
+  :mod:`~pytest_codegen.models.base`, when they are made: before the generation cache, the
+  wire to remote hosts and grading), a sample's record before it leaves the worker
+  (``SampleRunner.pytest_runtest_makereport``; xdist's serializer is given encodable reports
+  by the same runner) and a results file when it is read back (``load_results``). The
+  results file, JUnit XML, the HTML report and a merge then write the text as it is.
+- **Showing.** On a terminal, ESC sequences clear the screen or print a fake result, and NUL,
+  BEL, BS, CR or C1 controls hide or rewrite what came before. :func:`visible` writes every
+  character that ``repr()`` would escape as ``repr()`` escapes it (``\\x1b``, ``\\x00``,
+  ``\\r``, ``\\u202e``, ``\\ud800``), except newline and tab, so code and output stay
+  readable. Applied to what a sample's test report shows: its failure headline, its report
+  sections (generated code, sample output, sample traceback) and its skip or xfail reason.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SHOWN_AS_IS = "\n\t"
+
+
+def encodable(text: str) -> str:
+    """``text`` as UTF-8 can hold it: an adjacent high and low surrogate joined into the
+    character they encode, a lone surrogate replaced with U+FFFD; anything else unchanged."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def encodable_data(value: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, tuples, scalars) with :func:`encodable` applied
+    to every string in it, keys included."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {encodable_data(k): encodable_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [encodable_data(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(encodable_data(v) for v in value)
+    return value
+
+
+def visible(text: str) -> str:
+    """``text`` for a terminal: each character ``repr()`` would escape (control characters,
+    C1 controls, format and separator characters, lone surrogates) written as ``repr()``
+    writes it, newline and tab kept as they are."""
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in _SHOWN_AS_IS else repr(c)[1:-1] for c in text)
