@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import unicodedata
 from pathlib import Path
@@ -52,7 +53,12 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
     outside.chmod(0o777)  # even a world-writable directory must stay untouched
     (outside / "precious.txt").write_text("keep me")
     before = sorted(p.name for p in outside.iterdir())
+    # A real listener on the host's loopback: a sample that reaches it has network access.
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
     completion = sample["completion"].replace("@TARGET@", str(outside))
+    completion = completion.replace("@PORT@", str(port))
     replay = pytester.path / "replay.jsonl"
     replay.write_text(json.dumps({"task_id": "tiny/add", "completion": completion}) + "\n")
     monkeypatch.setenv("CODEGEN_HOSTILE_SECRET", SECRET)
@@ -77,6 +83,8 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
     assert sorted(p.name for p in outside.iterdir()) == before
     assert (outside / "precious.txt").read_text() == "keep me"
     assert leftover_sandbox_processes() == []
+    with listener, pytest.raises(BlockingIOError):  # nobody connected
+        listener.accept()
 
 
 def test_correct_sample_still_passes_with_isolation(pytester, tiny):
