@@ -27,7 +27,7 @@ from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
 from .problems import Problem, unsolvable_reason
 from .recorder import SampleRecorder
-from .sample_text import encodable_data, visible
+from .sample_text import encodable_data, show_visibly, visible
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -272,15 +272,3 @@ class SampleRunner:
         if self.froze_gc:  # an in-process pytest run (pytester) must not keep them frozen
             gc.unfreeze()
             self.froze_gc = False
-
-
-def show_visibly(report: pytest.TestReport) -> None:
-    """Make what a sample's report shows on the terminal (its headline, skip reason and
-    sections: generated code, sample output and traceback) show control characters as
-    escapes (:func:`~.sample_text.visible`); a full traceback (a plugin error) is pytest's."""
-    longrepr = report.longrepr
-    if isinstance(longrepr, str):
-        report.longrepr = visible(longrepr)
-    elif isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
-        report.longrepr = (longrepr[0], longrepr[1], visible(str(longrepr[2])))
-    report.sections = [(title, visible(content)) for title, content in report.sections]

@@ -64,3 +64,16 @@ def visible(text: str) -> str:
     if text.replace("\n", "").replace("\t", "").isprintable():
         return text
     return "".join(c if c.isprintable() or c in _SHOWN_AS_IS else repr(c)[1:-1] for c in text)
+
+
+def show_visibly(report: Any) -> None:
+    """Make what a sample's (or a build fragment's) test report shows on the terminal (its
+    headline, skip reason and sections: generated code, sample output and traceback) show
+    control characters as escapes (:func:`visible`); a full traceback (a plugin error) is
+    pytest's."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, str):
+        report.longrepr = visible(longrepr)
+    elif isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        report.longrepr = (longrepr[0], longrepr[1], visible(str(longrepr[2])))
+    report.sections = [(title, visible(content)) for title, content in report.sections]

@@ -593,3 +593,27 @@ def test_tests_that_forge_their_own_pass_are_rejected(
     ), rejected
     built = pytester.path / "bench.json"
     assert not built.exists() or json.loads(built.read_text()) == []
+
+
+# A model's test that fails with escape sequences in its message: the rejection reaches the
+# terminal as text, not as a cleared screen and a fake result.
+ESCAPING_TEST = """\
+def test_count_vowels():
+    assert count_vowels("") == 0
+    assert count_vowels("xyz") == 0
+    assert count_vowels("AEIOU") == 6, "\\x1b[2J\\x1b[H\\x1b[32m===== 9 passed =====\\x1b[0m\\x07"
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_rejection_shows_the_models_control_characters_as_text(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "vowels.py").write_text(VOWELS)
+    with BuildModel(answers={"count_vowels": {"test": ESCAPING_TEST}}) as model:
+        result = build(pytester, model, *xdist)
+    result.assert_outcomes(failed=1)
+    shown = result.stdout.str()
+    assert "\x1b" not in shown and "\x07" not in shown, shown[-2000:]
+    assert "\\x1b[2J" in shown  # the message is there, as text

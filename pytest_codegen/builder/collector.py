@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ..sample_text import visible
 from ..settings import Settings
 
 DEFAULT_OUT = "benchmark.json"
@@ -75,7 +76,7 @@ class BuildCollector:
         tr.write_sep(
             "=", f"codegen build: {self.report['kept']} of {self.report['fragments']} kept"
         )
-        for line in report_lines(self.report):
-            tr.write_line(line)
+        for line in report_lines(self.report):  # rejection reasons quote the model's code
+            tr.write_line(visible(line))
         tr.write_line(f"suite file: {self.out} ({self.written} examples)")
         tr.write_line(f"build report: {report_path(self.out)}")

@@ -22,6 +22,7 @@ from .. import outcomes
 from ..keys import BUILD_KEY, settings_of
 from ..outcomes import SampleNotGenerated
 from ..pytest_internals import ShortFailureRepr, fixture_closure
+from ..sample_text import encodable_data, show_visibly
 from ..settings import Settings
 from .inputs import Fragment, fragments_in, input_files, is_json_input, is_test_file, split_spec
 
@@ -270,8 +271,10 @@ class BuildCollection:
         report = yield
         if not isinstance(item, BuildItem) or item.record_sent:
             return report
+        show_visibly(report)  # the model's tests and code reach the terminal as text
         if item.record is not None and (report.when == "call" or report.failed):
-            report.codegen = item.record  # type: ignore[attr-defined]  # JSON-safe
+            # JSON-safe and encodable: it crosses xdist's wire and is written.
+            report.codegen = item.record = encodable_data(item.record)  # type: ignore[attr-defined]
             item.record_sent = True
         return report
 
