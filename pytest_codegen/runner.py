@@ -165,8 +165,9 @@ class SampleRunner:
             if broken:
                 item.record = self.recorder.record(item, outcomes.QUARANTINED, error=broken)
                 pytest.skip(f"quarantined: {broken}")
-        if unsolvable_reason(problem):  # the suite check: flagged whatever the model
-            reason = f"cannot be solved as shipped: {unsolvable_reason(problem)}"
+        unsolvable = unsolvable_reason(problem)
+        if unsolvable:  # the suite check: flagged whatever the model
+            reason = f"cannot be solved as shipped: {unsolvable}"
             item.record = self.recorder.record(item, outcomes.ERROR, error=reason)
             raise SampleFailed(f"error: {reason}")
         job = self.generation.job(problem, item.sample_index)

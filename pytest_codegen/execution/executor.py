@@ -87,7 +87,7 @@ class Executor:
         kind = self.kinds.of(problem)
         cap = self.limits(problem)
         hide = self.hidden(sample_path, suites, also_hidden)
-        if kind.runtime == NODE:
+        if self.grades_on_node(problem):
             self.jest_runner()  # no Node: the sample fails here, before its time limit
 
         def run_reference() -> Verdict:
