@@ -61,15 +61,16 @@ class Verdict:
         return dataclasses.asdict(self)
 
 
-def judge_empty_solution(verdict: Verdict, mode: str) -> Verdict:
+def judge_empty_solution(verdict: Verdict, errors_reject: bool) -> Verdict:
     """Validation of a problem without a reference: its tests ran against an empty solution.
 
     The problem is sound (``passed``) when every test rejects it: a failed assertion, or for
-    Python an exception the tests raise on a ``None`` result. A test the empty solution passes
-    is vacuous (``failed``); a Jest file that cannot run at all is broken (``error``).
+    Python an exception the tests raise on a ``None`` result (``errors_reject``, the kind's
+    ``errors_reject_empty``). A test the empty solution passes is vacuous (``failed``); tests
+    that cannot run at all, where an error does not reject, are broken (``error``).
     """
     passing = [t.get("name", "") for t in verdict.tests if t.get("status") == PASSED]
-    rejected = verdict.outcome == FAILED or (verdict.outcome == ERROR and mode != "jest")
+    rejected = verdict.outcome == FAILED or (verdict.outcome == ERROR and errors_reject)
     if rejected and not passing:
         return dataclasses.replace(verdict, outcome=PASSED, message="")
     if verdict.outcome == PASSED or passing:

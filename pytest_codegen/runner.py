@@ -241,18 +241,14 @@ class SampleRunner:
         """``--codegen-model=validate``: a problem without a reference was answered with an
         empty solution, which its tests must reject; one with a reference was answered with
         it, which must pass, and then an empty solution is graded too, which must fail."""
-        mode = item.problem.mode
+        kind = self.executor.kinds.of(item.problem)
         if item.problem.reference is None:
-            return outcomes.judge_empty_solution(verdict, mode)
+            return outcomes.judge_empty_solution(verdict, kind.errors_reject_empty)
         if not verdict.passed:
             return verdict
         assert item.completion is not None
-        _, empty = self.execute(
-            item,
-            self.executor.kinds.of(item.problem).empty_solution(item.problem),
-            item.completion.form,
-        )
-        judged = outcomes.judge_empty_solution(empty, mode)
+        _, empty = self.execute(item, kind.empty_solution(item.problem), item.completion.form)
+        judged = outcomes.judge_empty_solution(empty, kind.errors_reject_empty)
         return verdict if judged.passed else judged
 
     # -- records

@@ -7,7 +7,9 @@ import json
 import pytest
 from conftest import ROOT, XDIST_MODES, read_results
 
+from pytest_codegen.kinds.humaneval import HumanEvalKind
 from pytest_codegen.kinds.registry import builtin_kinds
+from pytest_codegen.kinds.webapp1k import WebApp1KKind
 from pytest_codegen.outcomes import ERROR, FAILED, PASSED, Verdict, judge_empty_solution
 from pytest_codegen.problems import MODE_JEST, MODE_PYTHON_CALL, Problem
 
@@ -142,11 +144,13 @@ def test_empty_solutions_by_mode():
 
 def test_judging_an_empty_solution():
     tests = [{"name": "a", "status": "failed"}, {"name": "b", "status": "passed"}]
-    assert judge_empty_solution(Verdict(FAILED, tests=tests[:1]), "jest").outcome == PASSED
-    partial = judge_empty_solution(Verdict(FAILED, tests=tests), "jest")
+    jest = WebApp1KKind.errors_reject_empty
+    python = HumanEvalKind.errors_reject_empty
+    assert judge_empty_solution(Verdict(FAILED, tests=tests[:1]), jest).outcome == PASSED
+    partial = judge_empty_solution(Verdict(FAILED, tests=tests), jest)
     assert (partial.outcome, partial.message) == (
         FAILED,
         "vacuous: test 'b' passes with an empty solution",
     )
-    assert judge_empty_solution(Verdict(ERROR, "boom"), "jest").outcome == ERROR
-    assert judge_empty_solution(Verdict(ERROR, "boom"), "python-call").outcome == PASSED
+    assert judge_empty_solution(Verdict(ERROR, "boom"), jest).outcome == ERROR
+    assert judge_empty_solution(Verdict(ERROR, "boom"), python).outcome == PASSED

@@ -22,9 +22,10 @@ from typing import Any
 
 from ..models.base import UNBOUNDED, Completion, Model, SamplingParams, merge_params
 from ..sample_text import visible
-from .batching import Batch, BatchSender, Slot, Wait, batches_of, fail, resolve
+from .batching import Batch, BatchSender, Slot, batches_of, fail, resolve
 from .budget import ENGINE_CLOSED, budget_for
 from .cache import Claim, DiskCache, cache_key
+from .claim_watch import ClaimWatcher
 from .counters import GenerationCounters
 from .jobs import Job
 from .ratelimit import RateLimit, bucket_for
@@ -55,8 +56,6 @@ class GenerationEngine:
         self.model = model
         self.concurrency = max(1, concurrency)
         self.regenerate = regenerate
-        self.claim_timeout_s = claim_timeout_s
-        self.poll_interval_s = poll_interval_s
         self.since = time.time() if since is None else since
         self.cache = (
             DiskCache(Path(cache_dir)) if cache_dir is not None and model.cacheable else None
@@ -69,13 +68,24 @@ class GenerationEngine:
         self._wakeup = threading.Condition(self._lock)
         self._slots: dict[str, Slot] = {}
         self._queue: collections.deque[Batch] = collections.deque()
-        self._waiting: dict[str, Wait] = {}
         self._workers: list[threading.Thread] = []
         self._idle = 0  # worker threads not running a batch
-        self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = False
         self.counters = GenerationCounters()
+        self._claim_watcher = (
+            ClaimWatcher(
+                self.cache,
+                self.counters,
+                self._resolve_from_cache,
+                self._enqueue_front,
+                self._stop,
+                poll_interval_s=poll_interval_s,
+                claim_timeout_s=claim_timeout_s,
+            )
+            if self.cache is not None
+            else None
+        )
         shared = self.cache.root if self.cache is not None else None
         self._budget = budget_for(model.spec, self.concurrency, shared, self.since, self._stop)
         # An HTTP model takes a slot for each exchange (none while it waits to retry, and it
@@ -188,10 +198,8 @@ class GenerationEngine:
             self._stop.set()
             queued = [b for b in self._queue if not b.started]
             self._queue.clear()
-            waits = list(self._waiting.values())
-            self._waiting.clear()
             self._wakeup.notify_all()
-            threads = [*self._workers, *([self._watcher] if self._watcher else [])]
+            threads = list(self._workers)
         self._budget.wake()  # requests still waiting for a slot give up
         closed = RuntimeError(ENGINE_CLOSED)
         for batch in queued:
@@ -199,8 +207,8 @@ class GenerationEngine:
                 claim.release()
             for slot in batch.slots:
                 fail(slot, closed)
-        for wait in waits:
-            fail(wait.slot, closed)
+        if self._claim_watcher is not None:
+            self._claim_watcher.close(closed)
         for thread in threads:
             thread.join()
         self._budget.close()
@@ -263,52 +271,6 @@ class GenerationEngine:
             self._start_workers()
             self._wakeup.notify_all()
 
-    def _watch(self) -> None:
-        """Poll samples other processes are generating until each one is settled."""
-        interval = self.poll_interval_s
-        while True:
-            with self._lock:
-                while not self._waiting and not self._closed:
-                    self._wakeup.wait()
-                    interval = self.poll_interval_s
-                if self._closed:
-                    return
-                waits = list(self._waiting.values())
-            progressed = False
-            for wait in waits:
-                if self._settle_wait(wait):
-                    progressed = True
-                    with self._lock:
-                        self._waiting.pop(wait.slot.key, None)
-            # Poll fast while entries arrive, slower while the other process is busy.
-            interval = self.poll_interval_s if progressed else min(interval * 1.5, 0.5)
-            if self._stop.wait(interval):
-                return
-
-    def _settle_wait(self, wait: Wait) -> bool:
-        assert self.cache is not None
-        slot = wait.slot
-        if self._resolve_from_cache(slot):
-            return True
-        claim = self.cache.try_claim(slot.key)
-        if claim is not None:  # the holder is done (or died) without an entry we saw
-            if self._resolve_from_cache(slot):
-                claim.release(remove=True)
-                return True
-            error = self.cache.read_error(slot.key, newer_than=wait.since - 1)
-            if error is not None:
-                claim.release()
-                self.counters.add(errors=1)
-                resolve(slot, error)
-                return True
-            self._enqueue_front(Batch([slot], held={slot.key: claim}))
-            return True
-        if time.monotonic() > wait.deadline:
-            self.counters.add(claim_timeouts=1)
-            self._enqueue_front(Batch([slot], force=True))
-            return True
-        return False
-
     # -- generation
 
     def _fresh_after(self) -> float | None:
@@ -342,6 +304,7 @@ class GenerationEngine:
         if self.cache is None:
             self._sender.send([(s, None) for s in todo])
             return
+        assert self._claim_watcher is not None
         mine: list[tuple[Slot, Claim | None]] = []
         for slot in todo:
             claim = batch.held.pop(slot.key, None)
@@ -350,7 +313,7 @@ class GenerationEngine:
             if claim is None and not batch.force:
                 claim = self.cache.try_claim(slot.key)
                 if claim is None:
-                    self._wait_for_other(slot)
+                    self._claim_watcher.wait_for(slot)
                     continue
                 # Re-read under the claim: the holder before us may have just written it.
                 if self._resolve_from_cache(slot):
@@ -359,17 +322,3 @@ class GenerationEngine:
             mine.append((slot, claim))
         if mine:
             self._sender.send(mine)
-
-    def _wait_for_other(self, slot: Slot) -> None:
-        wait = Wait(slot, time.time(), time.monotonic() + self.claim_timeout_s)
-        with self._lock:
-            if self._closed:
-                fail(slot, RuntimeError("generation engine closed"))
-                return
-            self._waiting[slot.key] = wait
-            if self._watcher is None:
-                self._watcher = threading.Thread(
-                    target=self._watch, name="codegen-claim-watcher", daemon=True
-                )
-                self._watcher.start()
-            self._wakeup.notify_all()

@@ -119,6 +119,7 @@ def check_problem(problem: Problem) -> list[str]:
 class WebApp1KKind(Kind):
     name = MODE_JEST
     runtime = NODE
+    errors_reject_empty = False  # a Jest file that cannot run is broken, not rejecting
     time_floor_s = 5.0  # Jest's default per test
 
     def claims(self, path: Path, explicit: bool) -> bool:
