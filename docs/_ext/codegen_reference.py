@@ -87,8 +87,10 @@ def _attr_docs(module: str) -> dict[tuple[str, str], str]:
 
 
 def _type_name(hint: typing.Any) -> str:
-    text = hint if isinstance(hint, str) else getattr(hint, "__name__", repr(hint))
-    return str(text).replace("typing.", "")
+    """A field's annotation as written (``from __future__ import annotations`` keeps them as
+    strings, which ``TypedDict`` wraps in ``ForwardRef``)."""
+    text = getattr(hint, "__forward_arg__", hint)
+    return text if isinstance(text, str) else getattr(text, "__name__", repr(text))
 
 
 def record_rows() -> list[Row]:
@@ -119,8 +121,11 @@ def outcome_rows() -> list[Row]:
     ]
 
 
-def _first_paragraph(doc: str | None) -> str:
-    return " ".join((doc or "").strip().split("\n\n")[0].split())
+def _first_sentence(doc: str | None) -> str:
+    """The first sentence of a docstring, on one line."""
+    text = " ".join((doc or "").strip().split("\n\n")[0].split())
+    end = re.search(r"\.\s", text)
+    return text[: end.start() + 1] if end else text
 
 
 def kind_rows() -> list[Row]:
@@ -130,7 +135,7 @@ def kind_rows() -> list[Row]:
     rows = []
     for kind in reversed(list(builtin_kinds())):
         module = sys.modules[type(kind).__module__]
-        rows.append((kind.name, _first_paragraph(module.__doc__)))
+        rows.append((kind.name, _first_sentence(module.__doc__)))
     return rows
 
 
@@ -174,13 +179,13 @@ def benchmark_rows() -> list[Row]:
 
 
 def module_rows() -> list[Row]:
-    """module, the first paragraph of its docstring: the package's map, read from itself."""
+    """module, the first sentence of its docstring: the package's map, read from itself."""
     rows = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(ROOT).with_suffix("")
         parts = list(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-        rows.append((".".join(parts), _first_paragraph(doc)))
+        rows.append((".".join(parts), _first_sentence(doc)))
     return rows
 
 
@@ -230,7 +235,7 @@ def inline(text: str) -> list[nodes.Node]:
 def _cell(text: str, code: bool) -> nodes.entry:
     if code and text not in ("—", ""):
         content: list[nodes.Node] = (
-            [nodes.reference(text, "", nodes.literal(text, text), refuri=text)]
+            [nodes.reference(text, "", nodes.literal(text, text.rsplit("/", 1)[-1]), refuri=text)]
             if text.startswith("https://")
             else [nodes.literal(text, text)]
         )
@@ -301,16 +306,16 @@ README_TABLES = {"benchmarks": readme_benchmarks, "models": readme_models}
 
 def readme_block(name: str, text: str) -> str | None:
     """What the README holds between its markers for table ``name`` (None without them)."""
-    match = re.search(rf"<!-- generated: {name} -->\n(.*?)\n<!-- end: {name} -->", text, flags=re.S)
-    return match[1] if match else None
+    match = re.search(rf"<!-- generated: {name} -->\n(.*?)<!-- end: {name} -->", text, flags=re.S)
+    return match[1].rstrip("\n") if match else None
 
 
 def rewrite_readme(text: str) -> str:
     """``text`` with each generated table replaced by what the code gives today."""
     for name, make in README_TABLES.items():
         text = re.sub(
-            rf"(<!-- generated: {name} -->\n).*?(\n<!-- end: {name} -->)",
-            lambda m, make=make: m[1] + make() + m[2],
+            rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)",
+            lambda m, make=make: m[1] + make() + "\n" + m[2],
             text,
             flags=re.S,
         )
