@@ -31,3 +31,5 @@ autodoc_default_options = {"undoc-members": False}
 html_theme = "furo"
 html_title = "pytest-codegen"
 html_static_path: list[str] = []
+# Quotes stay as typed: option help and examples hold shell quoting ('MODEL = IN OUT').
+smartquotes = False

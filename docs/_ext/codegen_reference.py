@@ -5,7 +5,8 @@ help), the results record from ``SampleRecord`` and the comment above each field
 outcomes from :mod:`pytest_codegen.outcomes`, the benchmark kinds from the built-in registry,
 the models and benchmarks by name from their catalogues (``models/names.json``,
 ``datasets/catalog.json``) and the built-in suites themselves, the module map from the
-modules' docstrings. The hooks page uses autodoc on ``hookspecs.py``.
+modules' docstrings. The hooks come from ``hookspecs.py``: a table of them here, their
+docstrings by autodoc.
 
 A page asks for a table with the ``codegen-table`` directive::
 
@@ -78,6 +79,19 @@ def hook_names() -> list[str]:
         for node in tree.body
         if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_codegen_")
     ]
+
+
+def hook_rows() -> list[Row]:
+    """hook, how its answers are taken, when it is called (its docstring's first sentence)."""
+    from pytest_codegen import hookspecs
+
+    rows = []
+    for name in hook_names():
+        hook = getattr(hookspecs, name)
+        first = (getattr(hook, "pytest_spec", None) or {}).get("firstresult")
+        answers = "first answer other than None" if first else "every implementation"
+        rows.append((name, answers, _first_sentence(hook.__doc__)))
+    return rows
 
 
 def _attr_docs(module: str) -> dict[tuple[str, str], str]:
@@ -191,6 +205,7 @@ def module_rows() -> list[Row]:
 
 TABLES: dict[str, tuple[Row, Callable[[], list[Row]]]] = {
     "options": (("flag", "ini key", "default", "meaning"), option_rows),
+    "hooks": (("hook", "answers taken", "when"), hook_rows),
     "record": (("field", "type", "in", "meaning"), record_rows),
     "outcomes": (("outcome", "pass@k", "meaning"), outcome_rows),
     "kinds": (("mode", "what it grades"), kind_rows),
@@ -202,6 +217,7 @@ TABLES: dict[str, tuple[Row, Callable[[], list[Row]]]] = {
 # Columns shown as code, per table (the rest is prose).
 CODE_COLUMNS = {
     "options": {0, 1, 2},
+    "hooks": {0},
     "record": {0, 1},
     "outcomes": {0},
     "kinds": {0},
