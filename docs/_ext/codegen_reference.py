@@ -154,11 +154,11 @@ def kind_rows() -> list[Row]:
 
 
 def model_rows() -> list[Row]:
-    """name, provider:model, sampling, key, where it comes from: the built-in model names,
+    """name, provider:model, key, where it comes from, sampling: the built-in model names,
     as ``--codegen-list-models`` prints them."""
     from pytest_codegen.models.listing import model_rows as listed
 
-    return [tuple(row) for row in listed([])]
+    return [(name, spec, key, source, sampling) for name, spec, sampling, key, source in listed([])]
 
 
 def _count_problems(path: Path, name: str) -> str:
@@ -177,18 +177,18 @@ def _suite_what(name: str, path: Path) -> str:
 
 
 def benchmark_rows() -> list[Row]:
-    """name, what, version, where it comes from, content hash: the built-in suites (counted
+    """name, version, content hash, what, where it comes from: the built-in suites (counted
     from their files) and the benchmarks downloaded once (from ``catalog.json``)."""
     from pytest_codegen.collect.builtin_suites import builtin_suites
     from pytest_codegen.datasets.catalog import named_datasets
 
     rows: list[Row] = [
-        (name, _suite_what(name, path), "installed", "—", "—")
+        (name, "installed", "—", _suite_what(name, path), "—")
         for name, path in builtin_suites().items()
     ]
     for name, data in named_datasets().items():
         pin = f"sha256 {data.sha256[:12]}…" if data.sha256 else f"git blob {data.git_blob[:12]}…"
-        rows.append((name, data.about, data.version, data.url, pin))
+        rows.append((name, data.version, pin, data.about, data.url))
     return rows
 
 
@@ -209,8 +209,8 @@ TABLES: dict[str, tuple[Row, Callable[[], list[Row]]]] = {
     "record": (("field", "type", "in", "meaning"), record_rows),
     "outcomes": (("outcome", "pass@k", "meaning"), outcome_rows),
     "kinds": (("mode", "what it grades"), kind_rows),
-    "models": (("name", "provider:model", "sampling", "key", "from"), model_rows),
-    "benchmarks": (("name", "what", "version", "from", "content"), benchmark_rows),
+    "models": (("name", "provider:model", "key", "from", "sampling"), model_rows),
+    "benchmarks": (("name", "version", "content", "what", "from"), benchmark_rows),
     "modules": (("module", "what it is"), module_rows),
 }
 
@@ -221,8 +221,8 @@ CODE_COLUMNS = {
     "record": {0, 1},
     "outcomes": {0},
     "kinds": {0},
-    "models": {0, 1, 3},
-    "benchmarks": {0, 2, 3},
+    "models": {0, 1, 2},
+    "benchmarks": {0, 1, 2, 4},
     "modules": {0},
 }
 
@@ -251,7 +251,7 @@ def inline(text: str) -> list[nodes.Node]:
 def _cell(text: str, code: bool) -> nodes.entry:
     if code and text not in ("—", ""):
         content: list[nodes.Node] = (
-            [nodes.reference(text, "", nodes.literal(text, text.rsplit("/", 1)[-1]), refuri=text)]
+            [nodes.reference(text, _link_label(text), refuri=text)]
             if text.startswith("https://")
             else [nodes.literal(text, text)]
         )
@@ -260,19 +260,56 @@ def _cell(text: str, code: bool) -> nodes.entry:
     return nodes.entry("", nodes.paragraph("", "", *content))
 
 
+# Tables whose first columns share one cell, one line each (the options' flag, ini key and
+# default), so that the prose keeps the width of the page: the label of each line, if any.
+STACKED: dict[str, tuple[str, ...]] = {
+    "options": ("", "", "default"),
+    "benchmarks": ("", "version", "content"),
+    "models": ("", "", "key", "from"),
+}
+
+
+def _stacked_cell(labels: tuple[str, ...], row: Row) -> nodes.entry:
+    lines = []
+    for label, text in zip(labels, row, strict=True):
+        words = [nodes.Text(f"{label}: ")] if label else []
+        lines.append(nodes.paragraph("", "", *words, nodes.literal(text, text)))
+    return nodes.entry("", *lines)
+
+
+def _link_label(url: str) -> str:
+    """A download's place, short: its host and the first two steps of its path."""
+    host, _, path = url.split("://", 1)[-1].partition("/")
+    return "/".join([host, *path.split("/")[:2]])
+
+
 def table_node(name: str) -> nodes.table:
     """The table ``name`` of :data:`TABLES` as docutils nodes."""
     header, rows_of = TABLES[name]
     code = CODE_COLUMNS[name]
-    group = nodes.tgroup(cols=len(header))
-    group += [nodes.colspec(colwidth=1) for _ in header]
-    group += nodes.thead("", nodes.row("", *(_cell(h, False) for h in header)))
+    labels = STACKED.get(name, ())
+    stacked = len(labels)
+    columns = len(header) - stacked + 1 if stacked else len(header)
+    group = nodes.tgroup(cols=columns)
+    group += [nodes.colspec(colwidth=1) for _ in range(columns)]
+    titles = [" · ".join(header[:stacked]), *header[stacked:]] if stacked else list(header)
+    group += nodes.thead("", nodes.row("", *(_cell(h, False) for h in titles)))
     body = nodes.tbody()
     for row in rows_of():
-        body += nodes.row("", *(_cell(text, i in code) for i, text in enumerate(row)))
+        cells = [_cell(text, i in code) for i, text in enumerate(row)]
+        if stacked:
+            cells[:stacked] = [_stacked_cell(labels, row[:stacked])]
+        body += nodes.row("", *cells)
     group += body
-    table = nodes.table("", group, classes=[f"codegen-{name}"])
-    return table
+    return nodes.table("", group, classes=[f"codegen-{name}"])
+
+
+def sources() -> list[Path]:
+    """What the tables are generated from: the package's modules and catalogues, the
+    project's own suites, and this file."""
+    found = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.json"), Path(__file__).resolve()]
+    found += (ROOT / "benchmarks").glob("python/*.jsonl")
+    return sorted(found)
 
 
 class CodegenTable(Directive):
@@ -285,6 +322,10 @@ class CodegenTable(Directive):
         name = self.arguments[0]
         if name not in TABLES:
             raise self.error(f"codegen-table: no table {name!r} (one of {', '.join(TABLES)})")
+        # The page is read again whenever the code it is generated from changes.
+        env = self.state.document.settings.env
+        for source in sources():
+            env.note_dependency(str(source))
         return [table_node(name)]
 
 
@@ -303,14 +344,14 @@ def _md(text: str) -> str:
 def readme_benchmarks() -> str:
     """The README's benchmark table: each suite name and what it is."""
     lines = ["| `--codegen-suite` | what |", "|---|---|"]
-    lines += [f"| `{row[0]}` | {_md(row[1])} |" for row in benchmark_rows()]
+    lines += [f"| `{row[0]}` | {_md(row[3])} |" for row in benchmark_rows()]
     return "\n".join(lines)
 
 
 def readme_models() -> str:
     """The README's model table: the built-in names, by the key they need."""
     by_key: dict[str, list[str]] = {}
-    for name, _spec, _sampling, key, _source in model_rows():
+    for name, _spec, key, _source, _sampling in model_rows():
         by_key.setdefault(key, []).append(f"`{name}`")
     lines = ["| key | `--codegen-model` names |", "|---|---|"]
     lines += [f"| `{key}` | {', '.join(names)} |" for key, names in by_key.items()]

@@ -32,7 +32,7 @@ class _Required(TypedDict):
     #: Which of the problem's samples this is, from 0.
     sample_index: int
     #: The verdict: one of the outcomes of :mod:`pytest_codegen.outcomes` (listed with their
-    #: meaning beside this table).
+    #: meaning below this table).
     outcome: str
     #: Whether ``outcome`` is ``passed``.
     passed: bool
@@ -41,7 +41,7 @@ class _Required(TypedDict):
     #: The ``--codegen-model`` spec that wrote it.
     model: str
     #: How it was graded: the name of its problem's kind (the benchmark kinds are listed
-    #: beside this table).
+    #: below this table).
     mode: str
     #: The answer as the model gave it (a raw reply, or a replayed completion); ``null`` when
     #: there was none.
