@@ -35,11 +35,11 @@ def code_blocks(path: Path, languages: tuple[str, ...]) -> list[tuple[int, str]]
     return found
 
 
-def build_site(out: Path) -> subprocess.CompletedProcess[str]:
-    """``sphinx-build -W`` of docs/ into ``out``, as .ci/run builds it."""
+def build_site(out: Path, docs: Path = DOCS) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build -W`` of ``docs`` into ``out``, as .ci/run builds docs/."""
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html"]
-        + ["-d", str(out / ".doctrees"), str(DOCS), str(out)],
+        + ["-d", str(out / ".doctrees"), str(docs), str(out)],
         capture_output=True,
         text=True,
         timeout=600,

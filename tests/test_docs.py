@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -118,6 +119,17 @@ def test_every_page_is_in_the_navigation(site):
         if "_build" in page.parts or rel == "index.html":
             continue
         assert f'href="{rel}"' in index, rel
+
+
+def test_a_topic_page_at_the_top_of_docs_is_in_the_navigation_by_itself(tmp_path):
+    # Pages written beside a feature (docs/<topic>.md) need no edit of the index.
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs, ignore=shutil.ignore_patterns("_build"))
+    (docs / "a-new-topic.md").write_text("# A new topic\n\nWhat it is.\n")
+    built = build_site(tmp_path / "html", docs)
+    assert built.returncode == 0, built.stderr
+    index = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    assert 'href="a-new-topic.html"' in index
 
 
 def test_the_readme_tables_are_what_the_code_gives():

@@ -21,7 +21,6 @@ The row functions are plain Python so that the tests can hold the built pages to
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import sys
 import typing
@@ -32,8 +31,11 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.pycode import ModuleAnalyzer
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "pytest_codegen"
+import pytest_codegen
+
+# The package documented: the one installed (from this checkout, with pip install -e).
+PACKAGE = Path(pytest_codegen.__file__).resolve().parent
+ROOT = PACKAGE.parent
 README = ROOT / "README.md"
 
 Row = tuple[str, ...]
@@ -382,6 +384,4 @@ def rewrite_readme(text: str) -> str:
 if __name__ == "__main__":
     if sys.argv[1:] != ["--readme"]:
         sys.exit("usage: python docs/_ext/codegen_reference.py --readme")
-    sys.path.insert(0, str(ROOT))
-    importlib.invalidate_caches()
     README.write_text(rewrite_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
