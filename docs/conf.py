@@ -32,7 +32,5 @@ html_theme = "furo"
 html_title = "pytest-codegen"
 html_static_path = ["_static"]
 html_css_files = ["codegen.css"]
-# A block without a language is shown as it is (terminal output, listings), not as Python.
-highlight_language = "none"
 # Quotes stay as typed: option help and examples hold shell quoting ('MODEL = IN OUT').
 smartquotes = False

@@ -21,7 +21,7 @@ def pages() -> list[Path]:
 
 # A fenced block: its opening fence (3 or more backticks), info string, body.
 _FENCE = re.compile(
-    r"^(?P<fence>`{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S
+    r"^(?P<fence>`{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S
 )
 
 

@@ -212,7 +212,7 @@ def test_the_model_listing_shown_is_what_the_command_prints(pytester):
     shown = [
         block
         for path in pages()
-        for _, block in code_blocks(path, ("",))
+        for _, block in code_blocks(path, ("text",))
         if block.startswith("NAME ") and "PROVIDER:MODEL" in block
     ]
     assert shown
