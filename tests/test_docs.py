@@ -100,6 +100,17 @@ def test_the_models_and_benchmarks_pages_list_the_catalogues(site):
     assert first_words(benchmarks) == [*builtin_suites(), *named_datasets()]
 
 
+def test_the_providers_page_lists_every_provider_and_model_family(site):
+    from pytest_codegen.models.providers import PROVIDERS
+    from pytest_codegen.models.rules import FAMILIES
+
+    page = site / "howto" / "providers.html"
+    assert first_words(table_rows(page, "codegen-providers")) == list(PROVIDERS)
+    families = table_rows(page, "codegen-families")
+    assert [row[0] for row in families] == [f.provider for f in FAMILIES]
+    assert all(row[1].startswith(f.name) for row, f in zip(families, FAMILIES, strict=True))
+
+
 def test_the_module_map_lists_every_module_with_its_docstring(site):
     rows = table_rows(site / "project" / "development.html", "codegen-modules")
     modules = {

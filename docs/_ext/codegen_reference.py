@@ -163,6 +163,48 @@ def model_rows() -> list[Row]:
     return [(name, spec, key, source, sampling) for name, spec, sampling, key, source in listed([])]
 
 
+def provider_rows() -> list[Row]:
+    """provider, key variable, endpoint, samples per request, the sampling parameters its API
+    takes: the provider table of ``models/providers.py``."""
+    from pytest_codegen.models.providers import PROVIDERS
+    from pytest_codegen.models.rules import PARAM_ORDER
+
+    rows = []
+    for name, p in PROVIDERS.items():
+        key = " or ".join(p.key_env) + ("" if p.key_required else " (none needed)")
+        url = f"{p.default_url or 'none: --codegen-base-url'} ({' or '.join(p.url_env)})"
+        sent_as = {"max_tokens": p.max_tokens_field, "seed": p.seed_field}
+        params = [
+            n if sent_as.get(n, n) == n else f"{n} (sent as {sent_as[n]})"
+            for n in PARAM_ORDER
+            if n in p.params
+        ]
+        per_request = "one" if p.max_n == 1 else f"up to {p.max_n}"
+        rows.append((name, key, url, per_request, ", ".join(params)))
+    return rows
+
+
+def family_rows() -> list[Row]:
+    """provider, model family, what its API does, what it refuses, what the plugin does about
+    it: the family table of ``models/rules.py``."""
+    from pytest_codegen.models.rules import FAMILIES
+
+    rows = []
+    for f in FAMILIES:
+        refused = [f"{n} other than {v:g}" for n, v in f.defaults_only.items()]
+        refused += sorted(f.rejects)
+        if f.one_of:
+            refused.append(" and ".join(f.one_of) + " together")
+        if f.one_per_request:
+            refused.append("several samples in one request")
+            plugin = "asks for one sample per request, in parallel, and says so in the summary"
+        else:
+            plugin = "stops at start, in one line, on a run that sets one"
+        name = f.name if "(" in f.name else f"{f.name} ({', '.join(f.examples)})"
+        rows.append((f.provider, name, f.why, ", ".join(refused), plugin))
+    return rows
+
+
 def _count_problems(path: Path, name: str) -> str:
     from pytest_codegen.kinds.registry import builtin_kinds
 
@@ -213,6 +255,8 @@ TABLES: dict[str, tuple[Row, Callable[[], list[Row]]]] = {
     "kinds": (("mode", "what it grades"), kind_rows),
     "models": (("name", "provider:model", "key", "from", "sampling"), model_rows),
     "benchmarks": (("name", "version", "content", "what", "from"), benchmark_rows),
+    "providers": (("provider", "key", "endpoint", "samples a request", "takes"), provider_rows),
+    "families": (("provider", "models", "their API", "refused", "the plugin"), family_rows),
     "modules": (("module", "what it is"), module_rows),
 }
 
@@ -225,6 +269,8 @@ CODE_COLUMNS = {
     "kinds": {0},
     "models": {0, 1, 2},
     "benchmarks": {0, 1, 2, 4},
+    "providers": {0},
+    "families": {0},
     "modules": {0},
 }
 
@@ -268,6 +314,7 @@ STACKED: dict[str, tuple[str, ...]] = {
     "options": ("", "", "default"),
     "benchmarks": ("", "version", "content"),
     "models": ("", "", "key", "from"),
+    "providers": ("", "key", "endpoint", "samples a request"),
 }
 
 
