@@ -73,7 +73,7 @@ def test_the_hooks_page_documents_every_hookspec_and_no_other(site):
         assert f"def {name}(" in text, name
 
 
-def test_the_results_page_describes_every_record_field_and_no_other(site):
+def test_the_results_and_summary_pages_describe_every_record_field_and_outcome(site):
     from pytest_codegen import outcomes
     from pytest_codegen.reporting.records import SampleRecord
 
@@ -84,6 +84,10 @@ def test_the_results_page_describes_every_record_field_and_no_other(site):
     assert undescribed == []
     always = {row[0] for row in rows if row[2] == "always"}
     assert always == set(SampleRecord.__required_keys__)
+    from pytest_codegen.reporting.terminal import COLUMNS
+
+    columns = table_rows(site / "reference" / "summary.html", "codegen-columns")
+    assert [row[:2] for row in columns] == [[c, o] for o, c in COLUMNS]
     outcome_rows = table_rows(site / "reference" / "results.html", "codegen-outcomes")
     assert first_words(outcome_rows) == list(outcomes.ALL)
     assert all(row[2].strip() for row in outcome_rows)

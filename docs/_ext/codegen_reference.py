@@ -137,6 +137,15 @@ def outcome_rows() -> list[Row]:
     ]
 
 
+def column_rows() -> list[Row]:
+    """summary column, the outcome it counts, whether pass@k counts it, meaning: the outcome
+    columns of the terminal summary (``reporting/terminal.py``)."""
+    from pytest_codegen.reporting.terminal import COLUMNS
+
+    meaning = {row[0]: row[1:] for row in outcome_rows()}
+    return [(column, outcome, *meaning[outcome]) for outcome, column in COLUMNS]
+
+
 def _first_sentence(doc: str | None) -> str:
     """The first sentence of a docstring, on one line."""
     text = " ".join((doc or "").strip().split("\n\n")[0].split())
@@ -252,6 +261,7 @@ TABLES: dict[str, tuple[Row, Callable[[], list[Row]]]] = {
     "hooks": (("hook", "answers taken", "when"), hook_rows),
     "record": (("field", "type", "in", "meaning"), record_rows),
     "outcomes": (("outcome", "pass@k", "meaning"), outcome_rows),
+    "columns": (("column", "outcome", "pass@k", "meaning"), column_rows),
     "kinds": (("mode", "what it grades"), kind_rows),
     "models": (("name", "provider:model", "key", "from", "sampling"), model_rows),
     "benchmarks": (("name", "version", "content", "what", "from"), benchmark_rows),
@@ -266,6 +276,7 @@ CODE_COLUMNS = {
     "hooks": {0},
     "record": {0, 1},
     "outcomes": {0},
+    "columns": {0, 1},
     "kinds": {0},
     "models": {0, 1, 2},
     "benchmarks": {0, 1, 2, 4},
