@@ -1,7 +1,7 @@
 """The documentation's examples run: every ``pytest`` command line of its pages and of the
 README is parsed by pytest with this plugin's real options and resolved into settings (so a
-renamed flag or a bad value fails here, not in a reader's terminal), every flag named in the
-prose exists, every conftest.py example is loaded by a real run and does what its page says,
+renamed flag or a bad value fails here, not in a reader's terminal), every flag and every
+file of the project named in the prose exists, every conftest.py example is loaded by a real run and does what its page says,
 the ini examples pass ``--strict-config``, and the ``--codegen-list-models`` output shown is
 what the command prints."""
 
@@ -230,3 +230,22 @@ def test_the_json_examples_of_the_docs_are_json():
         for _, block in code_blocks(path, ("json",)):
             text = block.strip()
             json.loads("{" + text + "}" if text.startswith('"') else text)
+
+
+# A path of the project named in the docs: a module, a test, a script, a data file or a page.
+_PROJECT_PATH = re.compile(
+    r"\b((?:pytest_codegen|tests|benchmarks|fixtures|docs)/[\w./-]+\.(?:py|json|jsonl|md))\b"
+)
+# A module named inside the package (``execution/python/verdict_seal.py``).
+_PACKAGE_PATH = re.compile(
+    r"`((?:execution|reporting|generation|models|collect|builder|gates|kinds|datasets)"
+    r"/[\w./-]+\.py)`"
+)
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_file_a_page_names_exists(path):
+    text = path.read_text(encoding="utf-8")
+    named = {ROOT / m for m in _PROJECT_PATH.findall(text)}
+    named |= {ROOT / "pytest_codegen" / m for m in _PACKAGE_PATH.findall(text)}
+    assert sorted(str(p.relative_to(ROOT)) for p in named if not p.exists()) == []
