@@ -1,9 +1,9 @@
 """The documentation's examples run: every ``pytest`` command line of its pages and of the
 README is parsed by pytest with this plugin's real options and resolved into settings (so a
 renamed flag or a bad value fails here, not in a reader's terminal), every flag and every
-file of the project named in the prose exists, every conftest.py example is loaded by a real run and does what its page says,
-the ini examples pass ``--strict-config``, and the ``--codegen-list-models`` output shown is
-what the command prints."""
+file of the project named in the prose exists, every conftest.py example is loaded by a real
+run and does what its page says, the ini examples pass ``--strict-config``, and the
+``--codegen-list-models`` output shown is what the command prints."""
 
 from __future__ import annotations
 
