@@ -241,6 +241,8 @@ def benchmark_rows() -> list[Row]:
     ]
     for name, data in named_datasets().items():
         pin = f"sha256 {data.sha256[:12]}…" if data.sha256 else f"git blob {data.git_blob[:12]}…"
+        if data.size:
+            pin += f", {data.size:,} bytes"
         rows.append((name, data.version, pin, data.about, data.url))
     return rows
 
