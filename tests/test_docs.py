@@ -166,15 +166,7 @@ def test_the_readme_test_command_is_what_ci_runs():
     readme = README.read_text(encoding="utf-8").splitlines()
     command = next(line for line in readme if "'.[dev]'" in line)
     steps = [step.strip() for step in command.split("&&")]
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    ci_steps = [
-        step.strip()
-        for line in ci.splitlines()
-        if not line.lstrip().startswith("#")
-        for step in line.split("&&")
-    ]
-    # The same steps in the same order: set up, install, run the tests (the docs build
-    # comes between the install and the tests in CI).
-    positions = [ci_steps.index(step) for step in steps]
-    assert positions == sorted(positions), (steps, ci_steps)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    # CI runs the README's command as it is written (then builds the docs).
+    assert command.strip() in [line.strip() for line in ci], ci
     assert shlex.split(steps[-1]) == [".venv/bin/python", "-m", "pytest", "-n", "2"]
