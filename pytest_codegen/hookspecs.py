@@ -32,8 +32,15 @@ def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem
     Return ``None`` when ``path`` is not in a format you read. Example::
 
         def pytest_codegen_load_suite(path, config):
-            if path.suffix == ".yaml":
-                return [Problem(id=..., suite=path.stem, ...) for ... in yaml.safe_load(...)]
+            if path.suffix != ".yaml":
+                return None
+            rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+            return [
+                Problem(id=row["id"], suite=path.stem, category=row.get("category", ""),
+                        language="python", mode="python-call", prompt=row["prompt"],
+                        tests=row["tests"], reference=row.get("solution"))
+                for row in rows
+            ]
     """
 
 
