@@ -143,7 +143,7 @@ def test_rate_limit_headers_hold_requests_back_before_the_429(
     result.assert_outcomes(passed=40)
     assert len(answered(server)) == 40
     throttled = sum(r.status == 429 for r in server.requests)
-    assert throttled <= 4, [(r.time, r.status) for r in server.requests]
+    assert throttled <= 4, [r.status for r in server.requests]
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -186,7 +186,7 @@ def test_a_token_limit_is_kept_with_prompt_and_completion_counted(
     )
     result.assert_outcomes(passed=12)
     assert len(answered(server)) == 12
-    assert sum(r.status == 429 for r in server.requests) <= 2
+    assert sum(r.status == 429 for r in server.requests) <= 2, [r.status for r in server.requests]
 
 
 # --------------------------------------------------------------------------- headers

@@ -14,12 +14,13 @@ the same controller. Three things hold a request back:
 * **The limit of requests in flight**, found as TCP finds its window (additive increase,
   multiplicative decrease), with one decrease per congestion event: only a 429 to a request
   sent after the last decrease can cut again (the others were sent under the old limit: one
-  burst of 429s is one event), and only when 429s are more than ``NOISE_SHARE`` of that
-  window's answers. A provider whose limit we pass answers 429 to most of what passes it;
-  a few 429s uncorrelated with load are noise, retried under their cool-down without
-  shrinking the run. The cut is the share of 429s (at most a half). Each answer while the
-  budget was full raises the limit by 1/limit, one request more per round trip. Server
-  errors and dropped connections are retried and change nothing here.
+  burst of 429s is one event), and only when 429s are more than ``NOISE_SHARE`` of the
+  answers of the last round trips (about two limits' worth, judged once a quarter is in).
+  A provider whose limit we pass answers 429 to most of what passes it; a few 429s
+  uncorrelated with load are noise, retried under their cool-down without shrinking the
+  run. The cut is the share of 429s (at most a half). Each answer while the budget was
+  full raises the limit by 1/limit, one request more per round trip. Server errors and
+  dropped connections are retried and change nothing here.
 """
 
 from __future__ import annotations
@@ -90,12 +91,17 @@ def settle(
     limit = limit_of(state, cap)
     in_window = grant.sent >= (_number(state.get("cut")) or -math.inf)
     window = state.get("window")
-    if not isinstance(window, dict):
+    if not isinstance(window, dict) or not all(_number(v) is not None for v in window.values()):
         window = state["window"] = {"answered": 0, "throttled": 0}
+    if in_window and window["answered"] + window["throttled"] >= max(8.0, 2 * limit):
+        # About two round trips' worth: older outcomes weigh less, so that 429s that begin
+        # after a long calm are judged against the last round trips, not the whole run.
+        window["answered"] /= 2
+        window["throttled"] /= 2
     if admission.outcome == THROTTLED:
         if in_window:
-            window["throttled"] = int(window.get("throttled", 0)) + 1
-            judged = window["throttled"] + int(window.get("answered", 0))
+            window["throttled"] += 1
+            judged = window["throttled"] + window["answered"]
             share = window["throttled"] / judged
             if judged >= max(1.0, limit / 4) and share > NOISE_SHARE:
                 limit = max(1.0, limit * max(MOST_CUT, 1 - share))
@@ -104,7 +110,7 @@ def settle(
                 state["lowest"] = int(min(limit, _number(state.get("lowest")) or limit))
     elif admission.outcome == ANSWERED:
         if in_window:
-            window["answered"] = int(window.get("answered", 0)) + 1
+            window["answered"] += 1
         if full:
             # Only a limit in use has shown it is not too high: grown while idle, it
             # would let the next burst far past what the provider takes.

@@ -289,6 +289,7 @@ class HTTPModel(Model):
         """One request: its decoded answer and what its rate-limit headers say is left, or
         :class:`_Transient` / :class:`APIError`."""
         name, timeout = self.provider.name, self.timeout_s
+        sent = time.time()  # what an absolute reset of a rate limit is counted from
         try:
             response = self.session.post(
                 url,
@@ -307,7 +308,7 @@ class HTTPModel(Model):
             status = response.status_code
             streamed = "text/event-stream" in response.headers.get("content-type", "")
             if 200 <= status < 300 and streamed:
-                return self._read_stream(response), parse_rate_headers(response.headers)
+                return self._read_stream(response), parse_rate_headers(response.headers, sent)
             try:
                 data = response.json()
             except ValueError:
@@ -318,7 +319,7 @@ class HTTPModel(Model):
                     ) from None
                 data = None
             if 200 <= status < 300 and not is_error_body(data):
-                return data, parse_rate_headers(response.headers)
+                return data, parse_rate_headers(response.headers, sent)
             message = error_message(data)
             if message is None:
                 message = one_line(response.text or response.reason or "no body", 200)
@@ -329,10 +330,10 @@ class HTTPModel(Model):
                 message = f"HTTP {response.status_code} from {name}: {message}"
             else:
                 message = f"HTTP {status} from {name}: {message}"
-            self._classify(status, data, message, response.headers, body)
+            self._classify(status, data, message, response.headers, body, sent)
 
     def _classify(
-        self, status: int, data: Any, message: str, headers: Any, body: dict[str, Any]
+        self, status: int, data: Any, message: str, headers: Any, body: dict[str, Any], sent: float
     ) -> None:
         """Raise what an error answer means."""
         if failures.is_quota_error(status, data):
@@ -347,7 +348,7 @@ class HTTPModel(Model):
         wait = parse_retry_after(headers)
         if wait is None:
             wait = failures.body_retry_delay(data)
-        left = parse_rate_headers(headers)
+        left = parse_rate_headers(headers, sent)
         if wait is None and status == 429 and left is not None:
             wait = left.reset_wait()  # the used-up limit is whole again then
         raise _Transient(message, wait, rate_limited=status == 429, left=left)

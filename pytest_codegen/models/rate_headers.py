@@ -91,12 +91,14 @@ def _number(value: str | None) -> float | None:
     return number if number >= 0 else None
 
 
-def _limit(headers: Mapping[str, str], names: tuple[str, str, str]) -> LimitLeft | None:
+def _limit(
+    headers: Mapping[str, str], names: tuple[str, str, str], now: float | None
+) -> LimitLeft | None:
     limit, remaining, reset = (headers.get(name) for name in names)
     left = _number(remaining)
     if left is None:
         return None
-    reset_s = parse_reset(reset) if reset else None
+    reset_s = parse_reset(reset, now) if reset else None
     return LimitLeft(left, _number(limit), reset_s)
 
 
@@ -107,16 +109,19 @@ def _tightest(*limits: LimitLeft | None) -> LimitLeft | None:
     return min(known, key=lambda left: left.remaining) if known else None
 
 
-def parse_rate_headers(headers: Mapping[str, str]) -> RateHeaders | None:
-    """The limits ``headers`` (case-insensitive, as ``requests`` gives them) report."""
+def parse_rate_headers(headers: Mapping[str, str], sent: float | None = None) -> RateHeaders | None:
+    """The limits ``headers`` (case-insensitive, as ``requests`` gives them) report, their
+    resets in seconds from ``sent`` (the wall time the request went; now when None): a
+    provider counts a request when it arrives, and says when its limit is whole from then."""
     requests_left = _tightest(
-        _limit(headers, _openai("requests")), _limit(headers, _anthropic("requests"))
+        _limit(headers, _openai("requests"), sent), _limit(headers, _anthropic("requests"), sent)
     )
     tokens_left = _tightest(
-        _limit(headers, _openai("tokens")),
-        _limit(headers, _anthropic("tokens")),
-        _limit(headers, _anthropic("input-tokens")),
-        _limit(headers, _anthropic("output-tokens")),
+        _limit(headers, _openai("tokens"), sent),
+        *(
+            _limit(headers, _anthropic(kind), sent)
+            for kind in ("tokens", "input-tokens", "output-tokens")
+        ),
     )
     if requests_left is None and tokens_left is None:
         return None
