@@ -100,6 +100,16 @@ def graded(results: Path) -> tuple[int, int]:
     return len(rows), sum(1 for r in rows if r["passed"])
 
 
+def not_passed(results: Path) -> dict[str, int]:
+    """The outcomes of the samples that did not pass, counted."""
+    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    out: dict[str, int] = {}
+    for row in rows:
+        if not row["passed"]:
+            out[row["outcome"]] = out.get(row["outcome"], 0) + 1
+    return out
+
+
 def in_flight(intervals: list[tuple[float, float]]) -> tuple[int, float]:
     """Max and time-averaged number of requests in flight over [first start, last end]."""
     events = sorted(
@@ -155,22 +165,29 @@ def rate_limited(args: argparse.Namespace) -> None:
     fake, problems = test_modules()
     import fake_limits
 
-    print(f"rate-limited server, -n 2, latency {args.latency:g} s, {args.seconds:g} s of work")
+    print(
+        f"rate-limited server, -n 2, latency {args.latency:g} s, {args.seconds:g} s of work; "
+        "'client' is the same run against the server without a limit (this machine's ceiling)"
+    )
     print(
         f"{'limit':>22} {'requests':>8} {'429s':>6} {'429 share':>9} {'of limit':>8} {'gen s':>6}"
     )
     for rate in [float(r) for r in args.rates.split(",") if r.strip()]:
         count = int(rate * args.seconds)
         limit = fake_limits.BucketLimit(requests_per_s=rate, tokens_per_min=args.tpm)
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            fake.FakeProviders(
-                reply=problems.reply, latency_s=args.latency, openai_key=None, limit=limit
-            ) as server,
-        ):
-            workdir = Path(tmp)
-            suite = problems.write_suite(workdir / "tiny.jsonl", count)
-            row = measure(server, args.latency, suite, workdir, "limited", "-n", "2")
+        speeds = []
+        for bucket in (None, limit):
+            with (
+                tempfile.TemporaryDirectory() as tmp,
+                fake.FakeProviders(
+                    reply=problems.reply, latency_s=args.latency, openai_key=None, limit=bucket
+                ) as server,
+            ):
+                workdir = Path(tmp)
+                suite = problems.write_suite(workdir / "tiny.jsonl", count)
+                row = measure(server, args.latency, suite, workdir, "limited", "-n", "2")
+                row["not passed"] = not_passed(row["results"])
+            speeds.append(row["requests"] / row["generation"])
         admitted = [t for t, ok in limit.log if ok]
         allowed = limit.caps["requests"] + rate * (max(admitted) - min(admitted))
         throttled = len(limit.log) - len(admitted)
@@ -179,7 +196,8 @@ def rate_limited(args: argparse.Namespace) -> None:
         print(
             f"{label:>22} {len(limit.log):8d} {throttled:6d} {throttled / len(limit.log):9.1%} "
             f"{len(admitted) / allowed:8.1%} {row['generation']:6.1f}  "
-            f"{row['graded']}/{row['passed']} graded/passed ({ok})"
+            f"{row['graded']}/{row['passed']} graded/passed ({ok}{row['not passed'] or ''}); "
+            f"client {speeds[0]:.0f} req/s without a limit"
         )
 
 
