@@ -135,7 +135,9 @@ def test_rate_limit_headers_hold_requests_back_before_the_429(
     pytester, monkeypatch, server, api, xdist
 ):
     # A token bucket of 10 requests/s that sends its headers with every answer: the run is
-    # held to it from the headers, and almost never hears a 429.
+    # held to it from the headers, and seldom hears a 429 (one that ignored them would send
+    # 50 at once and hear 40). A few remain: the server counts a request when it arrives,
+    # later than it was sent by however long this machine takes to schedule it.
     server.limit = BucketLimit(requests_per_s=10)
     server.latency_s = 0.05
     suite = write_suite(pytester.path / "many.jsonl", 40)
@@ -143,7 +145,7 @@ def test_rate_limit_headers_hold_requests_back_before_the_429(
     result.assert_outcomes(passed=40)
     assert len(answered(server)) == 40
     throttled = sum(r.status == 429 for r in server.requests)
-    assert throttled <= 4, [r.status for r in server.requests]
+    assert throttled <= 8, [r.status for r in server.requests]
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -171,7 +173,8 @@ def test_a_token_limit_is_kept_with_prompt_and_completion_counted(
     pytester, monkeypatch, server, xdist
 ):
     # 6000 tokens a minute (100/s, a second's worth at once); each request counts its prompt
-    # and its max_tokens of 40: about 2 requests a second fit. The run keeps under it.
+    # and its max_tokens of 40: about 2 requests a second fit. The run keeps under it (one
+    # that counted no tokens would send 20 at once and hear 18 429s).
     server.limit = BucketLimit(tokens_per_min=6000)
     suite = write_suite(pytester.path / "many.jsonl", 12)
     result = run(
@@ -186,7 +189,7 @@ def test_a_token_limit_is_kept_with_prompt_and_completion_counted(
     )
     result.assert_outcomes(passed=12)
     assert len(answered(server)) == 12
-    assert sum(r.status == 429 for r in server.requests) <= 2, [r.status for r in server.requests]
+    assert sum(r.status == 429 for r in server.requests) <= 4, [r.status for r in server.requests]
 
 
 # --------------------------------------------------------------------------- headers
@@ -270,7 +273,7 @@ def test_rate_limit_headers_hold_requests_back() -> None:
     budget = InFlightBudget(10, None, threading.Event())
     first = budget.acquire()
     budget.acquire()  # on its way when the answer to the first is read
-    left = RateHeaders(LimitLeft(remaining=3, limit=10, reset_s=3600 * 7))
+    left = RateHeaders(LimitLeft(remaining=3, reset_s=3600))
     budget.release(first, Admission(ANSWERED, left=left))
     # 3 left when the first arrived, the second counted since: 2 more may go.
     assert budget.try_acquire() is not None
@@ -292,7 +295,7 @@ def test_the_answer_to_the_latest_request_says_what_is_left() -> None:
 def test_a_token_limit_holds_a_request_its_tokens_do_not_fit() -> None:
     budget = InFlightBudget(10, None, threading.Event())
     first = budget.acquire(tokens=100)
-    left = RateHeaders(tokens=LimitLeft(remaining=500, limit=10_000, reset_s=3600))
+    left = RateHeaders(tokens=LimitLeft(remaining=500, reset_s=3600))
     budget.release(first, Admission(ANSWERED, left=left))
     assert budget.try_acquire(tokens=600) is None
     assert budget.try_acquire(tokens=400) is not None

@@ -35,6 +35,9 @@ from ..models.rate_headers import LimitLeft
 NOISE_SHARE = 0.15  # 429s in a window up to this share do not cut the limit
 MOST_CUT = 0.5  # one event cuts the limit to no less than this share of it
 RECHECK_S = 0.05  # how soon to look again when what is left refills at an unknown pace
+# Of a limit, the share kept unused: a provider counts a request when it arrives, a little
+# after it was sent, and has refilled that much less than the sender reckons.
+MARGIN = 0.05
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,11 +163,12 @@ def _refill_wait(seen: dict[str, Any], now: float, sent: float, need: float) -> 
         return 0.0
     limit, rate, full_at = (_number(seen.get(k)) for k in ("limit", "rate", "full_at"))
     after = sent - (_number(seen.get("count")) or 0.0)  # sent since, not counted in it
+    margin = MARGIN * limit if limit is not None else 0.0
     if limit is not None:
-        need = min(need, limit)  # more than the whole limit: wait for it to be whole
+        need = min(need, limit - margin)  # more than the whole limit: wait for it to be whole
     if rate:
         have = min(limit if limit is not None else math.inf, remaining + rate * (now - at))
-        return max(0.0, (need + after - have) / rate)
+        return max(0.0, (need + after + margin - have) / rate)
     if full_at is not None and now >= full_at:
         return 0.0  # whole again: as much as the limit, which an answer will tell
     if remaining - after >= need:
