@@ -10,11 +10,11 @@ API failures never raise: the affected samples come back as ``Completion(error=.
 Transient failures are retried: rate limits (429) for as long as the total wait stays within
 ``max_retry_wait_s``, waiting what the provider asks for (``retry-after-ms``, ``Retry-After``,
 Gemini's ``retryDelay``, else the reset of the used-up limit), which the gate applies to every
-request of the key (:mod:`~pytest_codegen.generation.congestion`); server errors, timeouts
-and dropped connections also at most ``max_attempts`` times. Quota and spend-limit errors
-are never retried, and stop the model: later samples are not requested. So does a 400 refusing a sampling parameter (a rule of the
-model that :mod:`~pytest_codegen.models.rules` did not know), except a refusal of several
-samples per request, which is learned: one sample per request from then on.
+request of the key (:mod:`~pytest_codegen.generation.congestion`); server errors, timeouts and
+dropped connections also at most ``max_attempts`` times. Quota and spend-limit errors are never
+retried, and stop the model: later samples are not requested. So does a 400 refusing a sampling
+parameter (a rule of the model that :mod:`~pytest_codegen.models.rules` did not know), except a
+refusal of several samples per request, which is learned: one sample per request from then on.
 """
 
 from __future__ import annotations
