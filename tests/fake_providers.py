@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import fake_replies
+from fake_limits import BucketLimit
 from fake_replies import anthropic_reply, error_body, gemini_reply, openai_reply
 from fake_rules import BadRequest, Refusal, check_request, refusal
 
@@ -55,6 +56,8 @@ class Recorded:
     error: str | None = None  # why the server rejected it, if it did
     in_flight: int = 0  # requests in flight on its arrival, itself included
     answered: bool = False  # no longer counted in flight
+    status: int = 0  # of the answer, once sent
+    headers_out: dict[str, str] = dataclasses.field(default_factory=dict)  # rate-limit headers
 
     @property
     def n(self) -> int:
@@ -189,8 +192,11 @@ class FakeProviders:
         anthropic_key: str | None = "ak-test",
         gemini_key: str | None = "gk-test",
         fault: Callable[[Recorded], Fault | None] | None = None,
+        limit: BucketLimit | None = None,
     ) -> None:
         self.reply = reply or default_reply
+        #: A rate limit of requests and tokens (``fake_limits``), answered as providers do.
+        self.limit = limit
         #: Decides a fault for a request when none is scripted (by its content).
         self.fault = fault
         self.latency_s = latency_s
@@ -381,6 +387,14 @@ class _Handler(BaseHTTPRequestHandler):
                 retry = {"Retry-After": fake.throttle_retry_after}
                 self._send_json(429, error_body(api, 429, "too many requests"), retry)
                 return
+            if fake.limit is not None:
+                admitted, recorded.headers_out, throttled = fake.limit.admit(
+                    api, body, recorded.time
+                )
+                if not admitted:
+                    recorded.error = "over the rate limit"
+                    self._send_json(429, throttled, recorded.headers_out)
+                    return
             fake._hold(arrived)
             self._answer(recorded)
         finally:
@@ -436,7 +450,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 with fake._lock:
                     fake.completed += 1
-                self._send_json(200, builder(recorded, replies))
+                self._send_json(200, builder(recorded, replies), recorded.headers_out)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): nothing to answer
 
@@ -455,8 +469,11 @@ class _Handler(BaseHTTPRequestHandler):
         if fault in ("stream_error", "cut"):
             events = events[: len(events) // 2]
         self.send_response(200)
+        req.status = 200
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
+        for name, value in req.headers_out.items():
+            self.send_header(name, value)
         self.end_headers()
         for k, payload in enumerate(events):
             if fault is None and k == len(events) - 1:
@@ -492,6 +509,7 @@ class _Handler(BaseHTTPRequestHandler):
         self, status: int, payload: bytes, ctype: str, headers: dict[str, str] | None = None
     ) -> None:
         self.send_response(status)
+        self.recorded.status = status
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(payload)))
         for name, value in (headers or {}).items():

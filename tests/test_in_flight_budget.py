@@ -119,14 +119,15 @@ def answer_while_full(budget: InFlightBudget, answers: int) -> None:
         budget.release(sent, FAILED)
 
 
-def test_a_429_halves_the_limit_once_per_round_trip_and_answers_grow_it() -> None:
+def test_a_burst_of_429s_halves_the_limit_once_and_answers_grow_it() -> None:
     budget = InFlightBudget(8, None, threading.Event())
-    first, second = budget.acquire(), budget.acquire()
-    budget.release(first, THROTTLED)
+    burst = [budget.acquire() for _ in range(8)]
+    for sent in burst:  # one round trip's 429s: one congestion event
+        budget.release(sent, THROTTLED)
     assert budget.limit() == 4
-    budget.release(second, THROTTLED)  # sent before the cut: it saw the old limit
-    assert budget.limit() == 4
-    budget.release(budget.acquire(), THROTTLED)  # sent after it: the new one is still too high
+    burst = [budget.acquire() for _ in range(4)]
+    for sent in burst:  # sent after the cut: the new limit is still too high
+        budget.release(sent, THROTTLED)
     assert budget.limit() == 2
     budget.release(budget.acquire(), FAILED)  # a server error says nothing about the limit
     budget.release(budget.acquire(), ANSWERED)  # nor does an answer while there was room

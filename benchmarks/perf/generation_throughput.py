@@ -14,13 +14,31 @@ graded and passed; below them, the time a sequential client (one request at a ti
 WebApp1K's generation script) would need: ``problems x latency``, checked by timing a few
 sequential requests with ``requests``. A second run over the first cache must send no request.
 
+``--scenario ratelimit`` runs ``-n 2`` against a server with a provider's rate limit
+(``tests/fake_limits.py``: a token bucket of ``--rates`` requests/s, one second's worth at
+once, and of ``--tpm`` tokens/min when given, answering 429 with ``retry-after-ms``,
+``Retry-After`` and the ``x-ratelimit-*`` headers OpenAI sends, which every answer carries).
+It prints the requests admitted as a share of what the bucket allowed over the run (its
+burst plus the rate times the time from the first request to the last), the share of
+requests answered 429, and whether every sample was graded.
+
+``--scenario faults`` runs ``-n 2`` over ``--problems`` problems with ``--samples`` samples
+each, at ``--latency``, first without faults, then with the first attempt of a prompt
+answered 429 (``Retry-After: 1``) one time in ten, 500 one time in 12.5 and dropped one time
+in 25, uncorrelated with load; it prints both wall times and their ratio.
+
     python benchmarks/perf/generation_throughput.py [--problems 1000] [--latency 1.0]
                                                     [--workers 2,4] [--sequential 10]
+    python benchmarks/perf/generation_throughput.py --scenario ratelimit --rates 20,200
+                                                    [--latency 0.2] [--seconds 10]
+    python benchmarks/perf/generation_throughput.py --scenario faults --problems 164
+                                                    --samples 2 --latency 0.2
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -82,6 +100,16 @@ def graded(results: Path) -> tuple[int, int]:
     return len(rows), sum(1 for r in rows if r["passed"])
 
 
+def not_passed(results: Path) -> dict[str, int]:
+    """The outcomes of the samples that did not pass, counted."""
+    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    out: dict[str, int] = {}
+    for row in rows:
+        if not row["passed"]:
+            out[row["outcome"]] = out.get(row["outcome"], 0) + 1
+    return out
+
+
 def in_flight(intervals: list[tuple[float, float]]) -> tuple[int, float]:
     """Max and time-averaged number of requests in flight over [first start, last end]."""
     events = sorted(
@@ -132,10 +160,121 @@ def measure(
     }
 
 
+def rate_limited(args: argparse.Namespace) -> None:
+    """``-n 2`` against a token bucket of each rate in ``--rates``."""
+    fake, problems = test_modules()
+    import fake_limits
+
+    print(
+        f"rate-limited server, -n 2, latency {args.latency:g} s, {args.seconds:g} s of work; "
+        "'client' is the same run against the server without a limit (this machine's ceiling)"
+    )
+    print(
+        f"{'limit':>22} {'requests':>8} {'429s':>6} {'429 share':>9} {'of limit':>8} {'gen s':>6}"
+    )
+    for rate in [float(r) for r in args.rates.split(",") if r.strip()]:
+        count = int(rate * args.seconds)
+        limit = fake_limits.BucketLimit(requests_per_s=rate, tokens_per_min=args.tpm)
+        speeds = []
+        for bucket in (None, limit):
+            with (
+                tempfile.TemporaryDirectory() as tmp,
+                fake.FakeProviders(
+                    reply=problems.reply, latency_s=args.latency, openai_key=None, limit=bucket
+                ) as server,
+            ):
+                workdir = Path(tmp)
+                suite = problems.write_suite(workdir / "tiny.jsonl", count)
+                row = measure(server, args.latency, suite, workdir, "limited", "-n", "2")
+                row["not passed"] = not_passed(row["results"])
+            speeds.append(row["requests"] / row["generation"])
+        admitted = [t for t, ok in limit.log if ok]
+        allowed = limit.caps["requests"] + rate * (max(admitted) - min(admitted))
+        throttled = len(limit.log) - len(admitted)
+        ok = "all" if row["graded"] == row["passed"] == count else "NOT all"
+        label = f"{rate:g} req/s" + (f", {args.tpm:g} tok/min" if args.tpm else "")
+        print(
+            f"{label:>22} {len(limit.log):8d} {throttled:6d} {throttled / len(limit.log):9.1%} "
+            f"{len(admitted) / allowed:8.1%} {row['generation']:6.1f}  "
+            f"{row['graded']}/{row['passed']} graded/passed ({ok}{row['not passed'] or ''}); "
+            f"client {speeds[0]:.0f} req/s without a limit"
+        )
+
+
+class FaultMix:
+    """The first attempt of a prompt: 429 (Retry-After: 1) one time in ten, 500 one in
+    12.5, dropped one in 25, chosen by a hash of the prompt (uncorrelated with load)."""
+
+    def __init__(self, fake: Any) -> None:
+        self._fake = fake
+        self._seen: set[str] = set()
+        self.counts = {"429": 0, "500": 0, "drop": 0}
+
+    def __call__(self, request: Any) -> Any:
+        prompt = request.user_text
+        if prompt in self._seen:
+            return None
+        self._seen.add(prompt)
+        draw = int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16) / 16**8
+        if draw < 0.10:
+            self.counts["429"] += 1
+            return self._fake.Fault.http(429, retry_after="1")
+        if draw < 0.18:
+            self.counts["500"] += 1
+            return self._fake.Fault.http(500)
+        if draw < 0.22:
+            self.counts["drop"] += 1
+            return self._fake.Fault.drop()
+        return None
+
+
+def fault_mix(args: argparse.Namespace) -> None:
+    """``-n 2`` without faults and with the fault mix, each over a fresh cache."""
+    fake, problems = test_modules()
+    options = ("-n", "2", f"--codegen-samples={args.samples}")
+    rows = []
+    for faulty in (False, True):
+        mix = FaultMix(fake) if faulty else None
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            fake.FakeProviders(
+                reply=problems.reply, latency_s=args.latency, openai_key=None, fault=mix
+            ) as server,
+        ):
+            workdir = Path(tmp)
+            suite = problems.write_suite(workdir / "tiny.jsonl", args.problems)
+            row = measure(server, args.latency, suite, workdir, "mix", *options)
+        rows.append((mix, row))
+    print(
+        f"fault mix, -n 2: {args.problems} problems x {args.samples} samples, "
+        f"latency {args.latency:g} s"
+    )
+    for mix, row in rows:
+        label = f"faults {mix.counts}" if mix is not None else "no faults"
+        want = args.problems * args.samples
+        ok = "all" if row["graded"] == row["passed"] == want else "NOT all"
+        print(
+            f"  {label}: {row['wall']:.1f} s wall, generation {row['generation']:.1f} s, "
+            f"{row['requests']} requests, {row['graded']}/{row['passed']} graded/passed ({ok})"
+        )
+    clean, faulty = rows[0][1], rows[1][1]
+    print(
+        f"  with faults / without: {faulty['wall'] / clean['wall']:.2f}x wall, "
+        f"{faulty['generation'] / clean['generation']:.2f}x generation"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--scenario", choices=("inflight", "ratelimit", "faults"), default="inflight"
+    )
+    parser.add_argument("--rates", default="20,200", help="requests/s of each rate limit")
+    parser.add_argument("--tpm", type=float, default=None, help="tokens/min of the rate limit")
+    parser.add_argument("--seconds", type=float, default=10.0, help="work at each rate limit")
+    parser.add_argument("--samples", type=int, default=1, help="samples per problem (faults)")
     parser.add_argument("--problems", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per request")
     parser.add_argument("--workers", default="2,4", help="the -n values to run, comma-separated")
@@ -143,6 +282,12 @@ def main() -> None:
         "--sequential", type=int, default=10, help="requests to time with a sequential client"
     )
     args = parser.parse_args()
+    if args.scenario == "ratelimit":
+        rate_limited(args)
+        return
+    if args.scenario == "faults":
+        fault_mix(args)
+        return
     fake, problems = test_modules()
     workers = [int(w) for w in args.workers.split(",") if w.strip()]
 

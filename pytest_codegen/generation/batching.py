@@ -110,6 +110,9 @@ class BatchSender:
         self._count = count
         self._probe_lock = threading.Lock()
         self._probed = threading.Event()
+        # Completion tokens and samples so far, for the next one's size (an estimate: threads
+        # update it unlocked, and an update lost costs nothing).
+        self._completed = (0, 0)
         if not hasattr(model, "stopped"):
             self._probed.set()  # nothing to learn from a first answer: no waiting for it
 
@@ -124,7 +127,13 @@ class BatchSender:
             params=first.params,
             stage=first.stage,
         )
-        estimate = len(first.prompt.text + (first.prompt.system or "")) // 4
+        # A token limit counts the prompt and the completion: as long as max_tokens at most,
+        # as the ones so far otherwise (about 4 characters a token).
+        total, samples = self._completed
+        defaults = getattr(self.model, "defaults", None)
+        most = first.params.max_tokens or getattr(defaults, "max_tokens", None)
+        each = most or (total / samples if samples else 0)
+        estimate = len(first.prompt.text + (first.prompt.system or "")) / 4 + len(mine) * each
         completions = self._not_requested(len(mine))
         if completions is None and self._bucket is not None:
             waited = self._bucket.acquire(estimate, self._stop)
@@ -149,6 +158,9 @@ class BatchSender:
         used = 0
         for (slot, claim), completion in zip(mine, completions, strict=True):
             used += (completion.prompt_tokens or 0) + (completion.completion_tokens or 0)
+            if completion.completion_tokens is not None:
+                total, samples = self._completed
+                self._completed = (total + completion.completion_tokens, samples + 1)
             self._count(
                 samples_generated=0 if elapsed is None else 1,
                 errors=1 if completion.error else 0,

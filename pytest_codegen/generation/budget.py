@@ -7,12 +7,10 @@ state counts the slots each process holds. A process shows it is alive by holdin
 ``flock`` on a file of its own, which the kernel drops when the process exits, so the slots
 of a killed worker go back to the budget as soon as another process finds it full.
 
-The limit adapts to the provider as TCP's window does to loss (additive increase,
-multiplicative decrease): a request answered 429 halves it, once per round trip (only a
-request sent after the last cut cuts again: those sent before it were sent under the higher
-limit), and each request answered while the budget was full raises it by 1/limit, about one
-request more per round trip, up to ``--codegen-concurrency``. A rate-limited provider is so
-driven at the concurrency it accepts, probing one request above it now and then.
+The limit adapts to the provider (:mod:`.congestion`): one cut per congestion event, not per
+429, growth back while requests are answered, a cool-down that holds every request of the
+run while the provider asks the key to wait, and pacing by the rate-limit headers the
+provider sends. A rate-limited provider is so driven at the rate it accepts.
 
 Waiting burns no CPU: the threads of a process wait on a condition, woken when their process
 frees a slot; one of them at a time looks at the shared state every ``POLL_S`` for slots
@@ -33,8 +31,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..models.base import ANSWERED, THROTTLED, Admission
+from ..models.base import Admission
 from .cache import lock_fd
+from .congestion import Grant, count_sent, limit_of, settle, wait_s
 from .filestate import SharedState
 
 ENGINE_CLOSED = "generation engine closed before this sample was generated"
@@ -47,7 +46,6 @@ class InFlightBudget:
 
     POLL_S = 0.05  # how soon a slot freed by another process is seen
     IDLE_S = 1.0  # a thread woken by nothing looks again anyway
-    CUT = 0.5  # the limit after a 429, as a fraction of the limit before
     RECLAIM_EVERY_S = 0.5  # how often a full budget checks for holders that died
 
     def __init__(self, limit: int, state_file: Path | None, stop: threading.Event) -> None:
@@ -63,62 +61,61 @@ class InFlightBudget:
         self._reclaimed_at = -math.inf
 
     @contextlib.contextmanager
-    def slot(self) -> Iterator[Admission]:
+    def slot(self, tokens: float = 0.0) -> Iterator[Admission]:
         """Room for one request while the block runs (see :class:`~..models.base.Gate`)."""
-        sent = self.acquire()
+        grant = self.acquire(tokens)
         admission = Admission()
         try:
             yield admission
         finally:
-            self.release(sent, admission.outcome)
+            self.release(grant, admission)
 
-    def acquire(self) -> float:
-        """Wait for a slot; the monotonic time it was granted. ``RuntimeError`` when ``stop``
-        is set first."""
+    def acquire(self, tokens: float = 0.0) -> Grant:
+        """Wait for a slot (and for the provider's leave to send ``tokens`` tokens); what
+        was granted. ``RuntimeError`` when ``stop`` is set first."""
         with self._cond:
             self._register()
             polling = False
             while True:
                 if self._stop.is_set():
                     raise RuntimeError(ENGINE_CLOSED)
-                sent = self._take()
-                if sent is not None:
+                grant = self._take(tokens)
+                if isinstance(grant, Grant):
                     if polling:
                         self._polling = False
                         self._cond.notify()  # another waiter watches from now on
-                    return sent
+                    return grant
+                if grant is not None:  # held back for a while, whatever is freed meanwhile
+                    self._cond.wait(min(grant, self.IDLE_S))
+                    continue
                 if not self._polling:
                     self._polling = polling = True
                 self._cond.wait(self.POLL_S if polling else self.IDLE_S)
 
-    def try_acquire(self) -> float | None:
+    def try_acquire(self, tokens: float = 0.0) -> Grant | None:
         """A slot if one is free now (as :meth:`acquire`), else None."""
         with self._cond:
             self._register()
-            return self._take()
+            grant = self._take(tokens)
+            return grant if isinstance(grant, Grant) else None
 
-    def release(self, sent: float, outcome: str) -> None:
-        """Give the slot granted at ``sent`` back: ``outcome`` is the request's
-        (:class:`~..models.base.Admission`); a 429 cuts the limit, an answer raises it."""
+    def release(self, grant: Grant, outcome: str | Admission) -> None:
+        """Give the slot of ``grant`` back, telling how its request ended (an outcome of
+        :class:`~..models.base.Admission`, or the admission itself): the controller learns
+        from it (:func:`.congestion.settle`)."""
+        admission = outcome if isinstance(outcome, Admission) else Admission(outcome)
         with self._shared.edit() as state:
             held = _held(state)
             full = sum(held.values()) >= int(self._limit(state))
             left = held.pop(self._token, 0) - 1
             if left > 0:
                 held[self._token] = left
-            limit = self._limit(state)
-            if outcome == THROTTLED:
-                if sent >= state.get("cut", -math.inf):
-                    state["cut"] = time.monotonic()
-                    limit = max(1.0, limit * self.CUT)
-                    state["lowest"] = int(min(limit, state.get("lowest", limit)))
-            elif outcome == ANSWERED and full:
-                # Only a limit in use has shown it is not too high: grown while idle, it
-                # would let the next burst far past what the provider takes.
-                limit = min(float(self.cap), limit + 1 / limit)
-            state["limit"] = limit
+            settle(state, grant, admission, full, self.cap, time.monotonic())
         with self._cond:
-            self._cond.notify()
+            if admission.cool_down_s:
+                self._cond.notify_all()  # those held back look again at how long for
+            else:
+                self._cond.notify()
 
     def limit(self) -> float:
         """The limit now (fractional: it grows by fractions of a request)."""
@@ -130,6 +127,12 @@ class InFlightBudget:
         with self._shared.edit() as state:
             lowest = state.get("lowest")
         return lowest if isinstance(lowest, int) else None
+
+    def cool_downs(self) -> int:
+        """How many times in this run a 429 asked every request of the key to wait."""
+        with self._shared.edit() as state:
+            count = state.get("cool_downs")
+        return count if isinstance(count, int) else 0
 
     def wake(self) -> None:
         """Wake every waiting thread (to see ``stop``)."""
@@ -150,12 +153,11 @@ class InFlightBudget:
     # -- state
 
     def _limit(self, state: dict[str, Any]) -> float:
-        limit = state.get("limit")
-        if not isinstance(limit, (int, float)) or not limit >= 1:
-            return float(self.cap)  # a new run's budget (or an unreadable one)
-        return min(float(self.cap), float(limit))
+        return limit_of(state, self.cap)
 
-    def _take(self) -> float | None:
+    def _take(self, tokens: float) -> Grant | float | None:
+        """A slot, else the seconds to wait before the provider takes another request, else
+        None (the budget is full)."""
         with self._shared.edit() as state:
             held = _held(state)
             room = int(self._limit(state))
@@ -167,8 +169,12 @@ class InFlightBudget:
                         del held[token]  # its process died holding them
             if sum(held.values()) >= room:
                 return None
+            now = time.monotonic()
+            wait = wait_s(state, now, tokens)
+            if wait > 0:
+                return wait
             held[self._token] = held.get(self._token, 0) + 1
-            return time.monotonic()
+            return count_sent(state, now, tokens)
 
     def _register(self) -> None:
         """Hold this process's liveness lock (before any slot is counted for it)."""

@@ -182,6 +182,12 @@ class GenerationEngine:
                 f"{self.model.spec}: 429s cut the requests in flight from {self.concurrency} "
                 f"to {lowest} at the lowest"
             )
+        cool_downs = self._budget.cool_downs()
+        if cool_downs:  # a provider's wait held every request of the run, not one
+            notes.append(
+                f"{self.model.spec}: {cool_downs} 429s asked every request to wait "
+                "(Retry-After, retryDelay or a rate limit's reset)"
+            )
         if notes:  # what the model adapted or learned, one line each, for the summary
             out["notes"] = notes
         return out

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ..problems import Problem
 from ..sample_text import encodable
+from .rate_headers import RateHeaders
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,17 +143,22 @@ FAILED = "failed"  # anything else
 
 @dataclasses.dataclass
 class Admission:
-    """One request let through a :class:`Gate`; the sender sets how it ended."""
+    """One request let through a :class:`Gate`; the sender sets how it ended, how long the
+    provider asked every request of the key to wait (on a 429), and what its rate-limit
+    headers said is left."""
 
     outcome: str = FAILED
+    cool_down_s: float | None = None
+    left: RateHeaders | None = None
 
 
 class Gate(Protocol):
     """Bounds the requests in flight (see :mod:`pytest_codegen.generation.budget`)."""
 
-    def slot(self) -> AbstractContextManager[Admission]:
-        """Wait for room for one request, held while the block runs; raises
-        ``RuntimeError`` if generation is closing first (the request must not be sent)."""
+    def slot(self, tokens: float = 0.0) -> AbstractContextManager[Admission]:
+        """Wait for room for one request of about ``tokens`` tokens (prompt and expected
+        completion), held while the block runs; raises ``RuntimeError`` if generation is
+        closing first (the request must not be sent)."""
         ...
 
 
@@ -160,7 +166,7 @@ class Unbounded:
     """The gate that lets every request through at once."""
 
     @contextlib.contextmanager
-    def slot(self) -> Iterator[Admission]:
+    def slot(self, tokens: float = 0.0) -> Iterator[Admission]:
         yield Admission()
 
 

@@ -9,11 +9,12 @@ vendor SDKs.
 API failures never raise: the affected samples come back as ``Completion(error=...)``.
 Transient failures are retried: rate limits (429) for as long as the total wait stays within
 ``max_retry_wait_s``, waiting what the provider asks for (``retry-after-ms``, ``Retry-After``,
-Gemini's ``retryDelay``); server errors, timeouts and dropped connections also at most
-``max_attempts`` times. Quota and spend-limit errors are never retried, and stop the model:
-later samples are not requested. So does a 400 refusing a sampling parameter (a rule of the
-model that :mod:`~pytest_codegen.models.rules` did not know), except a refusal of several
-samples per request, which is learned: one sample per request from then on.
+Gemini's ``retryDelay``, else the reset of the used-up limit), which the gate applies to every
+request of the key (:mod:`~pytest_codegen.generation.congestion`); server errors, timeouts and
+dropped connections also at most ``max_attempts`` times. Quota and spend-limit errors are never
+retried, and stop the model: later samples are not requested. So does a 400 refusing a sampling
+parameter (a rule of the model that :mod:`~pytest_codegen.models.rules` did not know), except a
+refusal of several samples per request, which is learned: one sample per request from then on.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .failures import (
     root_cause,
 )
 from .providers import Provider
+from .rate_headers import RateHeaders, parse_rate_headers
 
 
 class APIError(Exception):
@@ -77,6 +79,7 @@ class _Transient(Exception):
     message: str
     wait: float | None = None  # what the provider asked for
     rate_limited: bool = False  # bounded by the wait budget alone, not by attempts
+    left: RateHeaders | None = None  # what its rate-limit headers said is left
 
 
 class HTTPModel(Model):
@@ -131,6 +134,8 @@ class HTTPModel(Model):
         #: Bounds the exchanges in flight (the generation engine's budget).
         self.gate: Gate = UNBOUNDED
         self._closed = threading.Event()
+        #: Completion tokens per sample so far (sum, samples): the expected size of the next.
+        self._completed = (0, 0)
 
     def _size_pool(self, size: int) -> None:
         # One pool shared by every generation thread; sized so no connection is discarded.
@@ -223,28 +228,43 @@ class HTTPModel(Model):
         self, text: str, system: str | None, params: SamplingParams, n: int
     ) -> list[Completion]:
         url, headers, body = self._build(text, system, params, n)
-        data, latency = self._post(url, headers, body)
+        # What a provider's token limit counts: the prompt and the completion expected (at
+        # most max_tokens; as long as the ones so far otherwise), about 4 characters a token.
+        total, samples = self._completed
+        each = params.max_tokens or (total / samples if samples else 0)
+        tokens = len(text + (system or "")) / 4 + n * each
+        data, latency = self._post(url, headers, body, tokens)
         try:
-            return self._parse(data, latency, n)
+            got = self._parse(data, latency, n)
         except (KeyError, TypeError, AttributeError, IndexError) as e:
             raise APIError(
                 f"malformed response from {self.provider.name}: unexpected shape ({e!r})"
             ) from None
+        counted = [c.completion_tokens for c in got if c.completion_tokens is not None]
+        with self._lock:
+            total, samples = self._completed
+            self._completed = (total + sum(counted), samples + len(counted))
+        return got
 
-    def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[Any, float]:
+    def _post(
+        self, url: str, headers: dict[str, str], body: dict[str, Any], tokens: float = 0.0
+    ) -> tuple[Any, float]:
         """Post until an answer comes, a failure is final, or the retry budget runs out."""
         waited, attempts, failed = 0.0, 0, 0
         while True:
             if self._closed.is_set():
                 raise APIError(f"{self.provider.name}: model closed")
             attempts += 1
-            with self.gate.slot() as admission:
+            with self.gate.slot(tokens) as admission:
                 start = time.monotonic()
                 try:
-                    data = self._exchange(url, headers, body)
+                    data, admission.left = self._exchange(url, headers, body)
                 except _Transient as e:
                     last = e
                     admission.outcome = THROTTLED if e.rate_limited else FAILED
+                    admission.left = e.left
+                    # The provider's wait speaks for the key: the gate holds every request.
+                    admission.cool_down_s = e.wait if e.rate_limited else None
                 else:
                     admission.outcome = ANSWERED
                     return data, time.monotonic() - start
@@ -264,9 +284,13 @@ class HTTPModel(Model):
             if self._closed.wait(delay):
                 raise APIError(f"{last.message} (model closed while retrying)")
 
-    def _exchange(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
-        """One request: its decoded answer, or :class:`_Transient` / :class:`APIError`."""
+    def _exchange(
+        self, url: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[Any, RateHeaders | None]:
+        """One request: its decoded answer and what its rate-limit headers say is left, or
+        :class:`_Transient` / :class:`APIError`."""
         name, timeout = self.provider.name, self.timeout_s
+        sent = time.time()  # what an absolute reset of a rate limit is counted from
         try:
             response = self.session.post(
                 url,
@@ -285,7 +309,7 @@ class HTTPModel(Model):
             status = response.status_code
             streamed = "text/event-stream" in response.headers.get("content-type", "")
             if 200 <= status < 300 and streamed:
-                return self._read_stream(response)
+                return self._read_stream(response), parse_rate_headers(response.headers, sent)
             try:
                 data = response.json()
             except ValueError:
@@ -296,7 +320,7 @@ class HTTPModel(Model):
                     ) from None
                 data = None
             if 200 <= status < 300 and not is_error_body(data):
-                return data
+                return data, parse_rate_headers(response.headers, sent)
             message = error_message(data)
             if message is None:
                 message = one_line(response.text or response.reason or "no body", 200)
@@ -307,10 +331,10 @@ class HTTPModel(Model):
                 message = f"HTTP {response.status_code} from {name}: {message}"
             else:
                 message = f"HTTP {status} from {name}: {message}"
-            self._classify(status, data, message, response.headers, body)
+            self._classify(status, data, message, response.headers, body, sent)
 
     def _classify(
-        self, status: int, data: Any, message: str, headers: Any, body: dict[str, Any]
+        self, status: int, data: Any, message: str, headers: Any, body: dict[str, Any], sent: float
     ) -> None:
         """Raise what an error answer means."""
         if failures.is_quota_error(status, data):
@@ -325,7 +349,10 @@ class HTTPModel(Model):
         wait = parse_retry_after(headers)
         if wait is None:
             wait = failures.body_retry_delay(data)
-        raise _Transient(message, wait, rate_limited=status == 429)
+        left = parse_rate_headers(headers, sent)
+        if wait is None and status == 429 and left is not None:
+            wait = left.reset_wait()  # the used-up limit is whole again then
+        raise _Transient(message, wait, rate_limited=status == 429, left=left)
 
     def _read_stream(self, response: requests.Response) -> Any:
         name = self.provider.name
