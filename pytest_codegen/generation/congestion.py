@@ -19,7 +19,8 @@ the same controller. Three things hold a request back:
   A provider whose limit we pass answers 429 to most of what passes it; a few 429s
   uncorrelated with load are noise, retried under their cool-down without shrinking the
   run. The cut is the share of 429s (at most a half). Each answer while the budget was
-  full raises the limit by 1/limit, one request more per round trip. Server errors and
+  full raises the limit by 1/limit, one request more per round trip (more slowly near the
+  limit where the last cut began, see ``PLATEAU_SLOWER``). Server errors and
   dropped connections are retried and change nothing here.
 """
 
@@ -33,6 +34,11 @@ from ..models.base import ANSWERED, THROTTLED, Admission
 from ..models.rate_headers import LimitLeft
 
 NOISE_SHARE = 0.15  # 429s in a window up to this share do not cut the limit
+# Near the limit at which the last cut began, growth is this many times slower (as TCP CUBIC
+# dwells near its last window): the probes past what the provider takes, each earning a
+# 429, come that much less often. Past that limit by one request, growth is fast again.
+PLATEAU_SLOWER = 8.0
+PLATEAU_FROM = 0.9  # of the limit at the last cut
 MOST_CUT = 0.5  # one event cuts the limit to no less than this share of it
 RECHECK_S = 0.05  # how soon to look again when what is left refills at an unknown pace
 # Of a limit, the share kept unused: a provider counts a request when it arrives, a little
@@ -107,6 +113,7 @@ def settle(
             judged = window["throttled"] + window["answered"]
             share = window["throttled"] / judged
             if judged >= max(1.0, limit / 4) and share > NOISE_SHARE:
+                state["ceiling"] = limit
                 limit = max(1.0, limit * max(MOST_CUT, 1 - share))
                 state["cut"] = now
                 state["window"] = {"answered": 0, "throttled": 0}
@@ -117,8 +124,20 @@ def settle(
         if full:
             # Only a limit in use has shown it is not too high: grown while idle, it
             # would let the next burst far past what the provider takes.
-            limit = min(float(cap), limit + 1 / limit)
+            limit = min(float(cap), limit + _growth(state, limit))
     state["limit"] = limit
+
+
+def _growth(state: dict[str, Any], limit: float) -> float:
+    """What one answer while the budget was full adds to the limit: 1/limit (one request
+    more per round trip), slower near the limit of the last cut."""
+    ceiling = _number(state.get("ceiling"))
+    if ceiling is None or limit < PLATEAU_FROM * ceiling:
+        return 1 / limit
+    if limit >= ceiling + 1:  # the provider took more than when it last refused
+        state.pop("ceiling", None)
+        return 1 / limit
+    return 1 / (limit * PLATEAU_SLOWER)
 
 
 def _remember_left(state: dict[str, Any], grant: Grant, admission: Admission) -> None:
