@@ -65,6 +65,12 @@ class Kind:
         """The function a model's reply must define, which code extraction prefers."""
         return None
 
+    def extract(self, problem: Problem, reply: str) -> str | None:
+        """The code of a raw ``reply`` as the benchmark's own runner takes it; None for the
+        plugin's extraction (``execution.extract``). Raises ``ExtractionError`` for a reply
+        with no code by the benchmark's rule."""
+        return None
+
     def template_fields(self, problem: Problem) -> dict[str, str]:
         """What a prompt template's ``{entry_point}`` and ``{file}`` stand for."""
         return {"entry_point": self.entry_name(problem) or "", "file": ""}

@@ -16,6 +16,7 @@ from ..problems import Problem, SuiteError
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
 from .humaneval import HumanEvalKind
+from .livecodebench import LiveCodeBenchKind
 from .protocol import Kind
 from .webapp1k import WebApp1KKind
 
@@ -64,8 +65,15 @@ class KindRegistry:
 def builtin_kinds() -> KindRegistry:
     """A registry of the built-in kinds."""
     kinds = KindRegistry()
-    # Offered files in the reverse order: an EvalPlus file is a HumanEval file too.
-    for kind in (WebApp1KKind(), ExecCSNKind(), HumanEvalKind(), EvalPlusKind()):
+    # Offered files in the reverse order: an EvalPlus file is a HumanEval file too, and a
+    # LiveCodeBench one is claimed before HumanEval's loader would call it malformed.
+    for kind in (
+        WebApp1KKind(),
+        ExecCSNKind(),
+        HumanEvalKind(),
+        EvalPlusKind(),
+        LiveCodeBenchKind(),
+    ):
         kinds.register(kind)
     return kinds
 

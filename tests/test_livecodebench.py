@@ -1,0 +1,167 @@
+"""LiveCodeBench release files: recognised by their rows, task ids the question ids, stdin
+programs and LeetCode methods graded on public then hidden tests by LiveCodeBench's rules,
+the first failing test in the record (the same with -n 2), raw answers' code its last fenced
+block, and hidden tests unpickled by an unpickler that runs nothing."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import zlib
+
+import pytest
+from conftest import XDIST_MODES, read_results
+from livecodebench_data import (
+    PAIR_RIGHT,
+    PAIR_ROW,
+    SUM_POSITIVE_ONLY,
+    SUM_RIGHT,
+    SUM_ROW,
+    write_release,
+    write_samples,
+)
+
+from pytest_codegen.execution.extract import ExtractionError
+from pytest_codegen.kinds.livecodebench import last_fenced_block, same_result, same_stdout
+from pytest_codegen.kinds.livecodebench_cases import decode_private
+from pytest_codegen.problems import SuiteError
+
+PAIR_WRONG_ON_HIDDEN = (
+    "class Solution:\n    def twoSum(self, nums, target):\n        return [0, 1]\n"
+)
+SUM_RAISES = "n = int(input())\nraise ValueError('no')\n"
+SUM_SLOW_ON_HIDDEN = (
+    "import time\nn = int(input())\nxs = list(map(int, input().split()))\n"
+    "if n == 1:\n    time.sleep(60)\nprint(sum(xs))\n"
+)
+
+
+def _grade(pytester, samples, xdist, *extra, form="solution"):
+    release = write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    replay = write_samples(pytester.path / "samples.jsonl", samples, form=form)
+    per_task = max(sum(t == task for t, _ in samples) for task, _ in samples)
+    result = pytester.runpytest_subprocess(
+        str(release),
+        f"--codegen-model=replay:{replay}",
+        f"--codegen-samples={per_task}",
+        "--codegen-k=1",
+        "--codegen-results=r.jsonl",
+        *xdist,
+        *extra,
+        timeout=300,
+    )
+    return result, {r["nodeid"]: r for r in read_results(pytester.path / "r.jsonl")}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_programs_and_methods_graded_on_public_then_hidden_tests(pytester, xdist):
+    samples = [
+        ("abc001_a", SUM_RIGHT),
+        ("abc001_a", SUM_POSITIVE_ONLY),
+        ("abc001_a", SUM_RAISES),
+        ("abc001_a", SUM_SLOW_ON_HIDDEN),
+        ("1234", PAIR_RIGHT),
+        ("1234", PAIR_WRONG_ON_HIDDEN),
+    ]
+    result, records = _grade(pytester, samples, xdist)
+    outcomes = {node: r["outcome"] for node, r in records.items() if r["outcome"] != "missing"}
+    assert outcomes == {
+        "test.jsonl::abc001_a[s0]": "passed",
+        "test.jsonl::abc001_a[s1]": "failed",
+        "test.jsonl::abc001_a[s2]": "error",
+        "test.jsonl::abc001_a[s3]": "timeout",
+        "test.jsonl::1234[s0]": "passed",  # a tuple compared as a list
+        "test.jsonl::1234[s1]": "failed",
+    }
+    wrong = records["test.jsonl::abc001_a[s1]"]
+    assert wrong["first_failure"] == {
+        "name": "hidden test 3 of 3",
+        "status": "failed",
+        "input": "1\n-5\n",
+        "expected": "-5\n",
+        "got": "5\n",
+    }
+    assert wrong["tests_passed"] == 2
+    assert records["test.jsonl::abc001_a[s2]"]["first_failure"]["name"] == "public test 1 of 3"
+    assert "ValueError: no" in records["test.jsonl::abc001_a[s2]"]["first_failure"]["error"]
+    slow = records["test.jsonl::abc001_a[s3]"]
+    assert slow["first_failure"]["name"] == "hidden test 3 of 3"
+    assert "LiveCodeBench's 6 s per test" in result.stdout.str()
+    assert records["test.jsonl::1234[s1]"]["first_failure"]["got"] == "[0, 1]"
+    assert records["test.jsonl::1234[s0]"]["mode"] == "livecodebench"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_raw_answers_graded_on_their_last_fenced_block(pytester, xdist):
+    answer = "First try:\n```python\nprint(0)\n```\nBetter:\n```python\n" + SUM_RIGHT + "```\nDone."
+    samples = [
+        ("abc001_a", answer),
+        ("abc001_a", "print(6)"),
+        ("1234", "```\n" + PAIR_RIGHT + "```"),
+    ]
+    _, records = _grade(pytester, samples, xdist, form="completion")
+    assert records["test.jsonl::abc001_a[s0]"]["code_policy"] == "extract"
+    assert records["test.jsonl::abc001_a[s0]"]["outcome"] == "passed"
+    assert records["test.jsonl::abc001_a[s1]"]["outcome"] == "unextractable"
+    assert records["test.jsonl::1234[s0]"]["outcome"] == "passed"
+
+
+def test_a_malformed_row_is_one_line_naming_the_file_and_line(pytester):
+    bad = dict(SUM_ROW, public_test_cases=7)
+    release = write_release(pytester.path / "test.jsonl", [PAIR_ROW, bad])
+    result = pytester.runpytest_subprocess(str(release), "--codegen-model=reference")
+    said = result.stdout.str() + result.stderr.str()
+    assert "test.jsonl:2: missing or non-string field(s) public_test_cases" in said
+    assert result.ret != 0
+
+
+def test_last_fenced_block_as_livecodebench_takes_it():
+    assert last_fenced_block("a\n```python\nx = 1\n```\n```py\ny = 2\n```\n") == "y = 2"
+    with pytest.raises(ExtractionError):
+        last_fenced_block("print(1)")
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "same"),
+    [
+        ("6\n", "6", True),
+        ("  1 2  \n3\n\n", "1 2\n3", True),  # stripped, and each line stripped
+        ("1.50 2\n", "1.5 2.0", True),  # tokens as Decimals
+        ("1.5000001\n", "1.5", False),  # no tolerance
+        ("1  2\n", "1 2", True),
+        ("1\n2\n", "1 2", False),  # as many lines
+        ("Yes\n", "yes", False),
+        ("nan\n", "nan", True),  # equal as text first
+    ],
+)
+def test_stdout_compared_by_livecodebench_rule(got, expected, same):
+    assert same_stdout(got, expected) is same
+
+
+def test_results_compared_with_equality_on_json_values():
+    assert same_result([1, 2], [1, 2])
+    assert same_result(1.0, 1)
+    assert not same_result([1, 2], [2, 1])
+
+
+class _Boom:
+    def __reduce__(self):
+        return (exec, ("open('pwned', 'w').write('x')",))
+
+
+def test_a_pickle_that_would_run_code_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blob = base64.b64encode(zlib.compress(pickle.dumps(_Boom()))).decode()
+    with pytest.raises(SuiteError, match=r"x\.jsonl:3: .*refused to load builtins\.exec"):
+        decode_private(blob, "x.jsonl:3")
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_hidden_tests_decoded_from_json_or_the_packed_pickle():
+    cases = [{"input": "1\n", "output": "1\n", "testtype": "stdin"}]
+    assert decode_private(json.dumps(cases), "f:1") == cases
+    packed = base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases)))).decode()
+    assert decode_private(packed, "f:1") == cases
+    with pytest.raises(SuiteError, match="f:1: private_test_cases is neither JSON"):
+        decode_private(packed[: len(packed) // 2], "f:1")
