@@ -103,7 +103,12 @@ def run_io_cases(
         try:
             function = box.load((source,), entry, plan)
         except SampleTimeout:
+            results.append(_entry(f"{name_of(0)}, loading", outcomes.TIMEOUT, cases[0]))
             raise SampleTimeout(f"{where[0]}: no result within {rules.per_case_s:g} s") from None
+        except Exception as e:  # it does not compile, or fails being loaded: as upstream
+            # counts it, the first test fails
+            results.append(_entry(f"{name_of(0)}, loading", outcomes.ERROR, cases[0], error=e))
+            raise
         last = time.monotonic()
         for i, case in enumerate(cases):
             where[0] = name_of(i)
