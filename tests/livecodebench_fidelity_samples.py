@@ -66,6 +66,23 @@ SAMPLES = [
         "if __name__ == '__main__':\n    main()\n",
     ),
     ("abc001_a", "syntax error", "print(\n"),
+    (
+        "abc001_a",
+        "from sys import stdin",
+        "from sys import stdin\nstdin.readline()\nprint(sum(map(int, stdin.readline().split())))\n",
+    ),
+    (
+        "abc001_a",
+        "global variable",
+        "total = 0\ndef add(x):\n    global total\n    total += x\ninput()\n"
+        "for x in input().split():\n    add(int(x))\nprint(total)\n",
+    ),
+    ("abc001_a", "open(0)", "data = open(0).read().split()\nprint(sum(map(int, data[1:])))\n"),
+    (
+        "abc001_a",
+        "sys.stdout.write",
+        "import sys\ninput()\nsys.stdout.write(str(sum(map(int, input().split()))) + '\\n')\n",
+    ),
     ("abc002_b", "floats", "a, b = map(int, input().split())\nprint(f'{(a + b) / 2:.4f}')\n"),
     (
         "abc002_b",
@@ -104,8 +121,12 @@ SAMPLES = [
 KNOWN_DIFFERENCES = {
     # Its stdin is a StringIO, which has no .buffer: a correct fast reader fails there.
     "sys.stdin.buffer reader": (("passed", None), ("error", 0)),
-    # Its readline is patched to return lines without their newline: harmless here; listed
-    # only if a sample shows a difference.
+    # It runs a program as the body of a function it wraps it in: a top-level name a
+    # function declares ``global`` is then that function's local, and the program fails.
+    "global variable": (("passed", None), ("error", 0)),
+    # Its patched open() reads the input only through mock_open's read(), not open(0) as a
+    # file object a program reads and splits: a correct program fails there.
+    "open(0)": (("passed", None), ("failed", 0)),
 }
 
 # Runs LiveCodeBench's grading on the problems and generations in the JSON file argv[2], with the
