@@ -165,3 +165,73 @@ def test_hidden_tests_decoded_from_json_or_the_packed_pickle():
     assert decode_private(packed, "f:1") == cases
     with pytest.raises(SuiteError, match="f:1: private_test_cases is neither JSON"):
         decode_private(packed[: len(packed) // 2], "f:1")
+
+
+LATER_ROW = dict(
+    SUM_ROW, question_id="abc300_c", contest_date="2024-06-01T00:00:00", difficulty="hard"
+)
+ALL_RIGHT = [("abc001_a", SUM_RIGHT), ("1234", PAIR_RIGHT), ("abc300_c", SUM_RIGHT)]
+
+
+def _selected(pytester, xdist, *args) -> set[str]:
+    """Node ids graded from release files v1 (test.jsonl) and v2 (test2.jsonl)."""
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    write_release(pytester.path / "test2.jsonl", [LATER_ROW])
+    replay = write_samples(pytester.path / "samples.jsonl", ALL_RIGHT)
+    results = pytester.path / "r.jsonl"
+    results.unlink(missing_ok=True)
+    result = pytester.runpytest_subprocess(
+        *(args or ("test.jsonl", "test2.jsonl")),
+        f"--codegen-model=replay:{replay}",
+        "--codegen-results=r.jsonl",
+        *xdist,
+        timeout=300,
+    )
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+    return {r["nodeid"] for r in read_results(results)} if results.exists() else set()
+
+
+FIRST, PAIR, LATER = "test.jsonl::abc001_a[s0]", "test.jsonl::1234[s0]", "test2.jsonl::abc300_c[s0]"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--codegen-contest-after=2024-02-01"], {PAIR, LATER}),
+        (["--codegen-contest-after=2024-03-02"], {PAIR, LATER}),  # on the day counts
+        (["--codegen-contest-before=2024-03-02"], {FIRST}),
+        (["--codegen-release=v1"], {FIRST, PAIR}),
+        (["--codegen-release=release_v2"], {FIRST, PAIR, LATER}),
+        (["--codegen-platform=leetcode"], {PAIR}),
+        (["--codegen-platform=atcoder", "--codegen-difficulty=hard"], {LATER}),
+        (["--codegen-contest-after=2024-02-01", "-k", "abc"], {LATER}),
+    ],
+    ids=["after", "after-same-day", "before", "v1", "v2", "platform", "two-facets", "with-k"],
+)
+def test_selection_by_date_release_platform_and_difficulty(pytester, xdist, args, expected):
+    assert _selected(pytester, xdist, "test.jsonl", "test2.jsonl", *args) == expected
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_selection_with_node_ids_and_shards(pytester, xdist):
+    after = "--codegen-contest-after=2024-02-01"
+    assert _selected(pytester, xdist, "test.jsonl::1234", "test2.jsonl", after) == {PAIR, LATER}
+    assert _selected(pytester, xdist, "test.jsonl::abc001_a", after) == set()
+    shards = [
+        _selected(pytester, xdist, "test.jsonl", "test2.jsonl", after, f"--codegen-shard={i}/2")
+        for i in (1, 2)
+    ]
+    assert shards[0] | shards[1] == {PAIR, LATER}
+    assert not shards[0] & shards[1]
+
+
+def test_a_bad_date_or_release_is_one_line(pytester):
+    write_release(pytester.path / "test.jsonl", [SUM_ROW])
+    for flag, said in (
+        ("--codegen-contest-after=last May", "must be an ISO date such as 2024-09-01"),
+        ("--codegen-release=5x", "must be a release such as v5"),
+    ):
+        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", flag)
+        assert said in result.stderr.str()
+        assert result.ret == pytest.ExitCode.USAGE_ERROR

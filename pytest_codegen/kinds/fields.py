@@ -49,6 +49,7 @@ class LiveCodeBenchFields(TypedDict):
     title: str
     starter_code: str  # LeetCode's class stub, else ""
     func_name: str  # the method a LeetCode problem calls; "" for a stdin program
+    release: str  # the release that added it ("5" for test5.jsonl), "" if not known
     public_test_cases: str  # as shipped (JSON), decoded when graded ...
     private_test_cases: str  # ... as these (JSON, or base64+zlib+pickle of JSON)
 

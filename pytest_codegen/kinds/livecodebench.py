@@ -23,6 +23,7 @@ its last fenced block, as LiveCodeBench's runner extracts it.
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -164,8 +165,18 @@ def _lacking(row: dict[str, Any]) -> list[str]:
     return [k for k in REQUIRED if not isinstance(row.get(k), str)]
 
 
+def release_of(path: Path) -> str:
+    """The release that added a file's problems, by its upstream name: ``test.jsonl`` is
+    v1's, ``testN.jsonl`` vN's; "" for another name."""
+    match = re.fullmatch(r"test(\d*)\.jsonl(?:\.gz)?", path.name)
+    if match is None:
+        return ""
+    return match.group(1) or "1"
+
+
 def load_livecodebench(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
+    release = release_of(path)
     for where, row in read_rows(path, _lacking):
         try:
             metadata = json.loads(row["metadata"] or "{}")
@@ -183,6 +194,7 @@ def load_livecodebench(path: Path, suite: str) -> list[Problem]:
             title=str(row.get("question_title") or ""),
             starter_code=row["starter_code"],
             func_name=func_name or "",
+            release=release,
             public_test_cases=row["public_test_cases"],
             private_test_cases=row["private_test_cases"],
         )
@@ -238,6 +250,17 @@ class LiveCodeBenchKind(Kind):
 
     def entry_name(self, problem: Problem) -> str | None:
         return livecodebench_fields(problem)["func_name"] or None
+
+    def facets(self, problem: Problem) -> dict[str, str]:
+        fields = livecodebench_fields(problem)
+        facets = {
+            "contest_date": fields["contest_date"],
+            "platform": fields["platform"],
+            "difficulty": fields["difficulty"],
+        }
+        if fields["release"]:
+            facets["release"] = fields["release"]
+        return facets
 
     def extract(self, problem: Problem, reply: str) -> str | None:
         return last_fenced_block(reply)

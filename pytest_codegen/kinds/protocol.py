@@ -88,6 +88,12 @@ class Kind:
         """Fields of its own that a graded sample's record carries (JSON-safe)."""
         return {}
 
+    def facets(self, problem: Problem) -> dict[str, str]:
+        """What a problem is, for selection (``--codegen-contest-after`` and the like):
+        ``contest_date`` (ISO), ``release`` (a number), ``platform``, ``difficulty``; only
+        those it has."""
+        return {}
+
     def check(self, problem: Problem) -> list[str]:
         """Why ``problem`` cannot be solved as shipped (empty: it can)."""
         return []
