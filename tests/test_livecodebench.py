@@ -97,7 +97,7 @@ def test_raw_answers_graded_on_their_last_fenced_block(pytester, xdist):
     answer = "First try:\n```python\nprint(0)\n```\nBetter:\n```python\n" + SUM_RIGHT + "```\nDone."
     samples = [
         ("abc001_a", answer),
-        ("abc001_a", "print(6)"),
+        ("abc001_a", "```python\nprint(6)\n"),
         ("1234", "```\n" + PAIR_RIGHT + "```"),
     ]
     _, records = _grade(pytester, samples, xdist, form="completion")
@@ -119,7 +119,8 @@ def test_a_malformed_row_is_one_line_naming_the_file_and_line(pytester):
 def test_last_fenced_block_as_livecodebench_takes_it():
     assert last_fenced_block("a\n```python\nx = 1\n```\n```py\ny = 2\n```\n") == "y = 2"
     with pytest.raises(ExtractionError):
-        last_fenced_block("print(1)")
+        last_fenced_block("```python\nprint(1)")
+    assert last_fenced_block("print(1)") is None  # bare code: the plugin's extraction
 
 
 @pytest.mark.parametrize(
@@ -235,3 +236,18 @@ def test_a_bad_date_or_release_is_one_line(pytester):
         result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", flag)
         assert said in result.stderr.str()
         assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_reference_is_missing_empty_fails_and_validate_passes_every_problem(pytester):
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    seen = {}
+    for model in ("reference", "empty", "validate"):
+        pytester.runpytest_subprocess(
+            "test.jsonl", f"--codegen-model={model}", f"--codegen-results={model}.jsonl"
+        )
+        seen[model] = sorted(r["outcome"] for r in read_results(pytester.path / f"{model}.jsonl"))
+    assert seen == {
+        "reference": ["missing", "missing"],
+        "empty": ["failed", "failed"],
+        "validate": ["passed", "passed"],
+    }
