@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from livecodebench_data import call_case, row, stdin_case  # noqa: E402
 from livecodebench_fidelity_samples import DRIVER  # noqa: E402
+from plugin_run import run_pytest_codegen  # noqa: E402
 
 DEFAULT_OFFICIAL = ROOT / ".pytest_cache" / "d" / "nvidia-livecodebench-26.3" / "unpacked"
 
@@ -106,23 +106,8 @@ def run_official(official: Path, job: dict, work: Path) -> tuple[float, dict]:
 
 
 def run_plugin(data: Path, samples: Path, work: Path, n: int) -> tuple[float, dict]:
-    results = work / "r.jsonl"
-    results.unlink(missing_ok=True)
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
-        + [f"--codegen-model=replay:{samples}", f"--codegen-samples={n}"]
-        + [f"--codegen-results={results}", "--codegen-k=1"],
-        cwd=work,
-        env={**os.environ, "PYTEST_CODEGEN_CACHE": str(work / "codegen-cache")},
-        capture_output=True,
-    )
-    wall = time.perf_counter() - started
-    verdicts = {}
-    for line in results.read_text().splitlines():
-        r = json.loads(line)
-        verdicts[(r["task_id"], r["sample_index"])] = r["outcome"] == "passed"
-    return wall, verdicts
+    wall, records = run_pytest_codegen(data, samples, work, n)
+    return wall, {(r["task_id"], r["sample_index"]): r["outcome"] == "passed" for r in records}
 
 
 def main() -> None:
