@@ -54,6 +54,13 @@ class LiveCodeBenchFields(TypedDict):
     private_test_cases: str  # ... as these (JSON, or base64+zlib+pickle of JSON)
 
 
+class AppsFields(TypedDict):
+    where: str  # the row's file and line
+    difficulty: str  # introductory, interview, competition
+    url: str
+    input_output: str  # as shipped (JSON), decoded when graded
+
+
 def humaneval_fields(problem: Problem) -> HumanEvalFields:
     return cast(HumanEvalFields, problem.extra)
 
@@ -72,3 +79,7 @@ def webapp1k_fields(problem: Problem) -> WebApp1KFields:
 
 def livecodebench_fields(problem: Problem) -> LiveCodeBenchFields:
     return cast(LiveCodeBenchFields, problem.extra)
+
+
+def apps_fields(problem: Problem) -> AppsFields:
+    return cast(AppsFields, problem.extra)

@@ -28,17 +28,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .. import outcomes
 from ..collect.builtin_suites import read_rows
 from ..execution.extract import ExtractionError
-from ..execution.python.io_grader import Case, Rules, run_io_cases
-from ..jsonl import first_value
-from ..outcomes import Verdict
+from ..execution.python.io_grader import Case, Rules
 from ..problems import Problem, SuiteError
 from .fields import LiveCodeBenchFields, livecodebench_fields
-from .humaneval import JSONL
+from .io_kind import IOKind
 from .livecodebench_cases import FUNCTIONAL, problem_cases
-from .protocol import PYTHON, GradingRun, Kind
 
 MODE_LIVECODEBENCH = "livecodebench"
 REQUIRED = (
@@ -142,13 +138,8 @@ def same_result(got: Any, expected: Any) -> bool:
     return bool(got == expected)
 
 
-def per_sample_s(tests: int) -> float:
-    """LiveCodeBench's limit for a whole sample (check_correctness's global timeout)."""
-    return (PER_TEST_S + 1) * tests + 5
-
-
-STDIN_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_stdout, per_sample_s)
-FUNCTIONAL_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_result, per_sample_s)
+STDIN_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_stdout)
+FUNCTIONAL_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_result)
 
 
 # -- reading a release file -------------------------------------------------------------------
@@ -156,12 +147,6 @@ FUNCTIONAL_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_result, per_
 
 def is_livecodebench_row(row: Any) -> bool:
     return isinstance(row, dict) and "question_id" in row and "private_test_cases" in row
-
-
-def looks_like_livecodebench(path: Path) -> bool:
-    """Whether line 1 of ``path`` is a LiveCodeBench problem (read up to its first newline
-    only: a row holds megabytes of hidden tests)."""
-    return is_livecodebench_row(first_value(path))
 
 
 def _lacking(row: dict[str, Any]) -> list[str]:
@@ -240,14 +225,13 @@ def cases_of(problem: Problem) -> list[Case]:
     return cases
 
 
-class LiveCodeBenchKind(Kind):
+class LiveCodeBenchKind(IOKind):
     name = MODE_LIVECODEBENCH
-    runtime = PYTHON
     time_floor_s = PER_TEST_S
     own_time_limits = "LiveCodeBench's 6 s per test"
 
-    def claims(self, path: Path, explicit: bool) -> bool:
-        return path.name.endswith(JSONL) and looks_like_livecodebench(path)
+    def is_row(self, row: Any) -> bool:
+        return is_livecodebench_row(row)
 
     def load(self, path: Path, suite: str) -> list[Problem]:
         return load_livecodebench(path, suite)
@@ -273,20 +257,8 @@ class LiveCodeBenchKind(Kind):
         func_name = livecodebench_fields(problem)["func_name"]
         if func_name:
             return f"class Solution:\n    def {func_name}(self, *args):\n        pass\n"
-        return "import sys\n"  # a program that reads nothing and prints nothing
+        return super().empty_solution(problem)
 
-    def record_fields(self, verdict: Verdict) -> dict[str, Any]:
-        failed = next((t for t in verdict.tests if t.get("status") != "passed"), None)
-        return {
-            "tests_passed": sum(t.get("status") == "passed" for t in verdict.tests),
-            "first_failure": failed,
-        }
-
-    def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
-        try:
-            cases = cases_of(problem)
-        except SuiteError as e:
-            return Verdict(outcomes.QUARANTINED, str(e), mode=MODE_LIVECODEBENCH)
+    def cases(self, problem: Problem) -> tuple[str | None, list[Case], Rules]:
         func_name = livecodebench_fields(problem)["func_name"] or None
-        rules = FUNCTIONAL_RULES if func_name else STDIN_RULES
-        return run_io_cases(code, func_name, cases, rules, run.limits, run.hide, self.name)
+        return func_name, cases_of(problem), FUNCTIONAL_RULES if func_name else STDIN_RULES

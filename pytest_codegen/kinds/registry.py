@@ -13,6 +13,7 @@ import pytest
 
 from ..keys import KINDS_KEY
 from ..problems import Problem, SuiteError
+from .apps import AppsKind
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
 from .humaneval import HumanEvalKind
@@ -73,6 +74,7 @@ def builtin_kinds() -> KindRegistry:
         HumanEvalKind(),
         EvalPlusKind(),
         LiveCodeBenchKind(),
+        AppsKind(),
     ):
         kinds.register(kind)
     return kinds

@@ -46,8 +46,11 @@ class Rules:
     imports: str  # run before the program, as the suite's grader prepends it
     # (got, expected) -> right; got is the program's stdout, or a call's plain result.
     same: Callable[[Any, Any], bool]
-    # The whole sample's limit for n cases (the suite's global limit).
-    total_s: Callable[[int], float]
+
+    def total_s(self, cases: int) -> float:
+        """The whole sample's limit: LiveCodeBench's global one (its check_correctness's
+        ``(timeout + 1) x tests + 5``), which also bounds a sample of APPS."""
+        return (self.per_case_s + 1) * cases + 5
 
 
 def harness_source(program: str, func_name: str | None, imports: str) -> str:
@@ -153,6 +156,16 @@ def run_io_cases(
     verdict = grade_in_sandbox(limits, hide, mode, grade, classify)
     verdict.tests = results
     return verdict
+
+
+def case_record_fields(tests: list[dict[str, Any]]) -> dict[str, Any]:
+    """A sample's own record fields from its cases' entries: how many passed, and the first
+    that did not (None if none)."""
+    failed = next((t for t in tests if t.get("status") != outcomes.PASSED), None)
+    return {
+        "tests_passed": sum(t.get("status") == outcomes.PASSED for t in tests),
+        "first_failure": failed,
+    }
 
 
 def _same(rules: Rules, got: Any, expected: Any) -> bool:
