@@ -251,3 +251,27 @@ def test_reference_is_missing_empty_fails_and_validate_passes_every_problem(pyte
         "empty": ["failed", "failed"],
         "validate": ["passed", "passed"],
     }
+
+
+def test_prompts_are_livecodebench_own(tmp_path):
+    from pytest_codegen.generation.prompts import build_prompt
+    from pytest_codegen.kinds.livecodebench import (
+        SYSTEM_MESSAGE,
+        LiveCodeBenchKind,
+        load_livecodebench,
+    )
+
+    release = write_release(tmp_path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    stdin_problem, leetcode_problem = load_livecodebench(release, "test")
+    kind = LiveCodeBenchKind()
+    prompt = build_prompt(stdin_problem, None, None, kind)
+    assert prompt.system == SYSTEM_MESSAGE
+    assert prompt.text.startswith("### Question:\nSolve problem abc001_a.\n\n### Format: Read the")
+    assert prompt.text.endswith(
+        "```python\n# YOUR CODE HERE\n```\n\n"
+        "### Answer: (use the provided format with backticks)\n\n"
+    )
+    assert build_prompt(stdin_problem, "be terse", None, kind).system == "be terse"
+    text = build_prompt(leetcode_problem, None, None, kind).text
+    assert "### Format: You will use the following starter code" in text
+    assert "```python\nclass Solution:\n    def twoSum(self" in text

@@ -250,6 +250,9 @@ class LiveCodeBenchKind(IOKind):
             facets["release"] = fields["release"]
         return facets
 
+    def system_message(self, problem: Problem) -> str | None:
+        return SYSTEM_MESSAGE
+
     def extract(self, problem: Problem, reply: str) -> str | None:
         return last_fenced_block(reply)
 

@@ -65,6 +65,11 @@ class Kind:
         """The function a model's reply must define, which code extraction prefers."""
         return None
 
+    def system_message(self, problem: Problem) -> str | None:
+        """The benchmark's own system message, sent where ``--codegen-system-prompt`` gives
+        none; None for no system message."""
+        return None
+
     def extract(self, problem: Problem, reply: str) -> str | None:
         """The code of a raw ``reply`` as the benchmark's own runner takes it; None for the
         plugin's extraction (``execution.extract``). Raises ``ExtractionError`` for a reply
