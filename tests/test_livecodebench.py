@@ -275,3 +275,38 @@ def test_prompts_are_livecodebench_own(tmp_path):
     text = build_prompt(leetcode_problem, None, None, kind).text
     assert "### Format: You will use the following starter code" in text
     assert "```python\nclass Solution:\n    def twoSum(self" in text
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_eval_all_output_file_is_replayed_as_it_is(pytester, xdist):
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    # As LiveCodeBench writes it: its raw outputs, the code it graded, its grades.
+    (pytester.path / "model_eval_all.json").write_text(
+        json.dumps(
+            [
+                {
+                    "question_id": "abc001_a",
+                    "output_list": ["```python\n" + SUM_RIGHT + "```", "print(0)"],
+                    "code_list": [SUM_RIGHT, ""],
+                    "graded_list": [True, False],
+                    "pass@1": 0.5,
+                },
+                {"question_id": "1234", "code_list": [PAIR_RIGHT], "graded_list": [True]},
+            ]
+        )
+    )
+    pytester.runpytest_subprocess(
+        "test.jsonl",
+        "--codegen-model=replay:model_eval_all.json",
+        "--codegen-samples=2",
+        "--codegen-results=r.jsonl",
+        *xdist,
+        timeout=300,
+    )
+    outcomes = {r["nodeid"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+    assert outcomes == {
+        "test.jsonl::abc001_a[s0]": "passed",
+        "test.jsonl::abc001_a[s1]": "failed",  # empty code: prints nothing
+        "test.jsonl::1234[s0]": "passed",
+        "test.jsonl::1234[s1]": "missing",
+    }
