@@ -310,3 +310,21 @@ def test_an_eval_all_output_file_is_replayed_as_it_is(pytester, xdist):
         "test.jsonl::1234[s0]": "passed",
         "test.jsonl::1234[s1]": "missing",
     }
+
+
+def test_hidden_tests_are_decoded_only_when_graded(pytester):
+    broken = dict(SUM_ROW, private_test_cases="bm90IGEgcGlja2xl")  # base64 of "not a pickle"
+    write_release(pytester.path / "test.jsonl", [broken, PAIR_ROW])
+    replay = write_samples(pytester.path / "s.jsonl", [("abc001_a", SUM_RIGHT)])
+    # Collecting reads no hidden test: the broken row is collected like the others.
+    collected = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=empty", "--co")
+    collected.stdout.fnmatch_lines(["*2 tests collected*"])
+    pytester.runpytest_subprocess(
+        "test.jsonl::abc001_a", f"--codegen-model=replay:{replay}", "--codegen-results=r.jsonl"
+    )
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "quarantined"
+    assert (
+        "test.jsonl:1: private_test_cases is neither JSON nor base64+zlib+pickle"
+        in (record["error"])
+    )
