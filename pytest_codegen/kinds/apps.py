@@ -119,8 +119,9 @@ def _int_keys(value: Any) -> Any:
     return value
 
 
-STDIN_RULES = Rules("APPS", PER_TEST_S, IMPORTS, same_stdout)
-CALL_RULES = Rules("APPS", PER_TEST_S, IMPORTS, same_result)
+PRELOAD = ("itertools", "collections", "functools", "math", "fractions", "random", "heapq")
+STDIN_RULES = Rules("APPS", PER_TEST_S, IMPORTS, same_stdout, PRELOAD)
+CALL_RULES = Rules("APPS", PER_TEST_S, IMPORTS, same_result, PRELOAD)
 
 
 def is_apps_row(row: Any) -> bool:

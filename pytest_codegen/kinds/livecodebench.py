@@ -138,8 +138,9 @@ def same_result(got: Any, expected: Any) -> bool:
     return bool(got == expected)
 
 
-STDIN_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_stdout)
-FUNCTIONAL_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_result)
+PRELOAD = tuple(line.split()[1] for line in IMPORTS.splitlines() if line.startswith("import "))
+STDIN_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_stdout, PRELOAD)
+FUNCTIONAL_RULES = Rules("LiveCodeBench", PER_TEST_S, IMPORTS, same_result, PRELOAD)
 
 
 # -- reading a release file -------------------------------------------------------------------

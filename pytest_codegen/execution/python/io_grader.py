@@ -46,6 +46,8 @@ class Rules:
     imports: str  # run before the program, as the suite's grader prepends it
     # (got, expected) -> right; got is the program's stdout, or a call's plain result.
     same: Callable[[Any, Any], bool]
+    # What ``imports`` imports: the zygote imports them once, not every sample.
+    preload: tuple[str, ...] = ()
 
     def total_s(self, cases: int) -> float:
         """The whole sample's limit: LiveCodeBench's global one (its check_correctness's
@@ -153,7 +155,7 @@ def run_io_cases(
     def classify(exc: Exception) -> Verdict:
         return classify_at(exc, where[0], _CaseFailed)
 
-    verdict = grade_in_sandbox(limits, hide, mode, grade, classify)
+    verdict = grade_in_sandbox(limits, hide, mode, grade, classify, rules.preload)
     verdict.tests = results
     return verdict
 
