@@ -328,3 +328,12 @@ def test_hidden_tests_are_decoded_only_when_graded(pytester):
         "test.jsonl:1: private_test_cases is neither JSON nor base64+zlib+pickle"
         in (record["error"])
     )
+
+
+def test_hidden_tests_that_inflate_past_the_bound_are_refused(monkeypatch):
+    from pytest_codegen.kinds import livecodebench_cases
+
+    monkeypatch.setattr(livecodebench_cases, "MAX_DECOMPRESSED_BYTES", 1 << 16)
+    bomb = base64.b64encode(zlib.compress(b"\0" * (1 << 20))).decode()
+    with pytest.raises(SuiteError, match=r"f:2: private_test_cases decompress to more than"):
+        decode_private(bomb, "f:2")
