@@ -22,6 +22,16 @@ def open_text(path: Path) -> IO[str]:
     return opener(path, "rt", encoding="utf-8")  # type: ignore[operator, no-any-return]
 
 
+def first_value(path: Path) -> Any:
+    """Line 1 of ``path`` parsed, None if it cannot be read or is not JSON (a cheap sniff of
+    a file's format: only that line is read)."""
+    try:
+        with open_text(path) as fh:
+            return json.loads(fh.readline())
+    except (OSError, ValueError, EOFError):
+        return None
+
+
 def read_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` for each non-blank line; ``where`` is ``path:line``."""
     with open_text(path) as fh:

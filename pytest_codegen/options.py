@@ -8,6 +8,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from .option_values import iso_date, release
+
 # Default absolute cap on a sample's limit, which is derived from its problem's reference
 # (execution.time_limits): HumanEval's grader uses 3 s; a correct answer must never time out
 # on a loaded 2-core machine, so leave a wide margin — wrong answers that loop pay it once each.
@@ -347,6 +349,18 @@ OPTIONS: tuple[Option, ...] = (
         None,
         "I/N",
     ),
+    # Selection by what a problem is (collect.facets); problems lacking the facet are left out.
+    Option(
+        "contest_after",
+        "Grade only problems of a contest on or after this ISO date (a model's cutoff).",
+        iso_date,
+        None,
+        "DATE",
+    ),
+    Option("contest_before", "Grade only problems of a contest before this ISO date.", iso_date),
+    Option("release", "Grade only problems of LiveCodeBench v1 to vN (release_vN).", release),
+    Option("platform", "Grade only this platform's problems (repeatable).", multiple=True),
+    Option("difficulty", "Grade only problems of this difficulty (repeatable).", multiple=True),
     Option(
         "merge",
         "Collect nothing: read these results files (repeatable; e.g. one per shard) and "

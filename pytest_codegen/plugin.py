@@ -75,6 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         configure_merge(config, resolved)
         return
+    from .collect.facets import FacetSelection
     from .collect.items import BuiltinSuites
     from .collect.selection import read_named_suites, select_builtin_suites
     from .controller import RunReporter, XdistControllerHooks
@@ -94,6 +95,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         shard = config.stash[SHARD_KEY] = ShardSelection(resolved.shard)
         config.pluginmanager.register(shard, "codegen-shard")
+    if FacetSelection.wanted(resolved):
+        config.pluginmanager.register(FacetSelection(resolved), "codegen-facets")
     if resolved.build is not None:  # a benchmark build: the builder collects its input
         from .builder.fragment_items import configure_build
 

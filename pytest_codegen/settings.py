@@ -64,6 +64,12 @@ class Settings:
     data_dir: Path | None = None  # --codegen-data-dir: named suites' data placed by hand
     timeout_rule: str = "reference"  # --codegen-timeout-rule (see execution.time_limits)
     resume: bool = False  # --codegen-resume: finish the run the results file records
+    # Selection by what a problem is (see collect.facets): LiveCodeBench's fields.
+    contest_after: str | None = None
+    contest_before: str | None = None
+    release: int | None = None
+    platform: tuple[str, ...] = ()
+    difficulty: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:

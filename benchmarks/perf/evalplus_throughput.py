@@ -21,10 +21,11 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from plugin_run import run_pytest_codegen
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EVALPLUS = ROOT / ".pytest_cache" / "d" / "evalplus-0.3.1" / "venv" / "bin" / "python"
@@ -81,25 +82,14 @@ def run_evalplus(python: str, data: Path, samples: Path, work: Path) -> tuple[fl
 
 
 def run_plugin(data: Path, samples: Path, work: Path, n: int) -> tuple[float, dict]:
-    results = work / "r.jsonl"
-    results.unlink(missing_ok=True)
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
-        + [f"--codegen-model=replay:{samples}", f"--codegen-samples={n}"]
-        + [f"--codegen-results={results}", "--codegen-k=1"],
-        cwd=work,
-        env={**os.environ, "PYTEST_CODEGEN_CACHE": str(work / "codegen-cache")},
-        capture_output=True,
-    )
-    wall = time.perf_counter() - started
-    verdicts = {}
-    for line in results.read_text().splitlines():
-        r = json.loads(line)
-        verdicts[(r["task_id"], r["sample_index"])] = (
+    wall, records = run_pytest_codegen(data, samples, work, n)
+    verdicts = {
+        (r["task_id"], r["sample_index"]): (
             r.get("base_outcome") == "passed",
             r.get("plus_outcome") == "passed",
         )
+        for r in records
+    }
     return wall, verdicts
 
 

@@ -45,7 +45,12 @@ def execute(
     code = reply
     if policy == EXTRACT:
         try:
-            code = extract_code(reply, problem.language, prefer=kind.entry_name(problem))
+            own = kind.extract(problem, reply)
+            code = (
+                own
+                if own is not None
+                else extract_code(reply, problem.language, prefer=kind.entry_name(problem))
+            )
         except ExtractionError as e:
             return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)
     # The grader on its samples' CPU too (see cpus.worker_cpus).

@@ -91,6 +91,8 @@ def build_prompt(
     """The prompt for ``problem``: the suite's own text, or a user template filled in."""
     template = (templates or {}).get(problem.suite, (templates or {}).get(None))
     text = problem.prompt if template is None else fill(template, fields_of(problem, kind))
+    if system is None:
+        system = kind_or_builtin(problem, kind).system_message(problem)
     return Prompt(text=text, system=system)
 
 

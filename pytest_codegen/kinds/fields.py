@@ -40,6 +40,27 @@ class WebApp1KFields(TypedDict):
     solution_filename: str  # the file the test imports, which the sample is written to
 
 
+class LiveCodeBenchFields(TypedDict):
+    where: str  # the row's file and line, for errors found when its tests are decoded
+    platform: str  # atcoder, leetcode, codeforces
+    contest_id: str
+    contest_date: str  # ISO date and time
+    difficulty: str  # easy, medium, hard
+    title: str
+    starter_code: str  # LeetCode's class stub, else ""
+    func_name: str  # the method a LeetCode problem calls; "" for a stdin program
+    release: str  # the release that added it ("5" for test5.jsonl), "" if not known
+    public_test_cases: str  # as shipped (JSON), decoded when graded ...
+    private_test_cases: str  # ... as these (JSON, or base64+zlib+pickle of JSON)
+
+
+class AppsFields(TypedDict):
+    where: str  # the row's file and line
+    difficulty: str  # introductory, interview, competition
+    url: str
+    input_output: str  # as shipped (JSON), decoded when graded
+
+
 def humaneval_fields(problem: Problem) -> HumanEvalFields:
     return cast(HumanEvalFields, problem.extra)
 
@@ -54,3 +75,11 @@ def execcsn_fields(problem: Problem) -> ExecCSNFields:
 
 def webapp1k_fields(problem: Problem) -> WebApp1KFields:
     return cast(WebApp1KFields, problem.extra)
+
+
+def livecodebench_fields(problem: Problem) -> LiveCodeBenchFields:
+    return cast(LiveCodeBenchFields, problem.extra)
+
+
+def apps_fields(problem: Problem) -> AppsFields:
+    return cast(AppsFields, problem.extra)

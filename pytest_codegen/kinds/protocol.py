@@ -65,6 +65,17 @@ class Kind:
         """The function a model's reply must define, which code extraction prefers."""
         return None
 
+    def system_message(self, problem: Problem) -> str | None:
+        """The benchmark's own system message, sent where ``--codegen-system-prompt`` gives
+        none; None for no system message."""
+        return None
+
+    def extract(self, problem: Problem, reply: str) -> str | None:
+        """The code of a raw ``reply`` as the benchmark's own runner takes it; None for the
+        plugin's extraction (``execution.extract``). Raises ``ExtractionError`` for a reply
+        with no code by the benchmark's rule."""
+        return None
+
     def template_fields(self, problem: Problem) -> dict[str, str]:
         """What a prompt template's ``{entry_point}`` and ``{file}`` stand for."""
         return {"entry_point": self.entry_name(problem) or "", "file": ""}
@@ -80,6 +91,12 @@ class Kind:
 
     def record_fields(self, verdict: Verdict) -> dict[str, Any]:
         """Fields of its own that a graded sample's record carries (JSON-safe)."""
+        return {}
+
+    def facets(self, problem: Problem) -> dict[str, str]:
+        """What a problem is, for selection (``--codegen-contest-after`` and the like):
+        ``contest_date`` (ISO), ``release`` (a number), ``platform``, ``difficulty``; only
+        those it has."""
         return {}
 
     def check(self, problem: Problem) -> list[str]:

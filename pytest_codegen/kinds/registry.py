@@ -13,9 +13,11 @@ import pytest
 
 from ..keys import KINDS_KEY
 from ..problems import Problem, SuiteError
+from .apps import AppsKind
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
 from .humaneval import HumanEvalKind
+from .livecodebench import LiveCodeBenchKind
 from .protocol import Kind
 from .webapp1k import WebApp1KKind
 
@@ -64,8 +66,16 @@ class KindRegistry:
 def builtin_kinds() -> KindRegistry:
     """A registry of the built-in kinds."""
     kinds = KindRegistry()
-    # Offered files in the reverse order: an EvalPlus file is a HumanEval file too.
-    for kind in (WebApp1KKind(), ExecCSNKind(), HumanEvalKind(), EvalPlusKind()):
+    # Offered files in the reverse order: an EvalPlus file is a HumanEval file too, and a
+    # LiveCodeBench one is claimed before HumanEval's loader would call it malformed.
+    for kind in (
+        WebApp1KKind(),
+        ExecCSNKind(),
+        HumanEvalKind(),
+        EvalPlusKind(),
+        LiveCodeBenchKind(),
+        AppsKind(),
+    ):
         kinds.register(kind)
     return kinds
 

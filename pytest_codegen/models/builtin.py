@@ -81,7 +81,10 @@ _UNANSWERED = (MISSING, API_ERROR)
 
 def load_replay(path: Path) -> dict[tuple[str, int, int], Completion]:
     """Read a samples file into ``{(task_id, sample_index, repair_round): completion}``
-    (``repair_round`` 0 for first answers), each completion of the form its field gives."""
+    (``repair_round`` 0 for first answers), each completion of the form its field gives.
+    A LiveCodeBench output file (``*_eval_all.json``) is read as it is."""
+    if path.name.endswith(".json"):
+        return livecodebench_answers(path)
     answers: dict[tuple[str, int, int], Completion] = {}
     firsts: dict[str, int] = {}  # first answers seen per task: the default sample_index
     try:
@@ -117,6 +120,30 @@ def load_replay(path: Path) -> dict[tuple[str, int, int], Completion]:
         raise ModelError(
             f"cannot read replay file {path}: {getattr(e, 'strerror', None) or e}"
         ) from None
+    return answers
+
+
+def livecodebench_answers(path: Path) -> dict[tuple[str, int, int], Completion]:
+    """The samples of a LiveCodeBench output file (``*_eval_all.json``: a JSON list, one
+    object a problem with its ``question_id`` and ``code_list``, the code it graded): each
+    program as written, sample i the i-th of its problem's list."""
+    import json
+
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelError(f"cannot read replay file {path}: {e}") from None
+    if not isinstance(rows, list):
+        raise ModelError(f"{path}: expected a LiveCodeBench output file (a JSON list)")
+    answers: dict[tuple[str, int, int], Completion] = {}
+    for i, row in enumerate(rows):
+        codes = row.get("code_list") if isinstance(row, dict) else None
+        if not isinstance(codes, list) or "question_id" not in row:
+            raise ModelError(f"{path}: entry {i} has no question_id and code_list")
+        for index, code in enumerate(codes):
+            if not isinstance(code, str):
+                raise ModelError(f"{path}: entry {i}: code_list[{index}] is not a string")
+            answers[(str(row["question_id"]), index, 0)] = Completion(text=code, form=PROGRAM)
     return answers
 
 

@@ -37,7 +37,7 @@ from ..host_cache import HostMeasurements
 from . import wire
 from .errors import SampleCrashed, SampleTimeout
 from .evalplus_match import MBPP_NOT_NONE, matches
-from .grader import classify_exception, grade_in_sandbox, problem_imports
+from .grader import classify_at, grade_in_sandbox, problem_imports
 from .sandbox import Limits, Plan, Remote, Sandbox
 
 GT_TIME_LIMIT_FACTOR = 4.0
@@ -175,11 +175,7 @@ def _grade_set(
                 raise _WrongOutput(f"{where[0]}: expected {shown}, got {_show(out)}")
 
     def classify(exc: Exception) -> Verdict:
-        if isinstance(exc, _WrongOutput):
-            return Verdict(outcomes.FAILED, str(exc))
-        verdict = classify_exception(exc, "")
-        verdict.message = f"{where[0]}: {verdict.message}"
-        return verdict
+        return classify_at(exc, where[0], _WrongOutput)
 
     verdict = grade_in_sandbox(
         limits, hide, problems.MODE_EVALPLUS, grade, classify, problem_imports(problem)

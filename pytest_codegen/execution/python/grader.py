@@ -151,6 +151,14 @@ def classify_exception(exc: Exception, test_file: str) -> Verdict:
     return Verdict(outcomes.FAILED, f"check failed{where}\n{type(exc).__name__}: {exc}")
 
 
+def classify_at(exc: Exception, where: str, rejection: type[Exception]) -> Verdict:
+    """A sample's exception at ``where``; ``rejection``, its grader's wrong answer, says it all."""
+    if isinstance(exc, rejection):
+        return Verdict(outcomes.FAILED, str(exc))
+    verdict = classify_exception(exc, "")
+    return dataclasses.replace(verdict, message=f"{where}: {verdict.message}")
+
+
 def _test_line(exc: BaseException, test_file: str) -> str:
     """`` at line N: <source>`` for the innermost test-code frame of ``exc``."""
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):

@@ -1,0 +1,28 @@
+"""One timed run of the plugin with -n 2 on a suite file and replayed samples, for the
+throughput scripts that compare it with a benchmark's own grader."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def run_pytest_codegen(data: Path, samples: Path, work: Path, n: int) -> tuple[float, list[dict]]:
+    """(wall time, the records of ``--codegen-results``) of grading ``samples`` (N a problem)."""
+    results = work / "r.jsonl"
+    results.unlink(missing_ok=True)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
+        + [f"--codegen-model=replay:{samples}", f"--codegen-samples={n}"]
+        + [f"--codegen-results={results}", "--codegen-k=1"],
+        cwd=work,
+        env={**os.environ, "PYTEST_CODEGEN_CACHE": str(work / "codegen-cache")},
+        capture_output=True,
+    )
+    wall = time.perf_counter() - started
+    return wall, [json.loads(line) for line in results.read_text().splitlines()]

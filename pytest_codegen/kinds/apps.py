@@ -1,0 +1,207 @@
+"""APPS (Hendrycks et al. 2021; the ``codeparrot/apps`` test split as JSON lines): rows with
+``problem_id``, ``question``, ``solutions`` (a JSON string: a list of programs),
+``input_output`` (a JSON string: ``{"inputs": [...], "outputs": [...]}``, and ``fn_name``
+for call-based problems), ``difficulty``, ``url`` and ``starter_code``.
+
+Graded through the same engine as LiveCodeBench (:mod:`..execution.python.io_grader`: one
+sandbox per sample, every test case in it), by APPS's own rules (its
+``eval/testing_util.py``):
+
+- 4 s per test case; before the program, APPS's imports (``sys``, ``itertools``,
+  ``collections``, ``math``, ``numpy as np``, ``heapq`` …);
+- stdin: the output's lines against the expected output by APPS's cascade, the first rule
+  that holds wins: the whole text equal after stripping (also with each line stripped); the
+  lines equal to the expected output's non-empty stripped lines (also without the output's
+  empty lines); the lines as floats ``numpy.allclose`` to the expected ones; and, most
+  lenient, the set of each line's set of tokens equal (also with numbers rounded to 3
+  places), which ignores the order of lines and of tokens within a line;
+- call-based: the result (a tuple as a list) ``==`` the expected value, or its first element
+  (APPS wraps many expected values in a list), or, for a list of tuples, as lists; JSON's
+  string keys turned back into ints as APPS does.
+
+APPS tests every case; we stop at the first failure, which decides the sample's verdict
+alike. The first of ``solutions`` is the problem's reference (so ``reference`` and
+``validate`` work).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..collect.builtin_suites import read_rows
+from ..execution.python.io_grader import Case, Rules
+from ..problems import Problem, SuiteError
+from .fields import AppsFields, apps_fields
+from .io_kind import IOKind
+
+MODE_APPS = "apps"
+PER_TEST_S = 4.0  # testing_util.timeout
+IMPORTS = (
+    "import sys\nimport time\nimport itertools\nfrom itertools import accumulate, product, "
+    "permutations, combinations\nimport collections\nfrom collections import Counter, "
+    "OrderedDict, deque, defaultdict, ChainMap\nfrom functools import lru_cache\nimport math\n"
+    "from math import sqrt, sin, cos, tan, ceil, fabs, floor, gcd, exp, log, log2\n"
+    "import fractions\nfrom typing import List, Tuple\nimport numpy as np\nimport random\n"
+    "import heapq\nfrom heapq import *\n"
+)
+
+
+def _lines(expected: str) -> list[str]:
+    return [line.strip() for line in expected.split("\n") if line]
+
+
+def _token_sets(lines: list[str]) -> set[frozenset[str]]:
+    return {frozenset(line.split()) for line in lines}
+
+
+def _rounded(sets: set[frozenset[str]]) -> set[frozenset[float]]:
+    return {frozenset(round(float(t), 3) for t in s) for s in sets}
+
+
+def same_stdout(got: Any, expected: Any) -> bool:
+    """APPS's stdin cascade (see the module's docstring)."""
+    import numpy
+
+    if not isinstance(got, str):
+        return False
+    want = "\n".join(expected) if isinstance(expected, list) else str(expected)
+    output = got.splitlines()
+    if "\n".join(output).strip() == want.strip():
+        return True
+    if "\n".join(o.strip() for o in output).strip() == want.strip():
+        return True
+    if output == [want]:
+        return True
+    lines = _lines(want)
+    if output == lines or [o for o in output if o] == lines:
+        return True
+    output = [o for o in output if o]
+    try:
+        floats, wanted = [float(o) for o in output], [float(w) for w in lines]
+        if len(floats) == len(wanted) and numpy.allclose(floats, wanted):
+            return True
+    except (ValueError, TypeError):
+        pass
+    mine = {frozenset(o.split()) for o in output if o.split()}
+    theirs = _token_sets(lines)
+    if mine == theirs:
+        return True
+    try:
+        return _rounded(mine) == _rounded(theirs)
+    except (ValueError, OverflowError):
+        return False
+
+
+def same_result(got: Any, expected: Any) -> bool:
+    """APPS's call-based rule."""
+    if got == expected:
+        return True
+    if isinstance(expected, list) and expected:
+        if got == expected[0]:
+            return True
+        if isinstance(got, list) and got and isinstance(got[0], tuple):
+            return [list(x) for x in got] == expected[0]
+    return False
+
+
+def _int_keys(value: Any) -> Any:
+    """``[{int(k): v}]`` for a dict (or a list starting with one), as APPS rebuilds JSON's
+    string keys; the value unchanged where a key is not an int."""
+    try:
+        if isinstance(value, dict):
+            return [{int(k): v for k, v in value.items()}]
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            return [{int(k): v for k, v in value[0].items()}]
+    except ValueError:
+        pass
+    return value
+
+
+PRELOAD = ("itertools", "collections", "functools", "math", "fractions", "random", "heapq")
+STDIN_RULES = Rules("APPS", PER_TEST_S, IMPORTS, same_stdout, PRELOAD)
+CALL_RULES = Rules("APPS", PER_TEST_S, IMPORTS, same_result, PRELOAD)
+
+
+def is_apps_row(row: Any) -> bool:
+    return isinstance(row, dict) and "input_output" in row and "problem_id" in row
+
+
+def _lacking(row: dict[str, Any]) -> list[str]:
+    row.setdefault("task_id", str(row.get("problem_id")))
+    return [k for k in ("question", "input_output") if not isinstance(row.get(k), str)]
+
+
+def load_apps(path: Path, suite: str) -> list[Problem]:
+    problems = []
+    for where, row in read_rows(path, _lacking):
+        try:
+            solutions = json.loads(row.get("solutions") or "[]")
+        except ValueError as e:
+            raise SuiteError(f"{where}: solutions is not JSON ({e})") from None
+        starter = str(row.get("starter_code") or "")
+        prompt = f"QUESTION:\n{row['question']}\n" + (f"{starter}\n" if starter else "")
+        prompt += "\nUse Call-Based format\n" if starter else "\nUse Standard Input format\n"
+        fields = AppsFields(
+            where=where,
+            difficulty=str(row.get("difficulty") or ""),
+            url=str(row.get("url") or ""),
+            input_output=row["input_output"],
+        )
+        problems.append(
+            Problem(
+                id=row["task_id"],
+                suite=suite,
+                category=fields["difficulty"] or suite,
+                language="python",
+                mode=MODE_APPS,
+                prompt=prompt + "ANSWER:\n",
+                tests="",
+                reference=solutions[0] if solutions and isinstance(solutions[0], str) else None,
+                extra=dict(fields),
+            )
+        )
+    return problems
+
+
+def cases_of(problem: Problem) -> tuple[str | None, list[Case]]:
+    """(the function a call-based problem calls, or None; its test cases)."""
+    fields = apps_fields(problem)
+    try:
+        tests = json.loads(fields["input_output"])
+        inputs, expected = tests["inputs"], tests["outputs"]
+    except (ValueError, TypeError, KeyError) as e:
+        raise SuiteError(
+            f"{fields['where']}: input_output has no inputs and outputs ({e})"
+        ) from None
+    if not isinstance(inputs, list) or not isinstance(expected, list) or not inputs:
+        raise SuiteError(f"{fields['where']}: input_output has no test cases")
+    func_name = tests.get("fn_name")
+    cases = []
+    for given, want in zip(inputs, expected, strict=False):
+        if func_name:
+            cases.append(Case(_int_keys(given), _int_keys(want)))
+        else:
+            text = "\n".join(given) if isinstance(given, list) else str(given)
+            cases.append(Case(text, want))
+    return func_name, cases
+
+
+class AppsKind(IOKind):
+    name = MODE_APPS
+    own_time_limits = "APPS's 4 s per test"
+    time_floor_s = PER_TEST_S
+
+    def cases(self, problem: Problem) -> tuple[str | None, list[Case], Rules]:
+        func_name, cases = cases_of(problem)
+        return func_name, cases, CALL_RULES if func_name else STDIN_RULES
+
+    def facets(self, problem: Problem) -> dict[str, str]:
+        return {"difficulty": apps_fields(problem)["difficulty"]}
+
+    def is_row(self, row: Any) -> bool:
+        return is_apps_row(row)
+
+    def load(self, path: Path, suite: str) -> list[Problem]:
+        return load_apps(path, suite)

@@ -1,0 +1,108 @@
+"""APPS through the same kind of grading: its rows recognised, stdin and call-based problems
+graded in one sandbox per sample by APPS's comparison cascade, its first solution the
+reference, plain and -n 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import XDIST_MODES, read_results
+
+from pytest_codegen.kinds.apps import same_result, same_stdout
+
+SUM = "input()\nprint(sum(map(int, input().split())))\n"
+TWICE = "def twice(xs):\n    return [2 * x for x in xs]\n"
+
+
+def _row(problem_id, io, solutions, difficulty="interview", starter=""):
+    return {
+        "problem_id": problem_id,
+        "question": f"Problem {problem_id}.",
+        "solutions": json.dumps(solutions),
+        "input_output": json.dumps(io),
+        "difficulty": difficulty,
+        "url": f"https://example.org/{problem_id}",
+        "starter_code": starter,
+    }
+
+
+ROWS = [
+    _row(
+        4000,
+        {"inputs": ["3\n1 2 3\n", "2\n10 20\n"], "outputs": ["6\n", "30\n"]},
+        [SUM],
+        difficulty="introductory",
+    ),
+    _row(
+        4001,
+        {"inputs": [[[1, 2]], [[5]]], "outputs": [[[2, 4]], [10]], "fn_name": "twice"},
+        [TWICE],
+        starter="def twice(xs):\n",
+    ),
+]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_apps_problems_graded_by_its_rules(pytester, xdist):
+    (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    samples = [
+        ("4000", SUM),
+        ("4000", "input()\nprint('  ' + str(sum(map(int, input().split()))) + '\\n\\n')\n"),
+        ("4000", "print(0)\n"),
+        ("4001", TWICE),
+        ("4001", "def twice(xs):\n    return tuple(xs)\n"),
+    ]
+    (pytester.path / "s.jsonl").write_text(
+        "".join(json.dumps({"task_id": t, "solution": c}) + "\n" for t, c in samples)
+    )
+    pytester.runpytest_subprocess(
+        "test.jsonl",
+        "--codegen-model=replay:s.jsonl",
+        "--codegen-samples=3",
+        "--codegen-results=r.jsonl",
+        *xdist,
+        timeout=300,
+    )
+    records = {r["nodeid"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert {n: r["outcome"] for n, r in records.items() if r["outcome"] != "missing"} == {
+        "test.jsonl::4000[s0]": "passed",
+        "test.jsonl::4000[s1]": "passed",  # whitespace around the answer
+        "test.jsonl::4000[s2]": "failed",
+        "test.jsonl::4001[s0]": "passed",  # [2, 4] == the first of [[2, 4]]
+        "test.jsonl::4001[s1]": "failed",
+    }
+    assert records["test.jsonl::4000[s2]"]["first_failure"]["name"] == "public test 1 of 2"
+    assert records["test.jsonl::4000[s0]"]["mode"] == "apps"
+
+
+def test_the_first_solution_is_the_reference(pytester):
+    (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    result = pytester.runpytest_subprocess(
+        "test.jsonl", "--codegen-model=validate", "--codegen-difficulty=introductory"
+    )
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "same"),
+    [
+        ("6\n", "6", True),
+        ("1 2\n3 4\n", ["1 2", "3 4"], True),  # a list of lines
+        ("\n6\n\n", "6\n", True),
+        ("0.3333333\n", "0.333333333", True),  # numpy.allclose
+        ("2 1\n4 3\n", "3 4\n1 2\n", True),  # sets of token sets: order ignored
+        ("1.0001\n", "1.0\n", True),  # rounded to 3 places (APPS's last rule)
+        ("1.01\n", "1.0\n", False),
+        ("Yes\n", "No\n", False),
+    ],
+)
+def test_stdout_compared_by_apps_cascade(got, expected, same):
+    assert same_stdout(got, expected) is same
+
+
+def test_results_compared_as_apps_compares_them():
+    assert same_result([1, 2], [1, 2])
+    assert same_result([1, 2], [[1, 2]])
+    assert same_result([(1, 2)], [[[1, 2]]])
+    assert not same_result([2, 1], [[1, 2]])
