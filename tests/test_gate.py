@@ -20,7 +20,7 @@ from pytest_codegen.gates.thresholds import (
     required_ks,
 )
 from pytest_codegen.gates.tripwire import Tripwire, failure_kind, unstable
-from pytest_codegen.scoring import summarize
+from pytest_codegen.scoring.passk import summarize
 
 
 def rec(

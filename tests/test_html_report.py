@@ -24,7 +24,7 @@ import pytest
 from pytest_codegen.reporting import html as report
 from pytest_codegen.reporting.html import page
 from pytest_codegen.reporting.results import load_results
-from pytest_codegen.scoring import summarize
+from pytest_codegen.scoring.passk import summarize
 
 KS = [1, 5, 10]
 SCRIPT_PAYLOAD = "</script><script>alert(1)</script>"

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..scoring import pass_at_k, per_problem
+from ..scoring.passk import pass_at_k, per_problem
 
 MCNEMAR = "McNemar exact"
 BOOTSTRAP = "paired bootstrap"

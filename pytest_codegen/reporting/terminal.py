@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import outcomes
-from ..scoring import Row
+from ..scoring.intervals import interval_text
+from ..scoring.passk import Row
 
 # Outcome columns of the table, short enough to keep it narrow.
 COLUMNS = (
@@ -53,7 +54,7 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
                 str(row.samples),
             ]
             + [str(row.counts.get(o, 0)) for o, _ in COLUMNS]
-            + [("n/a" if row.pass_at_k[k] is None else f"{row.pass_at_k[k]:.3f}") for k in ks]
+            + [interval_text(row.pass_at_k[k], row.ci.get(k)) for k in ks]
         )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
@@ -62,7 +63,20 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
         right = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
         return "  ".join(left + right).rstrip()
 
-    return [fmt(header)] + [fmt(r) for r in body]
+    return [fmt(header)] + [fmt(r) for r in body] + interval_notes(rows)
+
+
+def interval_notes(rows: Sequence[Row]) -> list[str]:
+    """The footnote saying what the intervals are, and which suites' are clustered."""
+    clustered = [
+        f"{row.suite} by its {row.clusters} categories"
+        for row in rows
+        if row.category is None and row.clusters
+    ]
+    note = "pass@k ± its 95% interval (standard error over problems"
+    if clustered:
+        note += "; clustered: " + ", ".join(clustered)
+    return [note + ")"]
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
