@@ -9,10 +9,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..scoring.paired import bootstrap_ci, mcnemar_exact, sign_flip_p
+from ..scoring.paired import MCNEMAR, bootstrap_ci, mcnemar_exact, sign_flip_p
 from ..scoring.passk import pass_at_k, per_problem
 
-MCNEMAR = "McNemar exact"
 BOOTSTRAP = "paired bootstrap"
 NO_TEST = "none"
 MAX_LISTED = 20

@@ -16,6 +16,7 @@ import numpy as np
 
 from .intervals import Z95, standard_error
 
+MCNEMAR = "McNemar exact"
 # z of 80% power, one-sided: a true difference of one MDD is found significant 4 times in 5.
 Z_POWER80 = 0.8416212335729143
 
@@ -146,6 +147,18 @@ class ClusterBootstrap:
         """The 2.5th and 97.5th percentiles (linear interpolation) of resampled values."""
         low, high = np.percentile(resampled, [2.5, 97.5])
         return float(low), float(high)
+
+
+def clustered_z_p(diffs: Sequence[float], clusters: Sequence[str]) -> float:
+    """Two-sided p-value that the mean of the paired ``diffs`` is 0, from the normal
+    approximation with the cluster-robust standard error (Miller, section 3): with few
+    clusters the approximation is optimistic, and the p-value is only as good as it."""
+    n = len(diffs)
+    mean = math.fsum(diffs) / n if n else 0.0
+    se = standard_error(diffs, clusters)
+    if se == 0:
+        return 1.0 if mean == 0 else 0.0
+    return math.erfc(abs(mean) / se / math.sqrt(2))
 
 
 def min_detectable_difference(diffs: Sequence[float], clusters: Sequence[str] | None) -> float:
