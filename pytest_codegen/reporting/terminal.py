@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import outcomes
-from ..scoring.intervals import interval_text
 from ..scoring.passk import Row
 
 # Outcome columns of the table, short enough to keep it narrow.
@@ -39,7 +38,7 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
     header = (
         ["suite", "category", "problems", "samples"]
         + [c for _, c in COLUMNS]
-        + [f"pass@{k}" for k in ks]
+        + [name for k in ks for name in (f"pass@{k}", "ci95")]
     )
     body = []
     single = _single_category_suites(rows)
@@ -54,7 +53,7 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
                 str(row.samples),
             ]
             + [str(row.counts.get(o, 0)) for o, _ in COLUMNS]
-            + [interval_text(row.pass_at_k[k], row.ci.get(k)) for k in ks]
+            + [cell for k in ks for cell in _score_cells(row.pass_at_k[k], row.ci.get(k))]
         )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
@@ -66,6 +65,13 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
     return [fmt(header)] + [fmt(r) for r in body] + interval_notes(rows)
 
 
+def _score_cells(value: float | None, ci: tuple[float, float] | None) -> tuple[str, str]:
+    """A pass@k and its interval, each one word (the table is read by splitting lines)."""
+    if value is None:
+        return "n/a", "n/a"
+    return f"{value:.3f}", "n/a" if ci is None else f"[{ci[0]:.3f},{ci[1]:.3f}]"
+
+
 def interval_notes(rows: Sequence[Row]) -> list[str]:
     """The footnote saying what the intervals are, and which suites' are clustered."""
     clustered = [
@@ -73,7 +79,7 @@ def interval_notes(rows: Sequence[Row]) -> list[str]:
         for row in rows
         if row.category is None and row.clusters
     ]
-    note = "pass@k ± its 95% interval (standard error over problems"
+    note = "ci95: the 95% interval of the pass@k before it (standard error over problems"
     if clustered:
         note += "; clustered: " + ", ".join(clustered)
     return [note + ")"]
