@@ -38,7 +38,7 @@ RUN = {
     "harness": "0",
     "python": "3.11.7",
     "params": {"temperature": 0.8, "samples": 10, "extract": "auto"},
-    "timeout": {"rule": "reference", "factor": 3, "cap_s": "suite default"},
+    "timeout": {"rule": "reference", "factor": 10.0, "cap_s": "suite default"},
     "limits": {"memory_mb": "suite default", "stderr_rule": "harness"},
 }
 
