@@ -552,8 +552,17 @@ def test_browser_shows_totals_and_pass_at_k(demo: dict[str, Any]) -> None:
             if value is None:
                 assert cell.text() == "n/a"
             else:
-                assert percent(cell.text()) == pytest.approx(value, abs=0.0005 + 1e-9)
+                shown = cell.find("span", class_="pk").find("span").text()
+                assert percent(shown) == pytest.approx(value, abs=0.0005 + 1e-9)
                 assert float(cell.attrs["data-value"]) == pytest.approx(value)
+                # the 95% interval beside it: its ends, and its half-width in points
+                low, high = row["ci"][str(k)]
+                ci = cell.find("span", class_="ci")
+                ends = [float(x) for x in ci.attrs["data-ci"].split()]
+                assert ends == pytest.approx([low, high])
+                assert float(ci.text().lstrip("± ")) == pytest.approx(
+                    (high - low) * 50, abs=0.05 + 1e-9
+                )
     # the whole-suite rows agree with pass@k computed here from the raw records
     for suite in ("humaneval", "webapp"):
         members = [nc for (s, _), nc in pairs.items() if s == suite]
