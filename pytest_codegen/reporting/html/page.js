@@ -292,7 +292,10 @@
             el('span', { text: pct(v) }),
             ci ? el('span', {
               'class': 'ci', 'data-ci': ci[0] + ' ' + ci[1],
-              text: '± ' + ((ci[1] - ci[0]) * 50).toFixed(1),
+              // an interval cut at 0 or 1 is not symmetric: its ends, not a half-width
+              text: Math.abs((v - ci[0]) - (ci[1] - v)) < 5e-4
+                ? '± ' + ((ci[1] - ci[0]) * 50).toFixed(1)
+                : (ci[0] * 100).toFixed(1) + '–' + (ci[1] * 100).toFixed(1),
               title: '95% interval ' + pct(ci[0]) + '–' + pct(ci[1]) +
                 (row.clusters ? ', clustered by ' + row.clusters + ' categories' : '')
             }) : null,
