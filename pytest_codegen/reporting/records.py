@@ -1,7 +1,8 @@
 """Per-sample records: the one contract for what crosses xdist and what the results file holds.
 
 A record is the JSON-safe dict that describes one sample's fate (:class:`SampleRecord` names
-its fields; the README gives their meaning). Workers attach it to their test reports; the
+its fields, and the comment above each field gives its meaning: the documentation's
+results reference is generated from them). Workers attach it to their test reports; the
 controller (or the only process) receives it in ``pytest_runtest_logreport``. Plain dicts,
 not dataclasses, so that xdist's serializer carries them as they are.
 """
@@ -20,43 +21,82 @@ OUTPUT_CHARS = 4000
 
 
 class _Required(TypedDict):
+    #: The sample's pytest node id, ``<suite file>::<problem id>[s<i>]``.
     nodeid: str
+    #: The suite's name (a built-in suite's name, or its file's name).
     suite: str
+    #: The problem's id as its suite gives it (``HumanEval/7``).
     task_id: str
+    #: The problem's category, or ``""`` when its suite has none.
     category: str
+    #: Which of the problem's samples this is, from 0.
     sample_index: int
-    outcome: str  # one of outcomes.ALL
+    #: The verdict: one of the outcomes of :mod:`pytest_codegen.outcomes` (listed with their
+    #: meaning below this table).
+    outcome: str
+    #: Whether ``outcome`` is ``passed``.
     passed: bool
+    #: Seconds spent grading the sample.
     duration_s: float
+    #: The ``--codegen-model`` spec that wrote it.
     model: str
+    #: How it was graded: the name of its problem's kind (the benchmark kinds are listed
+    #: below this table).
     mode: str
+    #: The answer as the model gave it (a raw reply, or a replayed completion); ``null`` when
+    #: there was none.
     completion: str | None
+    #: The code that was run, taken from ``completion`` as ``code_policy`` says.
     code: str
+    #: The failure's headline, cut to 2000 characters; ``""`` for a pass.
     error: str
 
 
 class SampleRecord(_Required, total=False):
     """One sample's record: the fields every record has, then those only some have."""
 
+    #: Prompt tokens of the request that produced it, where the provider says.
     prompt_tokens: int
+    #: Completion tokens of its answer, where the provider says.
     completion_tokens: int
+    #: Seconds the model request took.
     latency_s: float
+    #: Whether the answer came from the generation cache.
     cached: bool
+    #: What confined its process: ``namespaces+uid+landlock``, ``rlimits+landlock``, ...
     isolation: str
+    #: The tests it ran and their results, where its kind reports them one by one.
     tests: list[dict[str, Any]]
+    #: The last 4000 characters the sample printed to stdout (flushed or not).
     stdout: str
+    #: ... and to stderr.
     stderr: str
+    #: The outcomes of its ``--codegen-reruns``.
     reruns: list[str]
+    #: Whether a rerun's verdict differed from the first.
     unstable: bool
+    #: Its ``--codegen-repair-rounds``: each round's answer and verdict.
     repairs: list[dict[str, Any]]
+    #: What its request cost, from ``--codegen-prices``.
     cost_usd: float
-    code_policy: str  # how `code` was taken from `completion`: extract, append or whole
-    data: dict[str, Any] | None  # the suite's data: {"name", "version", "sha256"}
-    base_outcome: str  # HumanEval+/MBPP+: the outcome on the base inputs alone
-    plus_outcome: str  # ... and on the plus inputs alone
-    time_limit: dict[str, Any]  # the limit it ran under and how it was derived (time_limits)
-    timeout_rerun: bool  # its first run timed out; `outcome` is its second run's
-    run: dict[str, Any]  # what makes runs comparable (reporting.comparable)
+    #: How ``code`` was taken from ``completion``: ``extract``, ``append`` or ``whole``.
+    code_policy: str
+    #: The suite's data: ``{"name", "version", "sha256"}`` (``version`` null for a suite
+    #: given as a path).
+    data: dict[str, Any] | None
+    #: HumanEval+/MBPP+: the outcome on the base inputs alone.
+    base_outcome: str
+    #: HumanEval+/MBPP+: the outcome on the plus inputs alone.
+    plus_outcome: str
+    #: The time limit it ran under and how it was derived: ``limit_s``, ``source``
+    #: (``reference``, ``floor``, ``cap`` or ``own``), ``cap_s``, ``floor_s``, ``factor``,
+    #: ``reference_s`` and the host's ``calibration``.
+    time_limit: dict[str, Any]
+    #: Its first run timed out; ``outcome`` is its second run's.
+    timeout_rerun: bool
+    #: What makes runs comparable: harness, Python (and Node) versions, the model's
+    #: parameters, the timeout policy and the other limits.
+    run: dict[str, Any]
 
 
 def make_record(
@@ -73,7 +113,7 @@ def make_record(
     verdict: Any = None,
     code_policy: str | None = None,
 ) -> SampleRecord:
-    """The record of one sample (see the README for the meaning of each field);
+    """The record of one sample (:class:`SampleRecord` gives the meaning of each field);
     ``code_policy`` is given for a sample whose code was graded."""
     record: SampleRecord = {
         "nodeid": nodeid,

@@ -50,7 +50,8 @@ UNITS = ("wire", "verdict_seal")  # what BOOTSTRAP receives, in this order
 OWN_FILES = frozenset({"<wire>", "<verdict_seal>", "<string>"})  # left out of tracebacks
 
 # Audit events that end the sample, and what it did. None is needed to run a program: one
-# that profiles or traces itself, or walks the collector's objects, fails here (see README).
+# that profiles or traces itself, or walks the collector's objects, fails here (see
+# docs/explanation/execution.md).
 DENIED = {
     "gc.get_objects": "walked the interpreter's objects (gc.get_objects)",
     "gc.get_referrers": "walked the interpreter's objects (gc.get_referrers)",
