@@ -14,7 +14,12 @@ import pytest
 import scipy.stats
 
 from pytest_codegen.reporting.comparison import SIGN_FLIP, Z_CLUSTERED, compare_runs
-from pytest_codegen.scoring.intervals import Z95, mean_interval, standard_error
+from pytest_codegen.scoring.intervals import (
+    Z95,
+    clusters_across_suites,
+    mean_interval,
+    standard_error,
+)
 from pytest_codegen.scoring.paired import (
     MCNEMAR,
     ClusterBootstrap,
@@ -214,3 +219,10 @@ def test_a_clustered_suite_is_compared_with_the_clustered_test():
     comparison = compare_runs(runs, [1])
     assert comparison.clusters == 6
     assert {p.test for p in comparison.pairs} == {Z_CLUSTERED}
+
+
+def test_only_suites_with_several_categories_are_clustered():
+    problems = [("web", "blog", "1"), ("web", "shop", "2"), ("he", "he", "t3"), ("he", "he", "t4")]
+    # The web suite by its categories; each HumanEval problem is a cluster of its own.
+    assert clusters_across_suites(problems) == ["web\0blog", "web\0shop", "he\0\0t3", "he\0\0t4"]
+    assert clusters_across_suites([("he", "he", "t3"), ("mbpp", "", "t4")]) is None

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import outcomes
-from ..scoring.intervals import clusters_of, mean_interval
+from ..scoring.intervals import clusters_across_suites, mean_interval
 from ..scoring.paired import (
     MCNEMAR,
     ClusterBootstrap,
@@ -164,8 +164,7 @@ def compare_runs(
         graded.append({key for key, (n, _) in counts.items() if n > 0})
     common = sorted(set.intersection(*graded))
     left_out = len(set.union(*graded)) - len(common)
-    # Suite and category together: two suites' categories of the same name are not one.
-    clusters = clusters_of([f"{suite}\0{category[(suite, t)]}" for suite, t in common])
+    clusters = clusters_across_suites([(suite, category[(suite, t)], t) for suite, t in common])
 
     for run in scored:
         for kk in ks:
@@ -217,7 +216,8 @@ def compare_runs(
         ks=list(ks),
         k=k,
         alpha=alpha,
-        clusters=len(set(clusters)) if clusters else 0,
+        # the categories' clusters, not the problems that are clusters of their own
+        clusters=len({c for c in clusters if "\0\0" not in c}) if clusters else 0,
         samples=max((n for run in scored for n, _ in run.counts.values()), default=0),
     )
 

@@ -61,6 +61,24 @@ def clusters_of(categories: Sequence[str]) -> Sequence[str] | None:
     return categories
 
 
+def clusters_across_suites(problems: Sequence[tuple[str, str, str]]) -> Sequence[str] | None:
+    """The clusters of problems given as (suite, category, task_id), perhaps of several
+    suites: a suite's categories where it has several, else each problem its own cluster
+    (a suite is not one cluster: its problems are as independent as a suite's without
+    categories). None when no suite is clustered."""
+    named: dict[str, set[str]] = {}
+    for suite, category, _ in problems:
+        if category:
+            named.setdefault(suite, set()).add(category)
+    clustered = {suite for suite, categories in named.items() if len(categories) > 1}
+    if not clustered:
+        return None
+    return [
+        f"{suite}\0{category}" if suite in clustered else f"{suite}\0\0{task_id}"
+        for suite, category, task_id in problems
+    ]
+
+
 def interval_text(value: float | None, ci: Sequence[float] | None) -> str:
     """``0.617 ± 0.074`` (the half-width; an interval cut at 0 or 1 shows its ends instead)."""
     if value is None:

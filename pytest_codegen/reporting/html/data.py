@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ... import outcomes
-from ...scoring.intervals import clusters_of, mean_interval
+from ...scoring.intervals import clusters_across_suites, mean_interval
 from ...scoring.passk import latest_samples, pass_at_k
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
@@ -141,10 +141,10 @@ def _overall(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[s
 
 
 def _overall_ci(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[str, Any]:
-    """The 95% interval of each overall pass@k (clustered by category as a suite's row is:
-    by suite and category together, when there are several)."""
+    """The 95% interval of each overall pass@k (clustered by category as a suite's row is,
+    in the suites that have several)."""
     ordered = sorted(problems, key=lambda p: (p["suite"], p["task_id"]))
-    clusters = clusters_of([f"{p['suite']}\0{p['category']}" for p in ordered])
+    clusters = clusters_across_suites([(p["suite"], p["category"], p["task_id"]) for p in ordered])
     result: dict[str, Any] = {}
     for k in ks:
         values = [p["pass_at_k"][str(k)] for p in ordered]
