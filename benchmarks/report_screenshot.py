@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_codegen.reporting.html import write_html  # noqa: E402
-from pytest_codegen.scoring import summarize  # noqa: E402
+from pytest_codegen.scoring.passk import summarize  # noqa: E402
 
 KS = [1, 5, 10]
 CHROMIUM_FLAGS = [

@@ -35,7 +35,7 @@ from .pytest_internals import junitxml_of
 from .reporting.comparable import identity, run_identity, unlike_baseline, unlike_resumed
 from .reporting.records import SampleRecord, missing_record
 from .reporting.summary import write_summary
-from .scoring import summarize
+from .scoring.passk import summarize
 from .settings import Settings
 
 
@@ -235,6 +235,11 @@ class RunReporter:
                         xml.add_global_property(
                             f"codegen:{row['suite']}:pass@{k}",
                             "n/a" if value is None else f"{value:.4f}",
+                        )
+                        ci = row["ci"].get(k)
+                        xml.add_global_property(
+                            f"codegen:{row['suite']}:pass@{k}:ci95",
+                            "n/a" if ci is None else f"{ci[0]:.4f} {ci[1]:.4f}",
                         )
         if self.settings.html is not None:
             from . import __version__

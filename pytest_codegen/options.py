@@ -371,6 +371,26 @@ OPTIONS: tuple[Option, ...] = (
         multiple=True,
     ),
     Option(
+        "compare",
+        "Collect nothing: compare the runs of these results files (two or more: repeat the "
+        "flag, or list the files after it) on the problems they share: each run's pass@k with "
+        "its confidence interval, each pair's paired difference with its interval and p-value, "
+        "significant after Holm's correction, the minimum detectable difference and the "
+        "problems that flip; --codegen-html writes the comparison page.",
+        str,
+        None,
+        "RESULTS",
+        multiple=True,
+    ),
+    Option(
+        "compare_out",
+        "With --codegen-compare: write the comparison as JSON to this file (runs and pairs; "
+        "see docs/comparing.md).",
+        str,
+        None,
+        "PATH",
+    ),
+    Option(
         "resume",
         "Finish the run whose --codegen-results file exists: the samples it graded are not "
         "graded again (deselected), new records are appended, and the summary covers all; "

@@ -70,10 +70,20 @@ def pytest_configure(config: pytest.Config) -> None:
     from .kinds.registry import configure_kinds
 
     configure_kinds(config)
+    if resolved.merge and resolved.compare:
+        raise pytest.UsageError(
+            "--codegen-merge and --codegen-compare do not go together: merge each run's shards"
+            " first (--codegen-merge ... --codegen-results=RUN.jsonl), then compare the runs"
+        )
     if resolved.merge:  # earlier runs' results reported as one: nothing collected or graded
         from .reporting.merge import configure_merge
 
         configure_merge(config, resolved)
+        return
+    if resolved.compare:  # earlier runs compared: nothing collected or graded
+        from .reporting.compare_run import configure_compare
+
+        configure_compare(config, resolved)
         return
     from .collect.facets import FacetSelection
     from .collect.items import BuiltinSuites

@@ -61,6 +61,8 @@ class Settings:
     list_models: bool = False  # handled before configure (plugin.pytest_cmdline_main)
     shard: tuple[int, int] | None = None  # --codegen-shard I/N
     merge: tuple[str, ...] = ()  # --codegen-merge: results files reported as one run
+    compare: tuple[str, ...] = ()  # --codegen-compare: results files compared run by run
+    compare_out: str | None = None  # --codegen-compare-out: the comparison as JSON
     data_dir: Path | None = None  # --codegen-data-dir: named suites' data placed by hand
     timeout_rule: str = "reference"  # --codegen-timeout-rule (see execution.time_limits)
     resume: bool = False  # --codegen-resume: finish the run the results file records
@@ -73,8 +75,9 @@ class Settings:
 
     @property
     def active(self) -> bool:
-        """Benchmark items are collected only when a model is given (or results merged)."""
-        return self.model is not None or bool(self.merge)
+        """Benchmark items are collected only when a model is given (or results merged or
+        compared)."""
+        return self.model is not None or bool(self.merge) or bool(self.compare)
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -225,7 +225,7 @@ def test_evalplus_rows_are_found_in_a_directory(pytester):
 
 
 def test_base_rows_follow_their_suite_and_leave_other_suites_alone():
-    from pytest_codegen.scoring import summarize
+    from pytest_codegen.scoring.passk import summarize
 
     def rec(suite, task, index, outcome, base=None):
         row = {"suite": suite, "task_id": task, "category": suite, "sample_index": index}

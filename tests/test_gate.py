@@ -5,14 +5,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codegen.gates.baseline import (
-    BOOTSTRAP,
-    MCNEMAR,
-    bootstrap_ci,
-    compare_to_baseline,
-    mcnemar_exact,
-    sign_flip_p,
-)
+from pytest_codegen.gates.baseline import BOOTSTRAP, MCNEMAR, compare_to_baseline
 from pytest_codegen.gates.thresholds import (
     Threshold,
     check_thresholds,
@@ -20,7 +13,8 @@ from pytest_codegen.gates.thresholds import (
     required_ks,
 )
 from pytest_codegen.gates.tripwire import Tripwire, failure_kind, unstable
-from pytest_codegen.scoring import summarize
+from pytest_codegen.scoring.paired import bootstrap_ci, mcnemar_exact, sign_flip_p
+from pytest_codegen.scoring.passk import summarize
 
 
 def rec(

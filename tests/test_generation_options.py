@@ -12,7 +12,7 @@ from pytest_codegen.generation.cost import parse_prices
 from pytest_codegen.generation.prompts import build_prompt, repair_prompt
 from pytest_codegen.models.base import Prompt
 from pytest_codegen.problems import MODE_JEST, Problem
-from pytest_codegen.scoring import repair_curve
+from pytest_codegen.scoring.passk import repair_curve
 
 PROBLEMS = [json.loads(line) for line in TINY.read_text().splitlines()]
 REPAIR_MARK = "This earlier answer failed the tests"

@@ -24,7 +24,7 @@ import pytest
 from pytest_codegen.reporting import html as report
 from pytest_codegen.reporting.html import page
 from pytest_codegen.reporting.results import load_results
-from pytest_codegen.scoring import summarize
+from pytest_codegen.scoring.passk import summarize
 
 KS = [1, 5, 10]
 SCRIPT_PAYLOAD = "</script><script>alert(1)</script>"
@@ -552,8 +552,21 @@ def test_browser_shows_totals_and_pass_at_k(demo: dict[str, Any]) -> None:
             if value is None:
                 assert cell.text() == "n/a"
             else:
-                assert percent(cell.text()) == pytest.approx(value, abs=0.0005 + 1e-9)
+                shown = cell.find("span", class_="pk").find("span").text()
+                assert percent(shown) == pytest.approx(value, abs=0.0005 + 1e-9)
                 assert float(cell.attrs["data-value"]) == pytest.approx(value)
+                # the 95% interval beside it: its ends, and its half-width in points
+                low, high = row["ci"][str(k)]
+                ci = cell.find("span", class_="ci")
+                ends = [float(x) for x in ci.attrs["data-ci"].split()]
+                assert ends == pytest.approx([low, high])
+                if abs((value - low) - (high - value)) < 5e-4:
+                    assert float(ci.text().lstrip("± ")) == pytest.approx(
+                        (high - low) * 50, abs=0.05 + 1e-9
+                    )
+                else:  # cut at 0 or 1: its ends
+                    ends = [float(x) / 100 for x in ci.text().split("–")]
+                    assert ends == pytest.approx([low, high], abs=0.0005 + 1e-9)
     # the whole-suite rows agree with pass@k computed here from the raw records
     for suite in ("humaneval", "webapp"):
         members = [nc for (s, _), nc in pairs.items() if s == suite]

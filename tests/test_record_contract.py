@@ -8,7 +8,7 @@ import json
 from pytest_codegen.gates.baseline import compare_to_baseline
 from pytest_codegen.reporting.html import report_data
 from pytest_codegen.reporting.results import load_results
-from pytest_codegen.scoring import per_problem, summarize
+from pytest_codegen.scoring.passk import per_problem, summarize
 
 
 def record(task: str, index: int, outcome: str) -> dict:

@@ -14,7 +14,7 @@ from fake_providers import FakeProviders
 from socket_host import SocketHost
 
 from pytest_codegen.collect.builtin_suites import builtin_suites
-from pytest_codegen.scoring import summarize
+from pytest_codegen.scoring.passk import summarize
 
 EVERYDAY = [
     json.loads(line)

@@ -5,7 +5,7 @@ from itertools import combinations
 
 import pytest
 
-from pytest_codegen.scoring import pass_at_k, summarize
+from pytest_codegen.scoring.passk import pass_at_k, summarize
 
 
 def brute_force_pass_at_k(n: int, c: int, k: int) -> float:

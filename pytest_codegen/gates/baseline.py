@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import random
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..scoring import pass_at_k, per_problem
+from ..scoring.paired import MCNEMAR, bootstrap_ci, mcnemar_exact, sign_flip_p
+from ..scoring.passk import pass_at_k, per_problem
 
-MCNEMAR = "McNemar exact"
 BOOTSTRAP = "paired bootstrap"
 NO_TEST = "none"
 MAX_LISTED = 20
@@ -216,87 +214,3 @@ def compare_to_baseline(
         delta < 0 and p_value < alpha,
         **common,
     )
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    # Exact integer tail over 2**n: no rounding until the one division.
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
-    return min(1.0, 2 * tail / 2**n)
-
-
-def sign_flip_p(
-    diffs: Sequence[float], *, resamples: int = 10_000, seed: int = 0, max_exact: int = 200_000
-) -> tuple[float, bool]:
-    """Two-sided p-value of the paired sign-flip test that the mean of ``diffs`` is 0.
-
-    p = P(|sum of s_i * d_i| >= |sum of d_i|) with independent fair signs s_i. Computed
-    exactly when the distribution of the signed sum has at most ``max_exact`` distinct values
-    (always, for pass/fail differences), else estimated from ``resamples`` random sign
-    vectors as ``(count + 1) / (resamples + 1)`` so it never claims p = 0. Returns
-    ``(p, exact)``.
-    """
-    # Integer units of 1e-9: sums are exact, so a tie with the observed sum is a tie.
-    units = [round(d * 1e9) for d in diffs]
-    units = [u for u in units if u != 0]
-    if not units:
-        return 1.0, True
-    observed = abs(sum(units))
-    # Equal magnitudes are grouped: a group of m contributes v * (2 * positives - m), with
-    # positives ~ Bin(m, 1/2). pass@k takes few distinct values, so there are few groups.
-    groups = sorted(Counter(abs(u) for u in units).items())
-    dist = _signed_sum_distribution(groups, max_exact)
-    if dist is not None:
-        total = 2 ** len(units)
-        return min(1.0, sum(w for v, w in dist.items() if abs(v) >= observed) / total), True
-    rng = random.Random(seed)
-    extreme = 0
-    for _ in range(resamples):
-        flipped = sum(v * (2 * rng.getrandbits(m).bit_count() - m) for v, m in groups)
-        extreme += abs(flipped) >= observed
-    return (extreme + 1) / (resamples + 1), False
-
-
-def _signed_sum_distribution(
-    groups: Sequence[tuple[int, int]], limit: int
-) -> dict[int, int] | None:
-    """{signed sum: number of sign vectors giving it}, or None past ``limit`` distinct sums."""
-    dist = {0: 1}
-    for value, m in groups:
-        weights = [math.comb(m, j) for j in range(m + 1)]
-        if len(dist) * (m + 1) > 10 * limit:  # bound the work, not just the result
-            return None
-        grown: dict[int, int] = {}
-        for total, weight in dist.items():
-            for j, ways in enumerate(weights):
-                key = total + value * (2 * j - m)
-                grown[key] = grown.get(key, 0) + weight * ways
-        if len(grown) > limit:
-            return None
-        dist = grown
-    return dist
-
-
-def bootstrap_ci(
-    diffs: Sequence[float], *, resamples: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
-    """95% percentile CI of the mean of ``diffs``, from a bootstrap over its elements."""
-    if not diffs:
-        raise ValueError("bootstrap_ci needs at least one difference")
-    if resamples <= 0:
-        raise ValueError(f"resamples must be positive, not {resamples}")
-    rng = random.Random(seed)
-    n = len(diffs)
-    means = sorted(math.fsum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
-    return _percentile(means, 0.025), _percentile(means, 0.975)
-
-
-def _percentile(ordered: Sequence[float], q: float) -> float:
-    """Linear-interpolated quantile of already sorted values."""
-    pos = q * (len(ordered) - 1)
-    low = math.floor(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)

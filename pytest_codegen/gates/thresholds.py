@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from .. import outcomes
-from ..scoring import Row
+from ..scoring.passk import Row
 
 # Scores are means of floats: 4/5 may come out as 0.7999999999999999. A threshold the score
 # meets up to rounding is met.

@@ -79,8 +79,15 @@ def run_identity(settings: Settings, model: Any = None) -> dict[str, Any]:
 def identity(records: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
     """Each identity field the records state, with every value they give it (as shown)."""
     found: dict[str, set[str]] = {}
+    last: tuple[Any, ...] | None = None
     for record in records:
         run = record.get("run")
+        # A run's records state the same identity line after line: compared as parsed (a
+        # dict comparison), not shown again.
+        stated = (run, record.get("model"), record.get("data"), record.get("suite"))
+        if stated == last:
+            continue
+        last = stated
         fields = dict(run) if isinstance(run, Mapping) else {}
         if record.get("model"):
             fields["model"] = record["model"]

@@ -33,17 +33,7 @@ def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str,
     records: list[dict[str, Any]] = []
     files: list[tuple[str, list[dict[str, Any]]]] = []
     for name in paths:
-        path = Path(config.invocation_params.dir) / name
-        try:
-            loaded = load_results(path)
-        except (OSError, ValueError) as e:
-            raise pytest.UsageError(f"--codegen-merge: {e}") from None
-        for number, record in enumerate(loaded, 1):
-            if not isinstance(record.get("nodeid"), str) or "outcome" not in record:
-                raise pytest.UsageError(
-                    f"--codegen-merge: {path}: record {number} is not a sample record"
-                    " (no nodeid or outcome)"
-                )
+        loaded = read_sample_records(config, "--codegen-merge", name)
         records.extend(loaded)
         files.append((name, loaded))
     unlike = first_difference(files)
@@ -52,11 +42,28 @@ def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str,
     return records
 
 
+def read_sample_records(config: pytest.Config, flag: str, name: str) -> list[dict[str, Any]]:
+    """The records of the results file ``name`` (relative to where pytest was started);
+    ``UsageError`` (one line, starting with ``flag``) on a file that cannot be read or a line
+    that is not a sample record."""
+    path = Path(config.invocation_params.dir) / name
+    try:
+        loaded = load_results(path)
+    except (OSError, ValueError) as e:
+        raise pytest.UsageError(f"{flag}: {e}") from None
+    for number, record in enumerate(loaded, 1):
+        if not isinstance(record.get("nodeid"), str) or "outcome" not in record:
+            raise pytest.UsageError(
+                f"{flag}: {path}: record {number} is not a sample record (no nodeid or outcome)"
+            )
+    return loaded
+
+
 def configure_merge(config: pytest.Config, settings: Settings) -> None:
     """Set up a merging run: nothing collected, the files' records reported."""
     from ..controller import RunReporter
 
-    _refuse_grading_flags(config)
+    refuse_grading_flags(config, "--codegen-merge", "reports the runs in its files")
     records = read_merged(config, settings.merge)
     # Reading files is nothing to spread over workers: one process, with or without -n.
     if hasattr(config.option, "dist"):
@@ -72,13 +79,14 @@ def configure_merge(config: pytest.Config, settings: Settings) -> None:
 GRADING_FLAGS = ("model", "suite", "samples", "build", "shard", "resume")
 
 
-def _refuse_grading_flags(config: pytest.Config) -> None:
-
+def refuse_grading_flags(config: pytest.Config, flag: str, what: str) -> None:
+    """``UsageError`` for a flag that asks to generate or grade, given with ``flag`` (which
+    ``what`` and grades nothing)."""
     for opt in OPTIONS:
         if opt.name in GRADING_FLAGS and config.getoption(opt.flag_name) not in (None, [], False):
             raise pytest.UsageError(
-                f"--codegen-merge reports the runs in its files and grades nothing:"
-                f" {opt.flag_name} would not be used (drop it, or run without --codegen-merge)"
+                f"{flag} {what} and grades nothing:"
+                f" {opt.flag_name} would not be used (drop it, or run without {flag})"
             )
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import outcomes
 from ..datasets.content import describe_all
-from ..scoring import repair_curve
+from ..scoring.passk import repair_curve
 from .terminal import format_table, generation_lines, repair_lines
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import outcomes
-from ..scoring import Row
+from ..scoring.passk import Row
 
 # Outcome columns of the table, short enough to keep it narrow.
 COLUMNS = (
@@ -38,7 +38,7 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
     header = (
         ["suite", "category", "problems", "samples"]
         + [c for _, c in COLUMNS]
-        + [f"pass@{k}" for k in ks]
+        + [name for k in ks for name in (f"pass@{k}", "ci95")]
     )
     body = []
     single = _single_category_suites(rows)
@@ -53,7 +53,7 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
                 str(row.samples),
             ]
             + [str(row.counts.get(o, 0)) for o, _ in COLUMNS]
-            + [("n/a" if row.pass_at_k[k] is None else f"{row.pass_at_k[k]:.3f}") for k in ks]
+            + [cell for k in ks for cell in _score_cells(row.pass_at_k[k], row.ci.get(k))]
         )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
@@ -62,7 +62,27 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
         right = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
         return "  ".join(left + right).rstrip()
 
-    return [fmt(header)] + [fmt(r) for r in body]
+    return [fmt(header)] + [fmt(r) for r in body] + interval_notes(rows)
+
+
+def _score_cells(value: float | None, ci: tuple[float, float] | None) -> tuple[str, str]:
+    """A pass@k and its interval, each one word (the table is read by splitting lines)."""
+    if value is None:
+        return "n/a", "n/a"
+    return f"{value:.3f}", "n/a" if ci is None else f"[{ci[0]:.3f},{ci[1]:.3f}]"
+
+
+def interval_notes(rows: Sequence[Row]) -> list[str]:
+    """The footnote saying what the intervals are, and which suites' are clustered."""
+    clustered = [
+        f"{row.suite} by its {row.clusters} categories"
+        for row in rows
+        if row.category is None and row.clusters
+    ]
+    note = "ci95: the 95% interval of the pass@k before it (standard error over problems"
+    if clustered:
+        note += "; clustered: " + ", ".join(clustered)
+    return [note + ")"]
 
 
 def _quantile(values: Sequence[float], q: float) -> float:

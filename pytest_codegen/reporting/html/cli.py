@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...scoring import summarize
+from ...scoring.passk import summarize
 from ..results import load_results
 from .data import DEFAULT_KS, shown_text
 from .page import write_html

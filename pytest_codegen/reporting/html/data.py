@@ -11,7 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ... import outcomes
-from ...scoring import latest_samples, pass_at_k
+from ...scoring.intervals import clusters_across_suites, mean_interval
+from ...scoring.passk import latest_samples, pass_at_k
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
 
@@ -139,6 +140,19 @@ def _overall(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[s
     return result
 
 
+def _overall_ci(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[str, Any]:
+    """The 95% interval of each overall pass@k (clustered by category as a suite's row is,
+    in the suites that have several)."""
+    ordered = sorted(problems, key=lambda p: (p["suite"], p["task_id"]))
+    clusters = clusters_across_suites([(p["suite"], p["category"], p["task_id"]) for p in ordered])
+    result: dict[str, Any] = {}
+    for k in ks:
+        values = [p["pass_at_k"][str(k)] for p in ordered]
+        ok = bool(values) and all(v is not None for v in values)
+        result[str(k)] = list(mean_interval(values, clusters)) if ok else None
+    return result
+
+
 def _ks(meta: Mapping[str, Any], summary: Sequence[Mapping[str, Any]]) -> list[int]:
     ks = meta.get("k")
     if isinstance(ks, int) and not isinstance(ks, bool):
@@ -180,6 +194,7 @@ def report_data(
             "passed": counts.get(outcomes.PASSED, 0),
             "counts": counts,
             "pass_at_k": _overall(problems, ks),
+            "ci": _overall_ci(problems, ks),
         },
         "problems": problems,
     }

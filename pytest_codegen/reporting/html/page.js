@@ -232,9 +232,10 @@
     box.appendChild(card('passed', 'Passed samples', num(t.passed),
       t.graded ? pct(t.passed / t.graded) + ' of graded' : 'none graded', t.passed));
     KS.forEach(function (k) {
-      var v = t.pass_at_k[String(k)];
+      var v = t.pass_at_k[String(k)], ci = (t.ci || {})[String(k)];
       box.appendChild(card('pass@' + k, 'pass@' + k, pct(v),
-        v == null ? 'a problem has fewer than ' + k + ' graded samples' : 'mean over problems',
+        v == null ? 'a problem has fewer than ' + k + ' graded samples'
+          : 'mean over problems' + (ci ? ', 95% CI ' + pct(ci[0]) + '–' + pct(ci[1]) : ''),
         v == null ? '' : v));
     });
     var legend = el('div', { 'class': 'legend' });
@@ -286,8 +287,18 @@
             title: 'some problem has fewer than ' + k + ' graded samples'
           }));
         } else {
+          var ci = (row.ci || {})[String(k)];
           cell.appendChild(el('span', { 'class': 'pk' }, [
             el('span', { text: pct(v) }),
+            ci ? el('span', {
+              'class': 'ci', 'data-ci': ci[0] + ' ' + ci[1],
+              // an interval cut at 0 or 1 is not symmetric: its ends, not a half-width
+              text: Math.abs((v - ci[0]) - (ci[1] - v)) < 5e-4
+                ? '± ' + ((ci[1] - ci[0]) * 50).toFixed(1)
+                : (ci[0] * 100).toFixed(1) + '–' + (ci[1] * 100).toFixed(1),
+              title: '95% interval ' + pct(ci[0]) + '–' + pct(ci[1]) +
+                (row.clusters ? ', clustered by ' + row.clusters + ' categories' : '')
+            }) : null,
             el('span', { 'class': 'mini' }, [el('i', { style: 'width:' + (100 * v) + '%' })])
           ]));
         }

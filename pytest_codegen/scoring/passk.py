@@ -11,7 +11,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import outcomes
+from .. import outcomes
+from .intervals import clusters_of, mean_interval
 
 
 def pass_at_k(n: int, c: int, k: int) -> float | None:
@@ -41,6 +42,9 @@ class Row:
     samples: int = 0
     counts: Counter[str] = dataclasses.field(default_factory=Counter)
     pass_at_k: dict[int, float | None] = dataclasses.field(default_factory=dict)
+    # each pass@k's 95% interval over problems (None where pass@k is n/a)
+    ci: dict[int, tuple[float, float] | None] = dataclasses.field(default_factory=dict)
+    clusters: int = 0  # categories the interval is clustered by (0: problems independent)
     base_of: str | None = None  # a "(base tests)" row: the HumanEval+/MBPP+ suite it scores
 
     def to_json(self) -> dict[str, Any]:
@@ -51,6 +55,8 @@ class Row:
             "samples": self.samples,
             "counts": {o: self.counts.get(o, 0) for o in outcomes.ALL},
             "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
+            "ci": {str(k): None if v is None else list(v) for k, v in self.ci.items()},
+            "clusters": self.clusters,
         }
         if self.base_of is not None:
             data["base_of"] = self.base_of
@@ -92,8 +98,9 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
     A problem contributes ``n`` = its graded samples (missing and API-error samples are not
     graded) and ``c`` = those that passed, counted by :func:`per_problem`. A row's pass@k is
     the mean over its problems; it is ``None`` (n/a) when some problem has fewer than k graded
-    samples (but at least one). A HumanEval+/MBPP+ suite is followed by its base-only score
-    (see :func:`_with_base_rows`).
+    samples (but at least one). Its 95% interval is the standard error over those problems
+    (:mod:`.intervals`), clustered by category in a suite's row when the suite has several.
+    A HumanEval+/MBPP+ suite is followed by its base-only score (see :func:`_with_base_rows`).
     """
     samples = latest_samples(records)
     category_of: dict[tuple[str, str], str] = {}
@@ -105,9 +112,12 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
             counts[group][rec["outcome"]] += 1
 
     groups: dict[tuple[str, str | None], list[tuple[int, int]]] = defaultdict(list)
-    for key, (n, c) in per_problem(samples).items():
-        groups[(key[0], None)].append((n, c))
-        groups[(key[0], category_of[key])].append((n, c))
+    categories: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    # Sorted by problem, so the sums (and the interval's last digits) follow no file order.
+    for key, (n, c) in sorted(per_problem(samples).items()):
+        for group in ((key[0], None), (key[0], category_of[key])):
+            groups[group].append((n, c))
+            categories[group].append(category_of[key])
 
     rows = []
     for suite, category in sorted(groups, key=lambda g: (g[0], g[1] is not None, g[1] or "")):
@@ -117,11 +127,21 @@ def summarize(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[R
         # A problem with no graded sample at all (all missing) has nothing to score; it shows in
         # the outcome counts. One with some, but fewer than k, makes pass@k undefined.
         graded = [(n, c) for n, c in members if n > 0]
+        clusters = clusters_of(
+            [
+                cat
+                for (n, _), cat in zip(members, categories[(suite, category)], strict=True)
+                if n > 0
+            ]
+        )
+        row.clusters = len(set(clusters)) if clusters else 0
         for k in ks:
             scores = [pass_at_k(n, c, k) for n, c in graded] or [None]
-            row.pass_at_k[k] = (
-                None if any(s is None for s in scores) else sum(scores) / len(scores)  # type: ignore[arg-type]
-            )
+            if any(s is None for s in scores):
+                row.pass_at_k[k] = row.ci[k] = None
+            else:
+                row.pass_at_k[k] = sum(scores) / len(scores)  # type: ignore[arg-type]
+                row.ci[k] = mean_interval(scores, clusters)  # type: ignore[arg-type]
         rows.append(row)
     return _with_base_rows(rows, samples, ks)
 

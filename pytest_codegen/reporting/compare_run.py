@@ -1,0 +1,177 @@
+"""``--codegen-compare a.jsonl b.jsonl ...``: the runs of several results files compared
+(:mod:`.comparison`), as a pytest run that collects and grades nothing, as ``--codegen-merge``
+is: the terminal shows the leaderboard, the pairs and the flips; ``--codegen-compare-out``
+writes the JSON for scripts and ``--codegen-html`` the comparison page.
+
+Files are named by the flag (repeated) or listed after it: a comparison collects nothing, so
+the command line's other arguments can only be more results files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..scoring.intervals import interval_text
+from ..settings import Settings
+from .comparable import differences, identity
+from .comparison import Comparison, compare_runs
+from .merge import read_sample_records, refuse_grading_flags
+
+FLAG = "--codegen-compare"
+MAX_FLIPS_LISTED = 10
+
+
+def configure_compare(config: pytest.Config, settings: Settings) -> None:
+    """Set up a comparing run: the files read and checked now (a bad one is one line)."""
+    refuse_grading_flags(config, FLAG, "compares the runs in its files")
+    names = [*settings.compare, *(config.option.file_or_dir or ())]
+    if len(names) < 2:
+        raise pytest.UsageError(
+            f"{FLAG} compares two or more results files; got {len(names)}: {', '.join(names)}"
+        )
+    runs = [(name, read_sample_records(config, FLAG, name)) for name in names]
+    first_name, first = runs[0]
+    ours = identity(first)
+    for name, records in runs[1:]:
+        # The model is what a comparison compares; nothing else may differ.
+        unlike = differences(ours, identity(records), ignore=("model",))
+        if unlike:
+            raise pytest.UsageError(
+                f"{FLAG}: {name} is not comparable with {first_name}: " + "; ".join(unlike)
+            )
+    config.option.file_or_dir = []  # files to compare, not paths to collect
+    config.args = []
+    # Reading files is nothing to spread over workers: one process, with or without -n.
+    if hasattr(config.option, "dist"):
+        config.option.dist = "no"
+    config.pluginmanager.register(ComparedRuns(settings, runs), "codegen-compare")
+
+
+class ComparedRuns:
+    """Replaces collection and the test loop of a comparing run, and reports it."""
+
+    def __init__(self, settings: Settings, runs: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        self.settings = settings
+        self.runs = runs
+        self.comparison: Comparison | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        session.items = []
+        return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        self.comparison = compare_runs(self.runs, self.settings.k)
+        # Not "no tests collected": every run's samples were read.
+        session.testscollected = sum(len(records) for _, records in self.runs)
+        session.testsfailed = 0
+        return True
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.comparison is None:
+            return
+        base = Path(session.config.invocation_params.dir)
+        if self.settings.compare_out:
+            out = base / self.settings.compare_out
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(self.comparison.to_json(), indent=2) + "\n")
+        if self.settings.html is not None:
+            from .html.compare_page import write_compare_html
+
+            write_compare_html(base / self.settings.html, self.comparison)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.comparison is None:
+            return
+        tr = terminalreporter
+        tr.write_sep("=", f"codegen: comparison of {len(self.runs)} runs")
+        for line in comparison_lines(self.comparison):
+            tr.write_line(line)
+        if self.settings.compare_out:
+            tr.write_line(f"comparison (JSON): {self.settings.compare_out}")
+        if self.settings.html is not None:
+            tr.write_line(f"comparison page: {self.settings.html}")
+
+
+def comparison_lines(comparison: Comparison) -> list[str]:
+    """The comparison as text: the leaderboard, the pairs, the flips."""
+    c = comparison
+    lines = [
+        f"{len(c.problems)} problems graded in every run"
+        + (f" ({c.left_out} graded in some runs only are left out)" if c.left_out else "")
+        + (f"; intervals clustered by {c.clusters} categories" if c.clusters else "")
+    ]
+    ranked = sorted(c.runs, key=lambda r: -(r.pass_at_k.get(c.k) or 0.0))
+    table = [["rank", "run", "model", *(f"pass@{k}" for k in c.ks)]]
+    for rank, run in enumerate(ranked, 1):
+        table.append(
+            [str(rank), run.name, run.model]
+            + [interval_text(run.pass_at_k[k], run.ci[k]) for k in c.ks]
+        )
+    lines += _aligned(table)
+    lines.append("pass@k ± its 95% interval (standard error over problems)")
+    if not c.pairs:
+        return lines
+    lines.append("")
+    lines.append(
+        f"pairs (pass@{c.k}, a - b): * significant at {c.alpha:g} after Holm's correction "
+        f"for {len(c.pairs)} pairs; mdd: the minimum detectable difference (80% power)"
+    )
+    table = [["a", "b", "diff", "95% CI", "p", "p (Holm)", "", "mdd", "test"]]
+    for pair in c.pairs:
+        table.append(
+            [
+                pair.a,
+                pair.b,
+                f"{pair.diff:+.3f}",
+                f"[{pair.ci[0]:+.3f}, {pair.ci[1]:+.3f}]",
+                f"{pair.p:.3g}",
+                f"{pair.p_holm:.3g}",
+                "*" if pair.significant else "",
+                f"{pair.mdd:.3f}",
+                pair.test,
+            ]
+        )
+    lines += _aligned(table)
+    for pair in c.pairs:
+        if pair.significant or pair.diff == 0 or abs(pair.diff) >= pair.mdd:
+            continue
+        more = []
+        if pair.problems_needed is not None:
+            more.append(f"about {pair.problems_needed} problems like these")
+        if pair.samples_needed is not None:
+            more.append(f"{pair.samples_needed} samples a problem")
+        if more:
+            lines.append(
+                f"{pair.a} vs {pair.b}: {pair.diff:+.3f} is below the mdd {pair.mdd:.3f};"
+                f" it would be detectable with {' or '.join(more)}"
+            )
+    lines.append("")
+    for pair in c.pairs:
+        if not pair.flips:
+            continue
+        a_wins = [f for f in pair.flips if f.score_a > f.score_b]
+        b_wins = [f for f in pair.flips if f.score_a < f.score_b]
+        lines.append(
+            f"flips {pair.a} vs {pair.b}: {len(a_wins)} only {pair.a} solves, "
+            f"{len(b_wins)} only {pair.b} solves"
+        )
+        for who, flips in ((pair.a, a_wins), (pair.b, b_wins)):
+            if flips:
+                shown = ", ".join(f.task_id for f in flips[:MAX_FLIPS_LISTED])
+                rest = len(flips) - MAX_FLIPS_LISTED
+                lines.append(f"  {who}: {shown}" + (f" and {rest} more" if rest > 0 else ""))
+    return lines
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]

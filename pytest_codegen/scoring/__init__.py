@@ -1,0 +1,2 @@
+"""5. Scoring: pass@k (passk), its intervals (intervals) and paired tests between runs
+(paired)."""
