@@ -8,7 +8,17 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from .option_values import iso_date, release
+from .option_values import (
+    choice,
+    iso_date,
+    k_list,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    release,
+    shard,
+    unit_float,
+)
 
 # Default absolute cap on a sample's limit, which is derived from its problem's reference
 # (execution.time_limits): HumanEval's grader uses 3 s; a correct answer must never time out
@@ -34,65 +44,6 @@ class Option:
     @property
     def ini_name(self) -> str:
         return "codegen_" + self.name
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError("must be at least 1")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError("must not be negative")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise ValueError("must be a positive number")
-    return value
-
-
-def _k_list(text: str) -> tuple[int, ...]:
-    ks = sorted({_positive_int(part.strip()) for part in text.split(",") if part.strip()})
-    if not ks:
-        raise ValueError("needs at least one k, e.g. 1,5,10")
-    return tuple(ks)
-
-
-def _choice(*values: str) -> Callable[[str], str]:
-    """A parser that takes one of ``values``, naming them all when it refuses."""
-    allowed = ", ".join(values[:-1]) + " or " + values[-1]
-
-    def parse(text: str) -> str:
-        if text not in values:
-            raise ValueError(f"must be {allowed}")
-        return text
-
-    return parse
-
-
-def _unit_float(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 2.0:
-        raise ValueError("must be between 0 and 2")
-    return value
-
-
-def _parse_shard(text: str) -> tuple[int, int]:
-    """``"2/3"`` -> ``(2, 3)``; raises ``ValueError`` unless it is ``I/N`` with 1 <= I <= N."""
-    index, slash, total = text.partition("/")
-    try:
-        i, n = int(index), int(total)
-    except ValueError:
-        i = n = 0
-    if not slash or not 1 <= i <= n:
-        raise ValueError("must be I/N with 1 <= I <= N, e.g. 2/3")
-    return i, n
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -125,14 +76,14 @@ OPTIONS: tuple[Option, ...] = (
         "upstream file or tree): used instead of downloading, after checking its hash.",
         metavar="DIR",
     ),
-    Option("samples", "Samples per problem (n of pass@k).", _positive_int, 1, "N"),
-    Option("k", "The k values of pass@k, comma-separated.", _k_list, (1, 5, 10), "LIST"),
+    Option("samples", "Samples per problem (n of pass@k).", positive_int, 1, "N"),
+    Option("k", "The k values of pass@k, comma-separated.", k_list, (1, 5, 10), "LIST"),
     Option(
         "timeout",
         "Wall-clock limit for executing one sample, in seconds: the absolute cap over "
         "--codegen-timeout-rule's limit (default: the suite's own, as Exec-CSN's 10 s, else 10; "
         "HumanEval+/MBPP+ keep EvalPlus's per-input limits).",
-        _positive_float,
+        positive_float,
         DEFAULT_TIMEOUT_S,
         "SECONDS",
     ),
@@ -141,7 +92,7 @@ OPTIONS: tuple[Option, ...] = (
         "reference: each problem's limit is 10 x its reference solution's time on this host "
         "(measured once per host), at least the suite grader's own (HumanEval: 3 s), at most "
         "--codegen-timeout; flat: --codegen-timeout for every sample.",
-        _choice("reference", "flat"),
+        choice("reference", "flat"),
         "reference",
         "reference|flat",
     ),
@@ -149,7 +100,7 @@ OPTIONS: tuple[Option, ...] = (
         "memory",
         "Memory limit for one sample's process, in MiB (default: the suite's own, as "
         "Exec-CSN's and EvalPlus's 4096, else 2048).",
-        _positive_int,
+        positive_int,
         DEFAULT_MEMORY_MB,
         "MIB",
     ),
@@ -158,16 +109,16 @@ OPTIONS: tuple[Option, ...] = (
         "harness: a program whose suite's harness fails runs that write certain words to "
         "stderr fails here too (Exec-CSN: ERROR, Error or error, even in a warning); off: "
         "its exit and tests alone decide.",
-        _choice("harness", "off"),
+        choice("harness", "off"),
         "harness",
         "harness|off",
     ),
     Option("results", "Write one JSON line per sample to this file.", str, None, "PATH"),
     Option("system_prompt", "System message sent with every prompt.", str, None, "TEXT"),
-    Option("temperature", "Sampling temperature.", _unit_float, None, "T"),
+    Option("temperature", "Sampling temperature.", unit_float, None, "T"),
     Option("top_p", "Nucleus sampling probability.", float, None, "P"),
-    Option("top_k", "Top-k sampling.", _positive_int, None, "K"),
-    Option("max_tokens", "Maximum tokens per completion.", _positive_int, None, "N"),
+    Option("top_k", "Top-k sampling.", positive_int, None, "K"),
+    Option("max_tokens", "Maximum tokens per completion.", positive_int, None, "N"),
     Option("presence_penalty", "Presence penalty.", float, None, "X"),
     Option("frequency_penalty", "Frequency penalty.", float, None, "X"),
     Option("seed", "Sampling seed, for providers that accept one.", int, None, "N"),
@@ -183,7 +134,7 @@ OPTIONS: tuple[Option, ...] = (
         "concurrency",
         "Model requests in flight at once, for the whole run: every xdist worker on this "
         "machine takes from one budget, cut while the provider answers 429 and grown again.",
-        _positive_int,
+        positive_int,
         100,
         "N",
     ),
@@ -191,7 +142,7 @@ OPTIONS: tuple[Option, ...] = (
         "request_timeout",
         "Seconds a model request may wait for the next bytes of its reply: between two "
         "chunks of a streamed reply, for the whole reply otherwise.",
-        _positive_float,
+        positive_float,
         120.0,
         "SECONDS",
     ),
@@ -199,14 +150,14 @@ OPTIONS: tuple[Option, ...] = (
         "max_retry_wait",
         "Longest total wait, in seconds, before retrying one model request (rate limits, "
         "server errors); a longer wait the provider asks for ends the request as an API error.",
-        _positive_float,
+        positive_float,
         300.0,
         "SECONDS",
     ),
     Option(
         "requests_per_minute",
         "Rate limit on model requests, shared by every pytest process on this machine.",
-        _positive_float,
+        positive_float,
         None,
         "N",
     ),
@@ -214,7 +165,7 @@ OPTIONS: tuple[Option, ...] = (
         "tokens_per_minute",
         "Rate limit on model tokens (prompt and completion), shared "
         "by every pytest process on this machine.",
-        _positive_float,
+        positive_float,
         None,
         "N",
     ),
@@ -242,7 +193,7 @@ OPTIONS: tuple[Option, ...] = (
         "repair_rounds",
         "Error-debugging rounds: a failed sample is asked again with its "
         "code and test log, up to N times; the summary shows pass@1 after each round.",
-        _non_negative_int,
+        non_negative_int,
         0,
         "N",
     ),
@@ -310,14 +261,14 @@ OPTIONS: tuple[Option, ...] = (
         "reruns",
         "Execute failed and timed-out samples up to N more times; samples whose "
         "verdict changes are counted as unstable.",
-        _non_negative_int,
+        non_negative_int,
         0,
         "N",
     ),
     Option(
         "tripwire",
         "Stop grading a suite whose first N graded samples all fail the same way (0 disables).",
-        _non_negative_int,
+        non_negative_int,
         20,
         "N",
     ),
@@ -325,7 +276,7 @@ OPTIONS: tuple[Option, ...] = (
         "cpu_pinning",
         "auto: with one xdist worker per usable CPU, each worker grades "
         "Python samples on a CPU of its own, and runs them there; off: never pin.",
-        _choice("auto", "off"),
+        choice("auto", "off"),
         "auto",
         "auto|off",
     ),
@@ -336,7 +287,7 @@ OPTIONS: tuple[Option, ...] = (
         "prompt, or as the whole program); auto: per source (a replayed human-eval "
         "completion is appended to the prompt as written, an EvalPlus solution runs whole, "
         "a model's reply is extracted).",
-        _choice("auto", "always", "never"),
+        choice("auto", "always", "never"),
         "auto",
         "auto|always|never",
     ),
@@ -345,7 +296,7 @@ OPTIONS: tuple[Option, ...] = (
         "Grade only shard I of N (1-based), e.g. 2/3: a share of the problems chosen by a hash "
         "of suite and problem id, the same on every machine; merge the shards' results files "
         "with --codegen-merge.",
-        _parse_shard,
+        shard,
         None,
         "I/N",
     ),
