@@ -57,6 +57,7 @@ class SampleRecord(_Required, total=False):
     time_limit: dict[str, Any]  # the limit it ran under and how it was derived (time_limits)
     timeout_rerun: bool  # its first run timed out; `outcome` is its second run's
     run: dict[str, Any]  # what makes runs comparable (reporting.comparable)
+    attempts: list[dict[str, str]]  # what it tried besides answering (attempts.py)
 
 
 def make_record(
@@ -89,6 +90,7 @@ def make_record(
         "completion": completion.text if completion is not None else None,
         "code": code,
         "error": short_error(error),
+        "attempts": list(verdict.attempts) if verdict is not None else [],
     }
     data = data_identity(problem)
     if data is not None:
@@ -132,6 +134,7 @@ def missing_record(nodeid: str, model: str, reason: str, problem: Any = None) ->
         "completion": None,
         "code": "",
         "error": reason,
+        "attempts": [],
     }
 
 
