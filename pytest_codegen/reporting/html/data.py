@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ... import outcomes
+from ...attempts import tally
 from ...scoring import latest_samples, pass_at_k
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
@@ -84,6 +85,11 @@ def _sample(record: Mapping[str, Any]) -> dict[str, Any]:
         "tests": tests,
         "stdout": shown_text(record.get("stdout"), MAX_OUTPUT_CHARS),
         "stderr": shown_text(record.get("stderr"), MAX_OUTPUT_CHARS),
+        "attempts": [
+            {"category": shown_text(a.get("category")), "evidence": shown_text(a.get("evidence"))}
+            for a in record.get("attempts") or ()
+            if isinstance(a, Mapping)
+        ],
     }
 
 
@@ -180,6 +186,13 @@ def report_data(
             "passed": counts.get(outcomes.PASSED, 0),
             "counts": counts,
             "pass_at_k": _overall(problems, ks),
+            "attempts": attempt_counts(records),
         },
         "problems": problems,
     }
+
+
+def attempt_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """How many samples were flagged with attempts, in all and per category."""
+    flagged, per_category = tally(latest_samples(records))
+    return {"flagged": flagged, "categories": dict(sorted(per_category.items()))}
