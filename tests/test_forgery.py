@@ -116,3 +116,26 @@ def test_tampering_is_a_graded_non_pass(graded):
     assert cells["pass"] == str(passed) and cells["tamp"] == str(tampered)
     assert float(cells["pass@1"]) == pytest.approx(passed / len(SAMPLES), abs=5e-4)
     assert re.search(r"FAILED csn1\.json::101\[s0\] - tampered: caught tampering", stdout)
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a["name"] for a in ATTACKS])
+def test_an_attack_is_flagged_with_its_category(graded, attack):
+    """Its record's attempts name what it tried (docs/attempts.md); the one attack that only
+    crashes (it touches the key's page, which kills it) is seen as no more than a crash."""
+    record = graded[0][attack["name"]]
+    categories = {a["category"] for a in record["attempts"]}
+    assert set(attack["attempts"]) <= categories, record["attempts"]
+    assert bool(categories) == bool(attack["attempts"]), record["attempts"]
+    assert all(a["evidence"] for a in record["attempts"])
+
+
+@pytest.mark.parametrize("honest", HONEST, ids=[h["name"] for h in HONEST])
+def test_an_honest_program_is_not_flagged(graded, honest):
+    assert graded[0][honest["name"]]["attempts"] == []
+
+
+def test_the_summary_counts_the_flagged_samples(graded):
+    records, stdout = graded
+    flagged = [r for r in records.values() if r["attempts"]]
+    line = next(line for line in stdout.splitlines() if line.startswith("attempts: "))
+    assert line.startswith(f"attempts: {len(flagged)} samples flagged (forgery "), line

@@ -202,6 +202,16 @@ def install(attempts, workdir, paths, harness_dir):
             frame, depth = frame.f_back, depth - 1
         return False
 
+    def by_linecache():
+        # A traceback or a stack being printed (logging's stack_info, inspect.stack) reads
+        # the source of every frame, the harness's below the sample's among them.
+        frame, depth = getframe(3), 4
+        while frame is not None and depth:
+            if frame.f_code.co_filename.endswith("linecache.py"):
+                return True
+            frame, depth = frame.f_back, depth - 1
+        return False
+
     def the_graders(path):
         probe = path + "/"
         if probe.startswith(own):
@@ -230,7 +240,7 @@ def install(attempts, workdir, paths, harness_dir):
         )
         if writes and not (path + "/").startswith(own) and not path.startswith("/dev/"):
             note(GRADER_ACCESS, f"opened {path} for writing, outside its directory")
-        elif the_graders(path):
+        elif the_graders(path) and not by_linecache():
             note(GRADER_ACCESS, f"opened {path}")
 
     def classify(event, args):
