@@ -35,7 +35,7 @@ needs_root = pytest.mark.skipif(os.getuid() != 0, reason="hostile samples need t
 HONEST = {
     "stdlib": "    import collections, functools, itertools, math, re, heapq, bisect, string\n"
     "    return sum(itertools.chain([a], [b]))\n",
-    "numpy": "    import numpy as np\n    return int(np.add(np.int64(a), np.int64(b)))\n",
+    "numpy": "    import numpy as np\n    return int(np.array([a, b], dtype=object).sum())\n",
     "logging": "    import logging\n    logging.basicConfig(level=logging.INFO)\n"
     "    log = logging.getLogger('add')\n    log.info('adding %s and %s', a, b)\n"
     "    log.warning('stack', stack_info=True)\n    return a + b\n",
@@ -264,7 +264,7 @@ def test_builtin_references_and_humaneval_replays_are_not_flagged(pytester):
         "2",
     )
     assert result.ret == 0, result.stdout.str()[-2000:]
-    references = read_results(pytester.path / "r.jsonl")
+    references = read_results(pytester.path / "ref.jsonl")
     pytester.runpytest_subprocess(
         "humaneval",
         f"--codegen-model=replay:{replay}",
@@ -317,7 +317,7 @@ def test_flags_do_not_change_verdicts_and_reach_every_report(pytester, tiny, mod
     result.stdout.fnmatch_lines(["attempts: 2 samples flagged (exit-early 1, introspection 1)"])
     assert result.ret == 1  # the crash fails the run, as without flags
     page = (pytester.path / "r.html").read_text()
-    assert "called gc.get_objects" in page and '"flagged": 2' in page
+    assert "called gc.get_objects" in page and '"flagged":2' in page
 
 
 @pytest.mark.parametrize("mode", XDIST_MODES)

@@ -350,18 +350,17 @@ def _watch_environment(attempts):
 class WorldCheck:
     """What the replies and the tests' view of the sample depend on, compared with how it was
     before the sample ran: builtins, the harness's modules, ``sys.modules`` entries, the
-    interpreter's hooks and ``atexit``."""
+    interpreter's hooks; and ``atexit`` functions of the sample's own code."""
 
     def __init__(self, attempts, harness_modules):
         self.attempts = attempts
-        self.atexit = atexit
         self.watched = [("builtins", vars(builtins))] + [
             (name, vars(module)) for name, module in harness_modules
         ]
         self.copies = [dict(namespace) for _, namespace in self.watched]
         self.modules = dict(sys.modules)
         self.hooks = self._hooks()
-        self.exits = atexit._ncallbacks()
+        _watch_atexit(attempts)
 
     @staticmethod
     def _hooks():
@@ -392,10 +391,23 @@ class WorldCheck:
                 if now is not before:
                     note(PATCHING, f"replaced sys.{name}")
             self.hooks = hooks
-        exits = self.atexit._ncallbacks()
-        if exits != self.exits:
-            note(PATCHING, "registered an atexit function")
-            self.exits = exits
+
+
+def _watch_atexit(attempts):
+    """An exit function of the sample's own code is patching; libraries register theirs on
+    import (logging does), which is not. ``atexit`` raises no audit event: its ``register``
+    is watched instead."""
+    register = atexit.register
+
+    def watched(function, *args, **kwargs):
+        code = getattr(function, "__code__", None)
+        name = getattr(code, "co_filename", "")
+        if name in SAMPLE_FILES or (name.startswith("<") and not name.startswith("<frozen")):
+            attempts.note(PATCHING, f"registered an atexit function ({code.co_name})")
+        return register(function, *args, **kwargs)
+
+    watched.__name__, watched.__doc__ = register.__name__, register.__doc__
+    atexit.register = watched
 
 
 def always_equal(value):
