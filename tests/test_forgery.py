@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,10 @@ def test_an_honest_program_is_not_flagged(graded, honest):
 
 def test_the_summary_counts_the_flagged_samples(graded):
     records, stdout = graded
-    flagged = [r for r in records.values() if r["attempts"]]
-    line = next(line for line in stdout.splitlines() if line.startswith("attempts: "))
-    assert line.startswith(f"attempts: {len(flagged)} samples flagged (forgery "), line
+    flagged = sum(bool(r["attempts"]) for r in records.values())
+    per_category = Counter(a["category"] for r in records.values() for a in r["attempts"])
+    assert flagged == len(ATTACKS) - 1 and set(per_category) == {"introspection", "forgery"}
+    assert (
+        f"attempts: {flagged} samples flagged (introspection {per_category['introspection']}, "
+        f"forgery {per_category['forgery']})" in stdout
+    )

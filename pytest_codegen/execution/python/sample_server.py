@@ -13,12 +13,21 @@ import traceback
 
 import attempt_watch
 import verdict_seal
+import world_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The harness's modules: the world check watches them, and a frame of theirs is the harness's.
 # What a call returns most often: plain data, which claims no equality of its own.
 PLAIN = frozenset({int, str, float, bool, type(None), list, tuple, dict, set})
-SIBLINGS = ("wire", "confine", "landlock", "verdict_seal", "attempt_watch", "sample_server")
+SIBLINGS = (
+    "wire",
+    "confine",
+    "landlock",
+    "verdict_seal",
+    "attempt_watch",
+    "world_check",
+    "sample_server",
+)
 
 
 class Server:
@@ -135,7 +144,7 @@ class Server:
         kwargs = self.decode(req["kwargs"])
         result = target(*args, **kwargs)
         if self.attempts is not None and type(result) not in PLAIN:
-            forged = attempt_watch.always_equal(result)
+            forged = world_check.always_equal(result)
             if forged is not None:
                 self.attempts.note(attempt_watch.FORGERY, forged)
         return result
@@ -160,6 +169,6 @@ def watch(work, mark, resp_w):
     attempts = attempt_watch.Attempts(report)
     harness = [(name, sys.modules[name]) for name in SIBLINGS if name in sys.modules]
     harness.append(("child", sys.modules["__main__"]))
-    world = attempt_watch.WorldCheck(attempts, harness)
+    world = world_check.WorldCheck(attempts, harness)
     attempt_watch.install(attempts, work["workdir"], work["watch"], HERE)
     return attempts, world

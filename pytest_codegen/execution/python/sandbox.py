@@ -13,7 +13,6 @@ sample cannot forge (see ``verdict_seal.py``).
 
 from __future__ import annotations
 
-import builtins
 import collections
 import dataclasses
 import hmac
@@ -30,7 +29,13 @@ from typing import Any
 
 from ... import attempts
 from . import wire
-from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTampered, SampleTimeout
+from .errors import (
+    PlanDiverged,
+    SampleCrashed,
+    SampleTampered,
+    SampleTimeout,
+    candidate_exception,
+)
 from .verdict_seal import KEY_SIZE
 from .zygote import Zygote
 
@@ -393,24 +398,3 @@ def result_of(box: Sandbox, reply: dict[str, Any], planned: bool = False) -> Any
 def _arguments_key(args: Any, kwargs: Any) -> str:
     # As JSON text: 1, 1.0 and True are different calls, though equal as Python values.
     return json.dumps([args, kwargs], separators=(",", ":"))
-
-
-def candidate_exception(info: Any) -> BaseException:
-    """Rebuild an exception the candidate raised: a built-in type stays that type, so tests
-    like ``except ValueError`` work; anything else becomes :class:`CandidateException`."""
-    if not isinstance(info, dict):
-        return SampleCrashed("malformed exception reply")
-    name = str(info.get("type", "Exception"))
-    message = str(info.get("message", ""))
-    cls = getattr(builtins, name, None) if info.get("builtin") else None
-    exc: BaseException
-    if isinstance(cls, type) and issubclass(cls, Exception):
-        try:
-            exc = cls(message)
-        except Exception:
-            exc = CandidateException(f"{name}: {message}")
-    else:
-        exc = CandidateException(f"{name}: {message}")
-    exc.candidate_traceback = str(info.get("traceback", ""))  # type: ignore[attr-defined]
-    exc.candidate_type = name  # type: ignore[attr-defined]
-    return exc
