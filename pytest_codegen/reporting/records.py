@@ -90,7 +90,7 @@ def make_record(
         "completion": completion.text if completion is not None else None,
         "code": code,
         "error": short_error(error),
-        "attempts": list(verdict.attempts) if verdict is not None else [],
+        "attempts": list(getattr(verdict, "attempts", None) or ()),
     }
     data = data_identity(problem)
     if data is not None:

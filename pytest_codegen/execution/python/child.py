@@ -7,8 +7,10 @@ for the grader to hand it over. It must not import the plugin: its own modules a
 see, and each sample's process drops to a uid of its own under resource limits; when the
 sample ends, every process it started is killed (see ``confine.py``). Then it serves requests
 on two pipes it is handed (see :mod:`wire`: marshal frames in, JSON lines out): ``load`` a
-candidate module, ``call`` a function or method in it, or ``getattr`` of an object; what the
-sample printed is flushed to its files before every reply. A *sealed* sample (a whole program
+candidate module, ``call`` a function or method in it, or ``getattr`` of an object (see
+``sample_server.py``); what the sample printed is flushed to its files before every reply, and
+what it tried besides answering is reported as it happens (``attempt_watch.py``, whose audit
+hook is installed before the sample's code exists). A *sealed* sample (a whole program
 with its tests, ``program``) becomes a fresh interpreter instead, whose pass only the real end
 of the tests can write (see ``verdict_seal.py``).
 
