@@ -47,7 +47,8 @@ def workload(rounds: int, watch: bool) -> float:
         attempts = attempt_watch.Attempts(lambda category, evidence: None)
         world = world_check.WorldCheck(attempts, [("attempt_watch", attempt_watch)])
         workdir = tempfile.mkdtemp()
-        attempt_watch.install(attempts, workdir, ((), (), ()), str(HERE))
+        hook = attempt_watch.prepare(((), (), ()), str(HERE))
+        attempt_watch.start(hook, attempts, workdir)
     start = time.perf_counter()
     for _ in range(rounds):
         for code, entry in programs:

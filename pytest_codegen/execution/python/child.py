@@ -233,7 +233,10 @@ def zygote(sock_fd, view):
     )
     if files is not None:
         isolation += "+landlock"
-    watch = attempt_watch.grader_paths(view)
+    # The audit hook every sample's process installs, built here once (see attempt_watch.py).
+    watch = attempt_watch.prepare(
+        attempt_watch.grader_paths(view), os.path.dirname(os.path.abspath(__file__))
+    )
     # Output past a sample's file-size cap fails the write instead of killing the process:
     # ignored here once, inherited by every sample.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

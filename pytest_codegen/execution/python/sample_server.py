@@ -15,7 +15,6 @@ import attempt_watch
 import verdict_seal
 import world_check
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 # The harness's modules: the world check watches them, and a frame of theirs is the harness's.
 # What a call returns most often: plain data, which claims no equality of its own.
 PLAIN = frozenset({int, str, float, bool, type(None), list, tuple, dict, set})
@@ -170,5 +169,5 @@ def watch(work, mark, resp_w):
     harness = [(name, sys.modules[name]) for name in SIBLINGS if name in sys.modules]
     harness.append(("child", sys.modules["__main__"]))
     world = world_check.WorldCheck(attempts, harness)
-    attempt_watch.install(attempts, work["workdir"], work["watch"], HERE)
+    attempt_watch.start(work["watch"], attempts, work["workdir"])
     return attempts, world

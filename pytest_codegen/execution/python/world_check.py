@@ -10,54 +10,80 @@ import sys
 
 from attempt_watch import PATCHING, SAMPLE_FILES
 
+# What a check compares: a sample's process is a fresh fork, and every object a check touches
+# is a page it copies (~1 ms for all builtins and modules), so the names the tests and the
+# harness rely on, and the sizes of the namespaces (a name added or removed changes them).
+BUILTINS = (
+    "AssertionError",
+    "BaseException",
+    "Exception",
+    "__import__",
+    "bool",
+    "compile",
+    "dict",
+    "eval",
+    "exec",
+    "getattr",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "object",
+    "open",
+    "print",
+    "repr",
+    "setattr",
+    "str",
+    "tuple",
+    "type",
+)
+MODULES = ("builtins", "sys", "os", "posix", "marshal", "json", "traceback", "gc", "ctypes")
+HOOKS = ("excepthook", "displayhook", "breakpointhook", "unraisablehook")
+
 
 class WorldCheck:
     """What the replies and the tests' view of the sample depend on, compared with how it was
-    before the sample ran: builtins, the harness's modules, ``sys.modules`` entries, the
+    before the sample ran: builtins, the harness's modules, entries of ``sys.modules``, the
     interpreter's hooks; and ``atexit`` functions of the sample's own code."""
 
     def __init__(self, attempts, harness_modules):
         self.attempts = attempts
-        self.watched = [("builtins", vars(builtins))] + [
-            (name, vars(module)) for name, module in harness_modules
+        spaces = [("builtins", vars(builtins), BUILTINS)] + [
+            (name, vars(module), ()) for name, module in harness_modules
         ]
-        self.copies = [dict(namespace) for _, namespace in self.watched]
-        self.modules = dict(sys.modules)
-        self.hooks = self._hooks()
-        _watch_atexit(attempts)
-
-    @staticmethod
-    def _hooks():
-        return (sys.excepthook, sys.displayhook, sys.breakpointhook, sys.unraisablehook)
+        self.spaces = [
+            (name, space, len(space), _values(space, names)) for name, space, names in spaces
+        ]
+        watched = MODULES + tuple(name for name, _ in harness_modules)
+        self.modules = _values(sys.modules, watched)
+        self.hooks = _values(vars(sys), HOOKS)
+        atexit.register = _watched_register(attempts)
 
     def check(self):
-        """Note every change since the snapshot (each once); cheap when nothing changed."""
+        """Note every change since the snapshot (each once)."""
         note = self.attempts.note
-        for (name, namespace), copy in zip(self.watched, self.copies, strict=True):
-            if namespace != copy:
-                for key in namespace.keys() | copy.keys():
-                    if namespace.get(key, copy) is not copy.get(key, namespace):
-                        note(PATCHING, f"changed {name}.{key}")
-                copy.clear()
-                copy.update(namespace)
-        modules = sys.modules
-        if modules != self.modules:
-            for key, module in self.modules.items():
-                now = modules.get(key, self)
-                if now is not module:
-                    verb = "removed" if now is self else "replaced"
-                    note(PATCHING, f"{verb} sys.modules[{key!r}]")
-            self.modules = dict(modules)
-        hooks = self._hooks()
-        if hooks != self.hooks:
-            names = ("excepthook", "displayhook", "breakpointhook", "unraisablehook")
-            for name, now, before in zip(names, hooks, self.hooks, strict=True):
-                if now is not before:
-                    note(PATCHING, f"replaced sys.{name}")
-            self.hooks = hooks
+        for index, (name, space, size, values) in enumerate(self.spaces):
+            if len(space) != size:
+                note(PATCHING, f"added or removed names of {name}")
+            for key, value in values:
+                if space.get(key) is not value:
+                    note(PATCHING, f"changed {name}.{key}")
+            self.spaces[index] = (name, space, len(space), values)
+        for key, module in self.modules:
+            now = sys.modules.get(key, self)
+            if now is not module:
+                verb = "removed" if now is self else "replaced"
+                note(PATCHING, f"{verb} sys.modules[{key!r}]")
+        for key, hook in self.hooks:
+            if getattr(sys, key, None) is not hook:
+                note(PATCHING, f"replaced sys.{key}")
 
 
-def _watch_atexit(attempts):
+def _values(space, names):
+    return tuple((name, space.get(name)) for name in names if name in space)
+
+
+def _watched_register(attempts):
     """An exit function of the sample's own code is patching; libraries register theirs on
     import (logging does), which is not. ``atexit`` raises no audit event: its ``register``
     is watched instead."""
@@ -71,7 +97,7 @@ def _watch_atexit(attempts):
         return register(function, *args, **kwargs)
 
     watched.__name__, watched.__doc__ = register.__name__, register.__doc__
-    atexit.register = watched
+    return watched
 
 
 def always_equal(value):
