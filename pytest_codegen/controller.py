@@ -19,6 +19,7 @@ import pytest
 
 from . import outcomes
 from .cachedir import run_scratch
+from .gates.attempt_gate import check_attempts
 from .gates.baseline import compare_to_baseline
 from .gates.thresholds import check_thresholds
 from .generation.cost import price_of
@@ -165,6 +166,14 @@ class RunReporter:
         if self.settings.fail_under:
             self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
             failed = any(not g.passed for g in self.gate_results)
+        if self.settings.fail_on_attempts:
+            gate = check_attempts(self.records.values())
+            self.gate_results.append(gate)
+            if not gate.passed:
+                failed = True
+                # Even a run whose every sample passed: the gate is on the attempts.
+                if session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
         resume = self.config.stash.get(RESUME_KEY, None)
         resumed = list(resume.done.values()) if resume is not None else []
         if resumed:

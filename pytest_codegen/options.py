@@ -226,6 +226,14 @@ OPTIONS: tuple[Option, ...] = (
         multiple=True,
     ),
     Option(
+        "fail_on_attempts",
+        "Fail the run when any sample is flagged with an attempt on its grading (exiting "
+        "early, reaching for the grader's files, patching, ...: see docs/attempts.md); "
+        "verdicts and scores stay as they are.",
+        flag=True,
+        default=False,
+    ),
+    Option(
         "baseline",
         "An earlier --codegen-results file: compare per problem and fail on a "
         "statistically significant drop.",

@@ -52,6 +52,8 @@ class Verdict:
     mode: str = ""
     isolation: str = ""  # how the sample was confined: namespaces+uid, uid, rlimits, ...
     time_limit: dict[str, Any] | None = None  # the limit it ran under (execution.time_limits)
+    # What the sample tried besides answering (attempts.py): never part of the verdict.
+    attempts: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
     @property
     def passed(self) -> bool:

@@ -43,6 +43,7 @@ class Settings:
     node: str | None
     models: tuple[str, ...]
     fail_under: tuple[Any, ...]
+    fail_on_attempts: bool
     baseline: Path | None
     html: Path | None
     tripwire: int

@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,30 @@ def test_tampering_is_a_graded_non_pass(graded):
     assert cells["pass"] == str(passed) and cells["tamp"] == str(tampered)
     assert float(cells["pass@1"]) == pytest.approx(passed / len(SAMPLES), abs=5e-4)
     assert re.search(r"FAILED csn1\.json::101\[s0\] - tampered: caught tampering", stdout)
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a["name"] for a in ATTACKS])
+def test_an_attack_is_flagged_with_its_category(graded, attack):
+    """Its record's attempts name what it tried (docs/attempts.md); the one attack that only
+    crashes (it touches the key's page, which kills it) is seen as no more than a crash."""
+    record = graded[0][attack["name"]]
+    categories = {a["category"] for a in record["attempts"]}
+    assert set(attack["attempts"]) <= categories, record["attempts"]
+    assert bool(categories) == bool(attack["attempts"]), record["attempts"]
+    assert all(a["evidence"] for a in record["attempts"])
+
+
+@pytest.mark.parametrize("honest", HONEST, ids=[h["name"] for h in HONEST])
+def test_an_honest_program_is_not_flagged(graded, honest):
+    assert graded[0][honest["name"]]["attempts"] == []
+
+
+def test_the_summary_counts_the_flagged_samples(graded):
+    records, stdout = graded
+    flagged = sum(bool(r["attempts"]) for r in records.values())
+    per_category = Counter(a["category"] for r in records.values() for a in r["attempts"])
+    assert flagged == len(ATTACKS) - 1 and set(per_category) == {"introspection", "forgery"}
+    assert (
+        f"attempts: {flagged} samples flagged (introspection {per_category['introspection']}, "
+        f"forgery {per_category['forgery']})" in stdout
+    )

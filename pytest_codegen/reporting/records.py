@@ -97,6 +97,9 @@ class SampleRecord(_Required, total=False):
     #: What makes runs comparable: harness, Python (and Node) versions, the model's
     #: parameters, the timeout policy and the other limits.
     run: dict[str, Any]
+    #: What it tried besides answering, as ``{"category", "evidence"}`` (empty when nothing
+    #: was seen; the categories are in ``pytest_codegen.attempts``).
+    attempts: list[dict[str, str]]
 
 
 def make_record(
@@ -129,6 +132,7 @@ def make_record(
         "completion": completion.text if completion is not None else None,
         "code": code,
         "error": short_error(error),
+        "attempts": list(getattr(verdict, "attempts", None) or ()),
     }
     data = data_identity(problem)
     if data is not None:
@@ -172,6 +176,7 @@ def missing_record(nodeid: str, model: str, reason: str, problem: Any = None) ->
         "completion": None,
         "code": "",
         "error": reason,
+        "attempts": [],
     }
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .. import outcomes
 from ..datasets.content import describe_all
 from ..scoring.passk import repair_curve
-from .terminal import format_table, generation_lines, repair_lines
+from .terminal import attempt_lines, format_table, generation_lines, repair_lines
 
 if TYPE_CHECKING:
     from ..controller import RunReporter
@@ -33,6 +33,9 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             red=not gate.passed,
             green=gate.passed,
         )
+    graded = [r for r in reporter.records.values() if "build" not in r]
+    for line in attempt_lines(graded):
+        tr.write_line(line, yellow=True)
     if reporter.comparison is not None:
         tr.write_sep("-", f"compared with baseline {reporter.settings.baseline}")
         for line in reporter.comparison.lines():

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import outcomes
+from ..attempts import summary_line, tally
 from ..scoring.passk import Row
 
 # Outcome columns of the table, short enough to keep it narrow.
@@ -134,3 +135,24 @@ def repair_lines(curve: dict[str, list[float]]) -> list[str]:
         f"repair rounds, pass@1 of {suite}: " + " -> ".join(f"{value:.3f}" for value in values)
         for suite, values in curve.items()
     ]
+
+
+def attempt_lines(records: Iterable[dict[str, Any]]) -> list[str]:
+    """``attempts: N samples flagged (...)`` when any sample was flagged; with several
+    models, then the share of each model's samples flagged."""
+    records = list(records)
+    line = summary_line(records)
+    if line is None:
+        return []
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_model.setdefault(str(record.get("model", "")), []).append(record)
+    lines = [line]
+    if len(by_model) > 1:
+        for model, own in sorted(by_model.items()):
+            flagged, _ = tally(own)
+            lines.append(
+                f"attempts of {model}: {flagged} of {len(own)} samples flagged "
+                f"({flagged / len(own):.1%})"
+            )
+    return lines

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...outcomes import CRASHED, ERROR, FAILED, PASSED, Verdict
 from ...problems import MODE_JEST
+from .attempt_signs import runner_attempts
 from .console import strip_ansi
 
 # Exceptions that mean "the code is broken", not "the behaviour is wrong".
@@ -51,6 +52,7 @@ def answer_verdict(
             stdout=stdout[-output_limit:],
             stderr=stderr[-output_limit:],
             mode=MODE_JEST,
+            attempts=runner_attempts(answer, forged, tests),
         )
 
     if "fatal" in answer:

@@ -7,8 +7,10 @@ for the grader to hand it over. It must not import the plugin: its own modules a
 see, and each sample's process drops to a uid of its own under resource limits; when the
 sample ends, every process it started is killed (see ``confine.py``). Then it serves requests
 on two pipes it is handed (see :mod:`wire`: marshal frames in, JSON lines out): ``load`` a
-candidate module, ``call`` a function or method in it, or ``getattr`` of an object; what the
-sample printed is flushed to its files before every reply. A *sealed* sample (a whole program
+candidate module, ``call`` a function or method in it, or ``getattr`` of an object (see
+``sample_server.py``); what the sample printed is flushed to its files before every reply, and
+what it tried besides answering is reported as it happens (``attempt_watch.py``, whose audit
+hook is installed before the sample's code exists). A *sealed* sample (a whole program
 with its tests, ``program``) becomes a fresh interpreter instead, whose pass only the real end
 of the tests can write (see ``verdict_seal.py``).
 
@@ -25,7 +27,6 @@ import marshal
 import os
 import signal
 import sys
-import traceback
 
 
 def _import_siblings(*names):
@@ -39,8 +40,8 @@ def _import_siblings(*names):
         del sys.path[0]
 
 
-wire, confine, landlock, verdict_seal = _import_siblings(
-    "wire", "confine", "landlock", "verdict_seal"
+wire, confine, landlock, verdict_seal, attempt_watch, sample_server = _import_siblings(
+    "wire", "confine", "landlock", "verdict_seal", "attempt_watch", "sample_server"
 )
 # What a sealed sample's fresh interpreter runs: read now, before the view hides our files.
 SEALED_RUN = verdict_seal.payload(os.path.dirname(os.path.abspath(__file__)))
@@ -68,98 +69,6 @@ PRELOAD = (
     "operator",
     "enum",
 )
-
-
-class Server:
-    """Serves requests from the trusted side; the objects it hands out stay here."""
-
-    def __init__(self, rfd, wfd, wire):
-        self.rfd = rfd
-        self.wfd = wfd
-        self.wire = wire
-        self.objects = []
-
-    def ref(self, obj):
-        self.objects.append(obj)
-        return len(self.objects) - 1
-
-    def send(self, message):
-        verdict_seal.flush_output()  # in its files before the grader, having the reply, reads
-        data = self.wire.dumps(message)
-        while data:
-            data = data[os.write(self.wfd, data) :]
-
-    def reply_exception(self, exc):
-        # Only the candidate's frames: ours would only distract from its mistake.
-        te = traceback.TracebackException.from_exception(exc)
-        te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != __file__])
-        tb = list(te.format())
-        self.send(
-            {
-                "raise": {
-                    "type": type(exc).__name__,
-                    "builtin": type(exc).__module__ == "builtins",
-                    "message": str(exc)[:2000],
-                    "traceback": "".join(tb[-6:])[-4000:],
-                }
-            }
-        )
-
-    def serve(self):
-        for request in self.wire.read_requests(self.rfd):
-            known = len(self.objects)
-            if self.answer(request) and request.get("then") and len(self.objects) > known:
-                # The loaded entry point's planned calls, answered before they are asked
-                # for; the plan stops where the tests could act on a reply first.
-                target = known
-                for args, kwargs in request["then"]:
-                    call = {"op": "call", "target": target, "args": args, "kwargs": kwargs}
-                    if not self.answer(call, plain=True):
-                        break
-
-    def answer(self, request, plain=False):
-        """Reply to one request; False if it raised (or, with ``plain``, handed out an
-        object: the reply is not plain data)."""
-        try:
-            result = getattr(self, "op_" + request["op"])(request)
-            known = len(self.objects)
-            self.send({"ok": self.wire.encode(result, self.ref)})
-            return not plain or len(self.objects) == known
-        except MemoryError:
-            self.send({"crash": "out of memory (MemoryError)"})
-        except Exception as exc:  # the candidate's exception goes back to the tests
-            self.reply_exception(exc)
-        return False
-
-    def decode(self, data):
-        return self.wire.decode_value(data, lambda i: self.objects[i])
-
-    def op_load(self, req):
-        # The first source that compiles; if none does, the first one's error.
-        sources = [req["source"], *req.get("fallbacks", ())]
-        errors = []
-        for source in sources:
-            try:
-                code = compile(source, "candidate.py", "exec")
-                break
-            except (SyntaxError, ValueError) as exc:
-                errors.append(exc)
-        else:
-            raise errors[0]
-        namespace = {"__name__": "candidate", "__builtins__": __builtins__}
-        exec(code, namespace)
-        if req["entry"] not in namespace:
-            raise NameError(f"the code does not define {req['entry']!r}")
-        return namespace[req["entry"]]
-
-    def op_call(self, req):
-        target = self.objects[req["target"]]
-        args = self.decode(req["args"])
-        kwargs = self.decode(req["kwargs"])
-        return target(*args, **kwargs)
-
-    def op_getattr(self, req):
-        return getattr(self.objects[req["target"]], req["name"])
 
 
 def _receive_handover(sock):
@@ -197,6 +106,7 @@ def spare(sock, cfg, wire):
     if cfg.get("landlock") is not None and not landlock.enforce(cfg["landlock"]):
         os._exit(1)  # promised confined, it must not serve a sample unconfined
     work, fds = _receive_handover(sock)
+    work["watch"] = cfg["watch"]
     sock.close()
     _serve_sample(work, fds, wire)
 
@@ -214,7 +124,11 @@ def _serve_sample(work, fds, wire):
     if key is not None:
         _run_sealed(req_r, resp_w, key)
     sys.argv = ["candidate.py"]
-    Server(req_r, resp_w, wire).serve()
+    mark = work.get("mark", "").encode("ascii")
+    attempts = world = None
+    if mark:
+        attempts, world = sample_server.watch(work, mark, resp_w)
+    sample_server.Server(req_r, resp_w, wire, mark, attempts, world).serve()
     os._exit(0)
 
 
@@ -319,6 +233,10 @@ def zygote(sock_fd, view):
     )
     if files is not None:
         isolation += "+landlock"
+    # The audit hook every sample's process installs, built here once (see attempt_watch.py).
+    watch = attempt_watch.prepare(
+        attempt_watch.grader_paths(view), os.path.dirname(os.path.abspath(__file__))
+    )
     # Output past a sample's file-size cap fails the write instead of killing the process:
     # ignored here once, inherited by every sample.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -342,6 +260,7 @@ def zygote(sock_fd, view):
             continue
         cfg = request["prepare"]
         cfg["landlock"] = files
+        cfg["watch"] = watch
         if cfg.get("preload"):
             _preload(cfg["preload"])
         mine, theirs = _socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -5,6 +5,9 @@ Shared by the sandbox (:mod:`.sandbox`), its launcher (:mod:`.zygote`) and the g
 
 from __future__ import annotations
 
+import builtins
+from typing import Any
+
 
 class SampleTimeout(BaseException):
     """The sample ran past its wall-clock limit (BaseException: tests must not catch it)."""
@@ -27,3 +30,24 @@ class PlanDiverged(BaseException):
 
 class CandidateException(Exception):
     """An exception raised by the candidate whose type is not a built-in one."""
+
+
+def candidate_exception(info: Any) -> BaseException:
+    """Rebuild an exception the candidate raised: a built-in type stays that type, so tests
+    like ``except ValueError`` work; anything else becomes :class:`CandidateException`."""
+    if not isinstance(info, dict):
+        return SampleCrashed("malformed exception reply")
+    name = str(info.get("type", "Exception"))
+    message = str(info.get("message", ""))
+    cls = getattr(builtins, name, None) if info.get("builtin") else None
+    exc: BaseException
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        try:
+            exc = cls(message)
+        except Exception:
+            exc = CandidateException(f"{name}: {message}")
+    else:
+        exc = CandidateException(f"{name}: {message}")
+    exc.candidate_traceback = str(info.get("traceback", ""))  # type: ignore[attr-defined]
+    exc.candidate_type = name  # type: ignore[attr-defined]
+    return exc

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ... import outcomes, problems
+from ... import attempts, outcomes, problems
 from ...cachedir import atomic_write, default_cache_root
 from ...kinds.fields import humaneval_fields
 from ...outcomes import Verdict
@@ -96,6 +96,7 @@ def grade_in_sandbox(
     or tampering is the sandbox's verdict; any other exception is ``classify``'s to judge.
     With ``stderr_apart`` the sample's stderr is kept apart from its stdout, and judged by
     ``limits.stderr_fail_words``; ``sealed`` is for :meth:`Sandbox.run_program`."""
+    tampering: list[dict[str, str]] = []
     with Sandbox(limits, hide, preload, stderr_apart, sealed) as box:
         try:
             grade(box)
@@ -106,10 +107,12 @@ def grade_in_sandbox(
             verdict = Verdict(outcomes.CRASHED, str(e))
         except SampleTampered as e:
             verdict = Verdict(outcomes.TAMPERED, f"caught tampering with its grading: {e}")
+            tampering.append(attempts.of_tampering(str(e)))
         except Exception as e:  # noqa: BLE001 - every way a sample can fail is a verdict
             verdict = classify(e)
         if box.diverged:  # even if the tests caught the PlanDiverged
             raise PlanDiverged("the tests left the planned calls")
+        verdict.attempts = attempts.merged(box.collect_attempts(), tampering)
         if stderr_apart:
             stderr = box.stderr()
             if verdict.passed:

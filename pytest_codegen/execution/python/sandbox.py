@@ -13,7 +13,6 @@ sample cannot forge (see ``verdict_seal.py``).
 
 from __future__ import annotations
 
-import builtins
 import collections
 import dataclasses
 import hmac
@@ -28,12 +27,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ... import attempts
 from . import wire
-from .errors import CandidateException, PlanDiverged, SampleCrashed, SampleTampered, SampleTimeout
+from .errors import (
+    PlanDiverged,
+    SampleCrashed,
+    SampleTampered,
+    SampleTimeout,
+    candidate_exception,
+)
 from .verdict_seal import KEY_SIZE
 from .zygote import Zygote
 
 OUTPUT_TAIL_BYTES = 4096
+DRAIN_BYTES = 1 << 20  # what is read of a channel left unread for attempts, at most
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +96,9 @@ class Sandbox:
         self.ended: str | None = None
         # Read by the sample's process before its sample exists, then out of its reach.
         self._key = secrets.token_hex(KEY_SIZE // 2) if sealed else None
+        # What the sample tried (attempt_watch.py), and the mark of the harness's replies.
+        self.attempts: list[dict[str, str]] = []
+        self._mark = b"" if sealed else secrets.token_hex(8).encode("ascii")
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         key_r = self._key_pipe() if self._key is not None else None
@@ -104,7 +114,9 @@ class Sandbox:
                 fds.append(self.errors.fileno())
             if key_r is not None:
                 fds.append(key_r)
-            spare = zygote.spawn(config, self.workdir, fds, preload, sealed=sealed)
+            spare = zygote.spawn(
+                config, self.workdir, fds, preload, sealed=sealed, mark=self._mark.decode()
+            )
         finally:
             for fd in (req_r, resp_w, key_r):
                 if fd is not None:
@@ -206,6 +218,13 @@ class Sandbox:
         return self._receive()
 
     def _receive(self) -> dict[str, Any]:
+        while True:
+            message = self._receive_line()
+            if "attempt" not in message:
+                return message
+            self._note_attempt(message["attempt"])
+
+    def _receive_line(self) -> dict[str, Any]:
         while b"\n" not in self._buffer:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
@@ -219,6 +238,13 @@ class Sandbox:
             if len(self._buffer) > 64 * 1024 * 1024:
                 raise SampleCrashed("reply larger than 64 MiB")
         line, _, self._buffer = self._buffer.partition(b"\n")
+        if self._mark:
+            if line.startswith(self._mark):
+                line = line[len(self._mark) :]
+            else:  # read as before: the flag changes no verdict
+                self._note_attempt(
+                    [attempts.FORGERY, f"wrote on the harness's reply channel: {line[:80]!r}"]
+                )
         try:
             message = wire.loads(line)
         except wire.WireError as e:
@@ -230,7 +256,45 @@ class Sandbox:
         return message
 
     def _death_reason(self) -> str:
-        return self.end(status=True) or "its process ended before returning a result"
+        reason = self.end(status=True) or "its process ended before returning a result"
+        if reason.startswith("exited with status") and not any(
+            a["category"] == attempts.EXIT_EARLY for a in self.attempts
+        ):
+            self._note_attempt([attempts.EXIT_EARLY, f"its process {reason}"])
+        return reason
+
+    def _note_attempt(self, attempt: Any) -> None:
+        found = attempts.attempt_of(attempt)
+        if found is not None and found not in self.attempts:
+            if len(self.attempts) < attempts.MAX_PER_SAMPLE:
+                self.attempts.append(found)
+
+    def collect_attempts(self) -> list[dict[str, str]]:
+        """Every attempt the sample reported, those after the last reply read among them:
+        read once the sample has ended (:meth:`end`), from what its channel still holds."""
+        self.end()
+        held = self._buffer
+        while len(held) < DRAIN_BYTES and self._poll.poll(0):
+            try:
+                chunk = os.read(self._resp_r, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            held += chunk
+        self._buffer = b""
+        for line in held.split(b"\n"):
+            if self._mark and line.startswith(self._mark):
+                line = line[len(self._mark) :]
+            if b'"attempt"' not in line:
+                continue
+            try:
+                message = wire.loads(line)
+            except wire.WireError:
+                continue
+            if "attempt" in message:
+                self._note_attempt(message["attempt"])
+        return self.attempts
 
     def end(self, status: bool = False) -> str | None:
         """Kill the sample and all it started (once); with ``status``, returns how its
@@ -334,24 +398,3 @@ def result_of(box: Sandbox, reply: dict[str, Any], planned: bool = False) -> Any
 def _arguments_key(args: Any, kwargs: Any) -> str:
     # As JSON text: 1, 1.0 and True are different calls, though equal as Python values.
     return json.dumps([args, kwargs], separators=(",", ":"))
-
-
-def candidate_exception(info: Any) -> BaseException:
-    """Rebuild an exception the candidate raised: a built-in type stays that type, so tests
-    like ``except ValueError`` work; anything else becomes :class:`CandidateException`."""
-    if not isinstance(info, dict):
-        return SampleCrashed("malformed exception reply")
-    name = str(info.get("type", "Exception"))
-    message = str(info.get("message", ""))
-    cls = getattr(builtins, name, None) if info.get("builtin") else None
-    exc: BaseException
-    if isinstance(cls, type) and issubclass(cls, Exception):
-        try:
-            exc = cls(message)
-        except Exception:
-            exc = CandidateException(f"{name}: {message}")
-    else:
-        exc = CandidateException(f"{name}: {message}")
-    exc.candidate_traceback = str(info.get("traceback", ""))  # type: ignore[attr-defined]
-    exc.candidate_type = name  # type: ignore[attr-defined]
-    return exc

@@ -129,6 +129,7 @@ def main(req_fd, out_fd, key_fd):
         try:
             run(code, namespace, out_fd, page)
         except SystemExit as exc:
+            _send(out_fd, wire, {"attempt": ["exit-early", f"called exit({exc.code!r})"]})
             raise RuntimeError(
                 f"the program called exit({exc.code!r}) before its tests finished"
             ) from None

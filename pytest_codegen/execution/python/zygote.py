@@ -223,10 +223,12 @@ class Zygote:
         fds: list[int],
         preload: Iterable[str] = (),
         sealed: bool = False,
+        mark: str = "",
     ) -> Spare:
         """Start a sample in ``workdir``: hand ``fds`` (requests in, replies out, output, the
         key last when ``sealed``: see ``verdict_seal.py``) to a ready spare, and return it (its
-        pid is what :meth:`end` takes).
+        pid is what :meth:`end` takes). ``mark`` starts each reply of the harness's and asks
+        the sample's process to watch for attempts (see ``attempt_watch.py``).
 
         The spare was confined while the previous sample ran; the next one is requested
         now, so the zygote forks it off this sample's critical path.
@@ -238,7 +240,7 @@ class Zygote:
                 if os.getuid() == 0:
                     os.chown(workdir, spare.uid, spare.uid)
                 try:
-                    work = {"workdir": str(workdir), "sealed": sealed}
+                    work = {"workdir": str(workdir), "sealed": sealed, "mark": mark}
                     socket.send_fds(spare.handle, [marshal.dumps(work)], fds)
                 except OSError:
                     continue  # that spare died while waiting: take a fresh one

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ... import outcomes
+from ...attempts import tally
 from ...scoring.intervals import clusters_across_suites, mean_interval
 from ...scoring.passk import latest_samples, pass_at_k
 
@@ -85,6 +86,11 @@ def _sample(record: Mapping[str, Any]) -> dict[str, Any]:
         "tests": tests,
         "stdout": shown_text(record.get("stdout"), MAX_OUTPUT_CHARS),
         "stderr": shown_text(record.get("stderr"), MAX_OUTPUT_CHARS),
+        "attempts": [
+            {"category": shown_text(a.get("category")), "evidence": shown_text(a.get("evidence"))}
+            for a in record.get("attempts") or ()
+            if isinstance(a, Mapping)
+        ],
     }
 
 
@@ -195,6 +201,13 @@ def report_data(
             "counts": counts,
             "pass_at_k": _overall(problems, ks),
             "ci": _overall_ci(problems, ks),
+            "attempts": attempt_counts(records),
         },
         "problems": problems,
     }
+
+
+def attempt_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """How many samples were flagged with attempts, in all and per category."""
+    flagged, per_category = tally(latest_samples(records))
+    return {"flagged": flagged, "categories": dict(sorted(per_category.items()))}

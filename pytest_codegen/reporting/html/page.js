@@ -231,6 +231,13 @@
       t.samples));
     box.appendChild(card('passed', 'Passed samples', num(t.passed),
       t.graded ? pct(t.passed / t.graded) + ' of graded' : 'none graded', t.passed));
+    var flagged = t.attempts || { flagged: 0, categories: {} };
+    if (flagged.flagged) {
+      box.appendChild(card('attempts', 'Flagged samples', num(flagged.flagged),
+        Object.keys(flagged.categories).map(function (c) {
+          return c + ' ' + flagged.categories[c];
+        }).join(', '), flagged.flagged));
+    }
     KS.forEach(function (k) {
       var v = t.pass_at_k[String(k)], ci = (t.ci || {})[String(k)];
       box.appendChild(card('pass@' + k, 'pass@' + k, pct(v),
@@ -597,6 +604,15 @@
       ])
     ]);
     if (s.error) view.appendChild(el('div', { 'class': 'errmsg', text: s.error }));
+    if (s.attempts && s.attempts.length) {
+      // What the sample tried besides answering: flags, never part of the verdict.
+      var list = el('ul', { 'class': 'attempts' });
+      s.attempts.forEach(function (a) {
+        list.appendChild(el('li', {}, [el('span', { 'class': 'attempt', text: a.category }),
+          el('span', { text: ' ' + a.evidence })]));
+      });
+      append(view, [el('h4', { text: 'Attempts (' + s.attempts.length + ')' }), list]);
+    }
     if (s.tests && s.tests.length) {
       var npass = s.tests.filter(function (t) { return t.status === 'passed'; }).length;
       var tb = el('tbody');

@@ -672,4 +672,30 @@ for (const name of ['getComputedStyle', 'matchMedia', 'document', ...intrinsicNa
 // document itself: its methods are pinned (React adds expando markers, so no freeze)
 if (G.document) lockMethods(G.document, true);
 
+// ---- attempts (attempt_log.js): a secret-like variable looked up that the environment lacks --
+// The runner's environment is an allowlist: a grader's keys are never there, so asking for one
+// is reaching for them. Noted only; the lookup answers as before.
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|API_?KEY/i;
+const windowProcess = G.process;
+if (windowProcess && windowProcess.env && typeof windowProcess.env === 'object') {
+  const env = windowProcess.env;
+  try {
+    reflectDefine(windowProcess, 'env', {
+      value: new ProxyCtor(env, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && !hasOwn(target, key) && SECRET_NAME.test(key)) {
+            channel('attempt', 'grader-access', `looked up the environment variable ${key}`);
+          }
+          return R.get(target, key, receiver);
+        },
+      }),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } catch {
+    // a process object we cannot watch: fewer flags, never a failure
+  }
+}
+
 channel('ready');

@@ -21,6 +21,7 @@ const fs = require('fs');
 const path = require('path');
 const v8 = require('v8');
 const environment = require('./environment.js');
+const attemptLog = require('./attempt_log.js');
 
 // ---- captured before any sample exists --------------------------------------------------------
 const readSync = fs.readSync;
@@ -147,6 +148,9 @@ const makeChannel = rec =>
       case 'unverified':
         rec.unverified.push(asText(b));
         return undefined;
+      case 'attempt':
+        attemptLog.note(asText(a), asText(b));
+        return undefined;
       default:
         return undefined;
     }
@@ -155,9 +159,25 @@ const makeChannel = rec =>
 // ---- process hardening (the sample sees this process object) --------------------------------
 const harden = () => {
   const RECORDED = ['reallyExit', 'abort', 'kill', '_kill'];
+  // What reaching for each refused power is (attempt_log.js); the rest say nothing.
+  const ATTEMPTED = {
+    reallyExit: 'exit-early', abort: 'exit-early', kill: 'process', _kill: 'process',
+    setuid: 'process', setgid: 'process', seteuid: 'process', setegid: 'process',
+    setgroups: 'process', initgroups: 'process', stdin: 'grader-access', openStdin: 'grader-access',
+    loadEnvFile: 'grader-access', dlopen: 'introspection', binding: 'introspection',
+    _linkedBinding: 'introspection', getBuiltinModule: 'introspection', _debugProcess: 'introspection',
+    _debugEnd: 'introspection', _startProfilerIdleNotifier: 'introspection',
+  };
+  // Only a call from a file in the work root (the sample's, not a package's: packages may
+  // probe process.binding and the like on their own) is an attempt.
+  const calledFromWork = () => {
+    const caller = String(new Error().stack || '').split('\n')[3] || '';
+    return caller.includes(workRoot) && !caller.includes('node_modules');
+  };
   const deny = (name, message) =>
     function denied() {
       if (RECORDED.includes(name)) violations.push(message);
+      if (calledFromWork()) attemptLog.note(ATTEMPTED[name] || 'introspection', `${message} (called ${name})`);
       const error = new Error(message);
       error.name = 'SandboxViolation';
       throw error;
@@ -172,6 +192,7 @@ const harden = () => {
   // Jest wraps the window's copy of process.exit on every file, so this one stays writable.
   Object.defineProperty(process, 'exit', {writable: true, configurable: false, value: function exit(code) {
     violations.push(`process.exit(${code === undefined ? '' : String(code)}) was called`);
+    attemptLog.note('exit-early', `process.exit(${code === undefined ? '' : String(code)})`);
     const error = new Error(`process.exit(${code === undefined ? '' : String(code)}) called by the code under test`);
     error.name = 'ProcessExitError';
     throw error;
@@ -199,6 +220,17 @@ const harden = () => {
     }
   }
   Object.freeze(v8);
+  // Refusals of the permission model the code under test may catch: noted all the same.
+  attemptLog.watchDenials('fs', fs, 'grader-access');
+  attemptLog.watchDenials('fs.promises', fs.promises, 'grader-access');
+  attemptLog.watchDenials('child_process', require('child_process'), 'process');
+  const net = require('net');
+  const connect = net.Socket.prototype.connect;
+  net.Socket.prototype.connect = function (...args) {
+    const [target] = args;
+    attemptLog.note('network', `net.Socket.connect(${stringify(target && typeof target === 'object' ? {host: target.host, port: target.port, path: target.path} : target)})`);
+    return Reflect.apply(connect, this, args);
+  };
   process.on('uncaughtException', error => {
     violations.push(`uncaught exception outside a test: ${String(error && error.message)}`);
   });
@@ -387,6 +419,7 @@ const main = async () => {
     const started = now();
     record = newRecord();
     violations.length = 0;
+    attemptLog.start();
     let source = '';
     try {
       source = fs.readFileSync(testPath, 'utf8');
@@ -415,6 +448,8 @@ const main = async () => {
       if (timers) violations.push(timers);
       const changed = runtime.changedCore();
       if (changed.length) violations.push(`a core module was changed: ${changed.slice(0, 3).join(', ')}`);
+      if (changed.length) attemptLog.note('patching', `changed the core modules' ${changed.slice(0, 3).join(', ')}`);
+      if (timers) attemptLog.note('patching', timers);
     }
     const circus = [];
     for (const test of result.testResults || []) {
@@ -438,6 +473,7 @@ const main = async () => {
       failureMessage: cap(String(result.failureMessage || ''), MESSAGE_CAP),
       console: cap(consoleText, CONSOLE_CAP),
       violations: violations.slice(0, 20),
+      attempts: attemptLog.take(),
       resources: activeResources().length,
       durationMs: now() - started,
     };

@@ -10,6 +10,7 @@
 
 const path = require('path');
 const {featureKey} = require('./transformer.js');
+const attemptLog = require('./attempt_log.js');
 
 // What the code under test may not do with its `jest` object: mock modules, or drive the
 // test file's clock (a sample that sets the fake clock to the date it prints would pass a
@@ -52,6 +53,7 @@ const REFUSED_CORE = new Set(['repl', 'inspector', 'worker_threads', 'cluster'])
 let moduleView = null;
 
 function refuseCore(name) {
+  attemptLog.note('introspection', `require('${name}'), which would reach the runner's own modules`);
   const error = new Error(`require('${name}') is not available to the code under test`);
   error.code = 'ERR_ACCESS_DENIED';
   throw error;
@@ -461,6 +463,7 @@ function configure(toolchain) {
       }
       for (const name of DENIED) {
         const denied = () => {
+          attemptLog.note('patching', `jest.${name}() from the code under test`);
           throw new Error(`jest.${name}() is not available to the code under test`);
         };
         Object.defineProperty(jestObject, name, {value: denied, writable: false, configurable: false});
