@@ -27,7 +27,18 @@ def shared_cache() -> Path:
     return path
 
 
-def wait_until(condition: Callable[[], object], what: str, timeout_s: float = 120) -> None:
+def kept_dir(config: pytest.Config, name: str) -> Path:
+    """A directory kept between test runs: in pytest's cache, or beside the Node toolchain's
+    when the cache provider is off (``-p no:cacheprovider``)."""
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        return cache.mkdir(name)
+    path = shared_cache() / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout_s: float = 600) -> None:
     """Poll until ``condition()`` holds. The timeout is a hang guard, not a speed bound: a
     state that is never reached fails the test with ``what`` instead of hanging it."""
     deadline = time.monotonic() + timeout_s
@@ -44,7 +55,7 @@ def outcomes_by_node(path: Path) -> dict[str, str]:
     return {r["nodeid"]: r["outcome"] for r in read_results(path)}
 
 
-def run_vllm(pytester: pytest.Pytester, server, *args: str, timeout: float = 300):
+def run_vllm(pytester: pytest.Pytester, server, *args: str, timeout: float = 900):
     """pytest in a subprocess, generating with ``vllm:tiny-coder`` from a fake model server,
     its own generation cache and results in ``r.jsonl``."""
     return pytester.runpytest_subprocess(

@@ -318,7 +318,7 @@ def test_concurrent_runs_download_once(pytester, monkeypatch, server, cache):
         subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         for _ in range(2)
     ]
-    outputs = [r.communicate(timeout=120) for r in runs]
+    outputs = [r.communicate(timeout=600) for r in runs]
     assert [r.returncode for r in runs] == [0, 0], outputs
     assert server.requests[path] == 1
     for stdout, _ in outputs:

@@ -127,7 +127,7 @@ class _Gauge(Model):
                 self.reached = True
                 self._cond.notify_all()
             # A hang guard, not a speed bound: an engine that never gets there fails on its peak.
-            if not self._cond.wait_for(lambda: self.reached, timeout=120):
+            if not self._cond.wait_for(lambda: self.reached, timeout=600):
                 self.reached = True
         time.sleep(self.hold_s)
         with self._cond:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_results
+from conftest import kept_dir, read_results
 from evalplus_data import expected_verdicts, grade_args, write_dataset
 from filelock import FileLock
 
@@ -42,7 +42,7 @@ os._exit(0)
 def evalplus_python(pytestconfig: pytest.Config) -> Path:
     """A Python with evalplus 0.3.1, in a virtualenv made once (under a lock: xdist workers
     wait for the first one) and kept in pytest's cache."""
-    root = pytestconfig.cache.mkdir("evalplus-0.3.1")
+    root = kept_dir(pytestconfig, "evalplus-0.3.1")
     python = root / "venv" / "bin" / "python"
     with FileLock(str(root / "lock")):
         if not (root / "ready").exists():

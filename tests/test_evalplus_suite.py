@@ -22,6 +22,8 @@ from test_html_report import dump_dom, needs_chromium, parse
 
 from pytest_codegen.execution.host_cache import host_key
 
+CI = r" +\[[0-9.]+,[0-9.]+\]"  # a pass@k's interval in the summary table
+
 
 def _pass_at_1(verdicts: dict, which: int, prefix: str) -> float:
     """pass@1 of the tasks of ``prefix`` by the dataset's intended verdicts: base
@@ -57,11 +59,11 @@ def test_base_and_plus_scores_in_the_summary(pytester, xdist):
     plus_he, base_he = (_pass_at_1(verdicts, i, "HumanEval/") for i in (1, 0))
     plus_mbpp, base_mbpp = (_pass_at_1(verdicts, i, "Mbpp/") for i in (1, 0))
     result.stdout.re_match_lines(
-        [
-            rf"HumanEvalPlus-tiny +\(all\) +5 +35 .* {plus_he:.3f}$",
-            rf"HumanEvalPlus-tiny \(base tests\) +\(all\) +5 +35 .* {base_he:.3f}$",
-            rf"MbppPlus-tiny +\(all\) +3 +21 .* {plus_mbpp:.3f}$",
-            rf"MbppPlus-tiny \(base tests\) +\(all\) +3 +21 .* {base_mbpp:.3f}$",
+        [  # each pass@1, then its 95% interval
+            rf"HumanEvalPlus-tiny +\(all\) +5 +35 .* {plus_he:.3f} {CI}$",
+            rf"HumanEvalPlus-tiny \(base tests\) +\(all\) +5 +35 .* {base_he:.3f} {CI}$",
+            rf"MbppPlus-tiny +\(all\) +3 +21 .* {plus_mbpp:.3f} {CI}$",
+            rf"MbppPlus-tiny \(base tests\) +\(all\) +3 +21 .* {base_mbpp:.3f} {CI}$",
         ]
     )
 

@@ -68,7 +68,7 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
         "tiny.jsonl::tiny_add",
         "--codegen-timeout=3",
         "--codegen-results=r.jsonl",
-        timeout=120,
+        timeout=600,
     )
     # pytest itself finished and reported the sample as failed, never passed
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]

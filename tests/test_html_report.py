@@ -401,7 +401,7 @@ def dump_dom(url: str, workdir: Path, budget_ms: int = 10_000) -> str:
         "--dump-dom",
         url,
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "<body" in proc.stdout, proc.stderr[-2000:]
     return proc.stdout

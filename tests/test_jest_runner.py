@@ -676,7 +676,7 @@ def test_babels_output_for_a_file_is_remembered_from_one_test_file_to_the_next(t
         [find_node().path, "-e", TRANSFORMER_PROBE, str(transformer), str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
         cwd=tmp_path,
         env={
             "PATH": os.environ["PATH"],

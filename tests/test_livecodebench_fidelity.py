@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import read_results
+from conftest import kept_dir, read_results
 from filelock import FileLock
 from livecodebench_data import write_release, write_samples
 from livecodebench_fidelity_samples import DRIVER, KNOWN_DIFFERENCES, ROWS, SAMPLES
@@ -29,7 +29,7 @@ WHEEL = "nvidia-livecodebench==26.3"
 @pytest.fixture(scope="session")
 def official_grader(pytestconfig: pytest.Config) -> Path:
     """The wheel's files, unpacked once (under a lock: xdist workers wait for the first)."""
-    root = pytestconfig.cache.mkdir("nvidia-livecodebench-26.3")
+    root = kept_dir(pytestconfig, "nvidia-livecodebench-26.3")
     unpacked = root / "unpacked"
     with FileLock(str(root / "lock")):
         if not (root / "ready").exists():

@@ -37,7 +37,8 @@ from ..host_cache import HostMeasurements
 from . import wire
 from .errors import SampleCrashed, SampleTimeout
 from .evalplus_match import MBPP_NOT_NONE, matches
-from .grader import classify_at, grade_in_sandbox, problem_imports
+from .exception_verdicts import classify_at
+from .grader import grade_in_sandbox, problem_imports
 from .sandbox import Limits, Plan, Remote, Sandbox
 
 GT_TIME_LIMIT_FACTOR = 4.0

@@ -16,7 +16,6 @@ import importlib.util
 import linecache
 import marshal
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -30,12 +29,12 @@ from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
 from . import wire
 from .errors import (
-    CandidateException,
     PlanDiverged,
     SampleCrashed,
     SampleTampered,
     SampleTimeout,
 )
+from .exception_verdicts import classify_exception
 from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox
 
 # -- python-call mode ---------------------------------------------------------------------
@@ -136,38 +135,6 @@ def _stderr_verdict(stderr: str, words: tuple[str, ...]) -> Verdict | None:
                 f" (--codegen-stderr-rule=off ignores it): {line.strip()[:200]}",
             )
     return None
-
-
-def classify_exception(exc: Exception, test_file: str) -> Verdict:
-    """An exception out of the tests: the candidate's own, or a failed check."""
-    if hasattr(exc, "candidate_type"):
-        kind = exc.candidate_type  # type: ignore[attr-defined]
-        message = str(exc) if isinstance(exc, CandidateException) else f"{kind}: {exc}"
-        verdict = Verdict(outcomes.ERROR, f"the code raised {message}".strip())
-        verdict.stderr = exc.candidate_traceback  # type: ignore[attr-defined]
-        return verdict
-    where = _test_line(exc, test_file)
-    if isinstance(exc, AssertionError):
-        detail = str(exc).strip()
-        headline = f"check failed{where}"
-        return Verdict(outcomes.FAILED, headline + (f"\n{detail}" if detail else ""))
-    return Verdict(outcomes.FAILED, f"check failed{where}\n{type(exc).__name__}: {exc}")
-
-
-def classify_at(exc: Exception, where: str, rejection: type[Exception]) -> Verdict:
-    """A sample's exception at ``where``; ``rejection``, its grader's wrong answer, says it all."""
-    if isinstance(exc, rejection):
-        return Verdict(outcomes.FAILED, str(exc))
-    verdict = classify_exception(exc, "")
-    return dataclasses.replace(verdict, message=f"{where}: {verdict.message}")
-
-
-def _test_line(exc: BaseException, test_file: str) -> str:
-    """`` at line N: <source>`` for the innermost test-code frame of ``exc``."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename == test_file:
-            return f" at line {frame.lineno}: {(frame.line or '').strip()}"
-    return ""
 
 
 # Builtins that leading asserts apply to the candidate's result (``abs(candidate(x) - y)``):

@@ -21,7 +21,8 @@ from typing import Any
 from ... import outcomes
 from ...outcomes import Verdict
 from .errors import SampleCrashed, SampleTimeout
-from .grader import classify_at, grade_in_sandbox
+from .exception_verdicts import classify_at
+from .grader import grade_in_sandbox
 from .sandbox import Limits, Plan, Remote, Sandbox
 
 SHOWN_CHARS = 300  # of an input, expected or actual output in a record (upstream's truncatefn)
