@@ -1,0 +1,73 @@
+"""The trusted side of a non-Python sample: its program built and run in a sandbox.
+
+The sample's sandbox is the Python one (``execution/python/sandbox.py``): a fresh process of
+the zygote, confined before the sample exists (namespaces, a uid of its own, Landlock, rlimits),
+which loads :mod:`.supervisor` and has it run the compiler and then the program as its own
+children, so they are confined alike. The limits a toolchain needs (a JVM's threads and address
+space) are raised for its language only. When the sample ends, for any reason, the zygote kills
+every process of its uid: no compiler, binary or forked child outlives it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from ..python.errors import SampleCrashed, SampleTimeout
+from ..python.sandbox import Limits, Sandbox
+from . import programs
+from .toolchains import LANGUAGES, Toolchain
+
+SUPERVISOR = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
+
+
+@dataclasses.dataclass
+class ProgramRun:
+    """What running a sample's program established."""
+
+    status: str  # MultiPL-E's: OK, SyntaxError, Exception, Timeout; "" if the sandbox failed
+    steps: list[dict[str, Any]]
+    isolation: str = ""
+    crash: str = ""  # why the sandbox itself failed (it died, ran out of memory)
+
+
+def language_limits(limits: Limits, language: str) -> Limits:
+    """``limits`` with what the language's toolchain needs to start at all."""
+    lang = LANGUAGES[language]
+    return dataclasses.replace(
+        limits,
+        memory_mb=max(limits.memory_mb, lang.memory_mb),
+        max_procs=max(limits.max_procs, lang.max_procs),
+        file_size=max(limits.file_size, lang.file_mb << 20),
+    )
+
+
+def run_program(
+    tool: Toolchain,
+    program: str,
+    limits: Limits,
+    hide: tuple[str, ...] = (),
+    reads: tuple[str, ...] = (),
+    jars: tuple[str, ...] = (),
+) -> ProgramRun:
+    """Build and run ``program`` with ``tool`` under ``limits`` (the deadline covers both);
+    ``reads``: more trees the program may read (a library's files)."""
+    limits = language_limits(limits, tool.language)
+    # Go's verdict is read from all its output (upstream keeps all of it).
+    cap = 8 << 20 if tool.language == "go" else programs.OUTPUT_CAP
+    try:
+        with Sandbox(limits, hide, reads=tool.roots + reads) as box:
+            made = programs.build(tool, program, str(box.workdir), limits.timeout_s, jars)
+            supervise = box.load((SUPERVISOR,), "run")
+            # The sandbox's own deadline stays the outer bound; the steps share a slightly
+            # shorter one, so a step that times out is reported as such.
+            steps = supervise(made.files, made.steps, max(limits.timeout_s - 0.5, 0.5), cap)
+            isolation = box.isolation
+    except SampleTimeout:
+        return ProgramRun(programs.TIMEOUT, [])
+    except SampleCrashed as e:
+        return ProgramRun("", [], crash=str(e))
+    if not isinstance(steps, list) or not steps:
+        return ProgramRun("", [], crash="its supervisor returned no result")
+    return ProgramRun(programs.status(tool.language, made, steps), steps, isolation)
