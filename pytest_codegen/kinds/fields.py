@@ -54,3 +54,13 @@ def execcsn_fields(problem: Problem) -> ExecCSNFields:
 
 def webapp1k_fields(problem: Problem) -> WebApp1KFields:
     return cast(WebApp1KFields, problem.extra)
+
+
+class NativeProgramFields(TypedDict, total=False):
+    stop_tokens: list[str]  # MultiPL-E: where a completion is cut
+    test_setup: str  # HumanEval-X Go: the imports the tests need
+    reference_body: str  # HumanEval-X: the canonical solution, as a completion
+
+
+def native_fields(problem: Problem) -> NativeProgramFields:
+    return cast(NativeProgramFields, problem.extra)

@@ -16,6 +16,7 @@ from ..problems import Problem, SuiteError
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
 from .humaneval import HumanEvalKind
+from .multipl_e import MultiPLEKind
 from .protocol import Kind
 from .webapp1k import WebApp1KKind
 
@@ -65,7 +66,9 @@ def builtin_kinds() -> KindRegistry:
     """A registry of the built-in kinds."""
     kinds = KindRegistry()
     # Offered files in the reverse order: an EvalPlus file is a HumanEval file too.
-    for kind in (WebApp1KKind(), ExecCSNKind(), HumanEvalKind(), EvalPlusKind()):
+    # A MultiPL-E file is a JSON Lines file too: its kind looks first.
+    kinds_in_order = (WebApp1KKind(), ExecCSNKind(), HumanEvalKind(), EvalPlusKind())
+    for kind in (*kinds_in_order, MultiPLEKind()):
         kinds.register(kind)
     return kinds
 

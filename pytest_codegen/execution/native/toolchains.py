@@ -78,7 +78,7 @@ def search_path() -> str:
     return os.pathsep.join(dict.fromkeys(p for p in parts if p))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def find(key: str) -> Toolchain:
     """The toolchain of language ``key`` on this host; raises :class:`ToolchainMissing`."""
     lang = LANGUAGES[key]
