@@ -58,8 +58,9 @@ def webapp1k_fields(problem: Problem) -> WebApp1KFields:
 
 class NativeProgramFields(TypedDict, total=False):
     stop_tokens: list[str]  # MultiPL-E: where a completion is cut
-    test_setup: str  # HumanEval-X Go: the imports the tests need
-    reference_body: str  # HumanEval-X: the canonical solution, as a completion
+    go_import: str  # HumanEval-X Go: the prompt's imports, which its evaluator drops ...
+    test_setup: str  # ... for the tests' package clause and imports
+    declaration: str  # HumanEval-X Rust: the uses and signature the prompt leaves out
 
 
 def native_fields(problem: Problem) -> NativeProgramFields:

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..execution.native import programs
+from ..execution.native.libraries import go_modules, javatuples
 from ..jsonl import JSONLinesError, open_text, read_objects
-from ..problems import MODE_MULTIPL_E, Problem, SuiteError
+from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
 from .native_program import NativeProgramKind, cut_at_stop, language_key, toolchain_of
 from .protocol import GradingRun
 
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
 SUFFIXES = (".jsonl", ".jsonl.gz")
+# Its evaluator gives the build and the run 15 s each (Go's one step 30 s): the suite's own
+# limit for a sample, unless --codegen-timeout says otherwise.
+UPSTREAM_TIMEOUT_S = 30.0
 
 
 def looks_like_multipl_e(path: Path) -> bool:
@@ -32,14 +37,20 @@ def looks_like_multipl_e(path: Path) -> bool:
 
 class MultiPLEKind(NativeProgramKind):
     name = MODE_MULTIPL_E
-    # Upstream gives the build and the run 15 s each (Go's one step 30 s).
-    time_floor_s = 30.0
+    time_floor_s = UPSTREAM_TIMEOUT_S
 
     def claims(self, path: Path, explicit: bool) -> bool:
         return looks_like_multipl_e(path)
 
     def load(self, path: Path, suite: str) -> list[Problem]:
         return load_multipl_e(path, suite)
+
+    def libraries(self, problem: Problem) -> programs.Libraries:
+        if problem.language == "java":
+            return programs.Libraries(jars=(javatuples(),))
+        if problem.language == "go":
+            return programs.Libraries(go_cache=go_modules()[1])
+        return programs.Libraries()
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:
         stops = list(native_fields(problem).get("stop_tokens", []))
@@ -69,7 +80,10 @@ def load_multipl_e(path: Path, suite: str) -> list[Problem]:
                     mode=MODE_MULTIPL_E,
                     prompt=str(row["prompt"]),
                     tests=str(row["tests"]),
-                    extra={"stop_tokens": [str(t) for t in row["stop_tokens"]]},
+                    extra={
+                        "stop_tokens": [str(t) for t in row["stop_tokens"]],
+                        **SuiteLimits(timeout_s=UPSTREAM_TIMEOUT_S).to_extra(),
+                    },
                 )
             )
     except JSONLinesError as e:

@@ -76,20 +76,32 @@ class NativeProgramKind(Kind):
         status = programs.OK if verdict.passed else verdict.message.split(":", 1)[0]
         return {"program_status": status} if status in OUTCOMES else {}
 
+    def libraries(self, problem: Problem) -> programs.Libraries:
+        """What its programs use besides the standard library (made once per host)."""
+        return programs.Libraries()
+
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         tool = find(problem.language)
-        done = run_program(tool, self.program(problem, code, run), run.limits, run.hide)
-        if not done.status:
+        program = self.program(problem, code, run)
+        done = run_program(tool, program, run.limits, run.hide, self.libraries(problem), self.name)
+        if done.timed_out:
+            return Verdict(outcomes.TIMEOUT, programs.TIMEOUT, mode=self.name)
+        if done.made is None or not done.steps:
             return Verdict(outcomes.CRASHED, done.crash, mode=self.name)
-        last = done.steps[-1] if done.steps else {}
-        verdict = Verdict(OUTCOMES[done.status], mode=self.name, isolation=done.isolation)
+        status = self.status(problem, done.made, done.steps)
+        last = done.steps[-1]
+        verdict = Verdict(OUTCOMES[status], mode=self.name, isolation=done.isolation)
         verdict.stdout = str(last.get("stdout", ""))
         verdict.stderr = "".join(str(s.get("stderr", "")) for s in done.steps)
-        if done.status != programs.OK:
+        if status != programs.OK:
             detail = (verdict.stderr or verdict.stdout).strip().splitlines()
             exit_code = last.get("exit_code")
-            said = f"exit status {exit_code}" if done.status == programs.EXCEPTION else ""
+            said = f"exit status {exit_code}" if status == programs.EXCEPTION else ""
             verdict.message = ": ".join(
-                part for part in (done.status, said, detail[0][:200] if detail else "") if part
+                part for part in (status, said, detail[0][:200] if detail else "") if part
             )
         return verdict
+
+    def status(self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]]) -> str:
+        """The run's status in MultiPL-E's words (see ``programs.status``)."""
+        return programs.status(problem.language, made, steps)

@@ -16,6 +16,7 @@ from ..problems import Problem, SuiteError
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
 from .humaneval import HumanEvalKind
+from .humaneval_x import HumanEvalXKind
 from .multipl_e import MultiPLEKind
 from .protocol import Kind
 from .webapp1k import WebApp1KKind
@@ -66,9 +67,9 @@ def builtin_kinds() -> KindRegistry:
     """A registry of the built-in kinds."""
     kinds = KindRegistry()
     # Offered files in the reverse order: an EvalPlus file is a HumanEval file too.
-    # A MultiPL-E file is a JSON Lines file too: its kind looks first.
+    # MultiPL-E and HumanEval-X files are JSON Lines files too: their kinds look first.
     kinds_in_order = (WebApp1KKind(), ExecCSNKind(), HumanEvalKind(), EvalPlusKind())
-    for kind in (*kinds_in_order, MultiPLEKind()):
+    for kind in (*kinds_in_order, MultiPLEKind(), HumanEvalXKind()):
         kinds.register(kind)
     return kinds
 

@@ -11,12 +11,14 @@ every process of its uid: no compiler, binary or forked child outlives it.
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
 from ..python.errors import SampleCrashed, SampleTimeout
 from ..python.sandbox import Limits, Sandbox
 from . import programs
+from .libraries import link_tree
 from .toolchains import LANGUAGES, Toolchain
 
 SUPERVISOR = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
@@ -26,8 +28,9 @@ SUPERVISOR = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf
 class ProgramRun:
     """What running a sample's program established."""
 
-    status: str  # MultiPL-E's: OK, SyntaxError, Exception, Timeout; "" if the sandbox failed
-    steps: list[dict[str, Any]]
+    made: programs.Build | None  # its files and steps (None: the sandbox failed first)
+    steps: list[dict[str, Any]]  # what each step that ran did
+    timed_out: bool = False  # the sample's own deadline passed
     isolation: str = ""
     crash: str = ""  # why the sandbox itself failed (it died, ran out of memory)
 
@@ -48,26 +51,37 @@ def run_program(
     program: str,
     limits: Limits,
     hide: tuple[str, ...] = (),
-    reads: tuple[str, ...] = (),
-    jars: tuple[str, ...] = (),
+    libs: programs.Libraries = programs.NO_LIBRARIES,
+    benchmark: str = "multipl-e",
 ) -> ProgramRun:
-    """Build and run ``program`` with ``tool`` under ``limits`` (the deadline covers both);
-    ``reads``: more trees the program may read (a library's files)."""
+    """Build and run ``program`` with ``tool`` under ``limits`` (the deadline covers both),
+    as ``benchmark``'s evaluator does, with ``libs``."""
     limits = language_limits(limits, tool.language)
     # Go's verdict is read from all its output (upstream keeps all of it).
     cap = 8 << 20 if tool.language == "go" else programs.OUTPUT_CAP
+    made = None
     try:
-        with Sandbox(limits, hide, reads=tool.roots + reads) as box:
-            made = programs.build(tool, program, str(box.workdir), limits.timeout_s, jars)
+        with Sandbox(limits, hide, reads=tool.roots + libs.trees()) as box:
+            workdir = str(box.workdir)
+            made = programs.build(tool, program, workdir, limits.timeout_s, libs, benchmark)
+            for name, tree in made.links.items():
+                link_tree(tree, os.path.join(workdir, name))
+                open_folders(os.path.join(workdir, name))
             supervise = box.load((SUPERVISOR,), "run")
             # The sandbox's own deadline stays the outer bound; the steps share a slightly
             # shorter one, so a step that times out is reported as such.
             steps = supervise(made.files, made.steps, max(limits.timeout_s - 0.5, 0.5), cap)
             isolation = box.isolation
     except SampleTimeout:
-        return ProgramRun(programs.TIMEOUT, [])
+        return ProgramRun(made, [], timed_out=True)
     except SampleCrashed as e:
-        return ProgramRun("", [], crash=str(e))
+        return ProgramRun(made, [], crash=str(e))
     if not isinstance(steps, list) or not steps:
-        return ProgramRun("", [], crash="its supervisor returned no result")
-    return ProgramRun(programs.status(tool.language, made, steps), steps, isolation)
+        return ProgramRun(made, [], crash="its supervisor returned no result")
+    return ProgramRun(made, steps, isolation=isolation)
+
+
+def open_folders(root: str) -> None:
+    """Let the sample add files in the folders of a linked tree (its files stay ours)."""
+    for folder, _dirs, _files in os.walk(root):
+        os.chmod(folder, 0o777)
