@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, rust_crates
+from ..execution.native.libraries import go_modules, node_modules, rust_crates
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_HUMANEVAL_X, Problem, SuiteError
 from .fields import native_fields
@@ -103,6 +103,8 @@ class HumanEvalXKind(NativeProgramKind):
         if problem.language == "go":
             module, cache = go_modules()
             return programs.Libraries(go_module=module, go_cache=cache)
+        if problem.language == "js":
+            return programs.Libraries(node_modules=node_modules())
         return programs.Libraries()
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:

@@ -85,9 +85,11 @@ class NativeProgramKind(Kind):
         program = self.program(problem, code, run)
         done = run_program(tool, program, run.limits, run.hide, self.libraries(problem), self.name)
         if done.timed_out:
-            return Verdict(outcomes.TIMEOUT, programs.TIMEOUT, mode=self.name)
+            return Verdict(
+                outcomes.TIMEOUT, programs.TIMEOUT, mode=self.name, isolation=done.isolation
+            )
         if done.made is None or not done.steps:
-            return Verdict(outcomes.CRASHED, done.crash, mode=self.name)
+            return Verdict(outcomes.CRASHED, done.crash, mode=self.name, isolation=done.isolation)
         status = self.status(problem, done.made, done.steps)
         last = done.steps[-1]
         verdict = Verdict(OUTCOMES[status], mode=self.name, isolation=done.isolation)

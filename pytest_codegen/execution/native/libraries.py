@@ -1,6 +1,6 @@
 """What programs need besides their toolchain, made once per host and reused by every sample:
 the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's ``rustc``
-links the built ones), the Go modules its Go tests import (testify) with a warm build cache
+links the built ones), the npm package its JavaScript tests use (js-md5), the Go modules its Go tests import (testify) with a warm build cache
 (the standard library and testify compiled once; each sample gets a linked copy), and the
 javatuples jar MultiPL-E's Java programs import.
 
@@ -21,12 +21,13 @@ from pathlib import Path
 
 from ...cachedir import default_cache_root
 from ..host_cache import host_key
-from .toolchains import ToolchainMissing, find, search_path
+from .toolchains import ToolchainMissing, find, search_path, tool_env
 
 # As HumanEval-X's own Cargo.toml and go.mod pin them.
 RUST_CRATES = {"rand": "0.4", "regex": "1", "md5": "0.7.0"}
 GO_REQUIRES = {"github.com/stretchr/testify": "v1.8.0"}
 JAVATUPLES = "org.javatuples:javatuples:1.2"
+NPM_PACKAGES = ("js-md5@0.7.3",)  # HumanEval-X's JavaScript/162 requires it
 
 
 def library_root() -> Path:
@@ -49,7 +50,7 @@ def _run(argv: list[str], cwd: Path, what: str, **env: str) -> None:
     done = subprocess.run(
         argv,
         cwd=cwd,
-        env={**os.environ, "PATH": search_path(), **env},
+        env={**tool_env(), **env},
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -138,6 +139,23 @@ def javatuples() -> str:
             os.chmod(jar, 0o644)
             (folder / ".ready").touch()
     return str(jar)
+
+
+@functools.cache
+def node_modules() -> str:
+    """The ``node_modules`` folder of the npm packages HumanEval-X's JavaScript tests use."""
+    with _made_once("node") as (folder, ready):
+        if not ready:
+            npm = shutil.which("npm", path=search_path())
+            if npm is None:
+                raise ToolchainMissing(
+                    "JavaScript's js-md5 needs npm (install the Debian package npm)"
+                )
+            argv = [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder)]
+            _run([*argv, *NPM_PACKAGES], folder, "HumanEval-X's npm packages")
+            subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
+            (folder / ".ready").touch()
+    return str(folder / "node_modules")
 
 
 def link_tree(source: str, target: str) -> None:

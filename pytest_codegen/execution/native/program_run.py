@@ -59,10 +59,10 @@ def run_program(
     limits = language_limits(limits, tool.language)
     # Go's verdict is read from all its output (upstream keeps all of it).
     cap = 8 << 20 if tool.language == "go" else programs.OUTPUT_CAP
-    made = None
+    made, isolation = None, ""
     try:
         with Sandbox(limits, hide, reads=tool.roots + libs.trees()) as box:
-            workdir = str(box.workdir)
+            isolation, workdir = box.isolation, str(box.workdir)
             made = programs.build(tool, program, workdir, limits.timeout_s, libs, benchmark)
             for name, tree in made.links.items():
                 link_tree(tree, os.path.join(workdir, name))
@@ -71,11 +71,10 @@ def run_program(
             # The sandbox's own deadline stays the outer bound; the steps share a slightly
             # shorter one, so a step that times out is reported as such.
             steps = supervise(made.files, made.steps, max(limits.timeout_s - 0.5, 0.5), cap)
-            isolation = box.isolation
     except SampleTimeout:
-        return ProgramRun(made, [], timed_out=True)
+        return ProgramRun(made, [], timed_out=True, isolation=isolation)
     except SampleCrashed as e:
-        return ProgramRun(made, [], crash=str(e))
+        return ProgramRun(made, [], crash=str(e), isolation=isolation)
     if not isinstance(steps, list) or not steps:
         return ProgramRun(made, [], crash="its supervisor returned no result")
     return ProgramRun(made, steps, isolation=isolation)

@@ -50,10 +50,12 @@ class Libraries:
     rust_crates: tuple[tuple[str, str], ...] = ()  # ... and (crate, rlib) of each
     go_module: str = ""  # a module folder (go.mod, go.sum, mod/): its requirements
     go_cache: str = ""  # a warm build cache, linked into the sample's folder
+    node_modules: str = ""  # npm packages JavaScript programs require
 
     def trees(self) -> tuple[str, ...]:
         """What the sample must read of them."""
-        return tuple(t for t in (*self.jars, self.rust_deps, self.go_module) if t)
+        trees = (*self.jars, self.rust_deps, self.go_module, self.node_modules)
+        return tuple(t for t in trees if t)
 
 
 NO_LIBRARIES = Libraries()
@@ -112,7 +114,8 @@ def build(
             rustc += [f"--extern={crate}={rlib}" for crate, rlib in libs.rust_crates]
         steps = [step(*rustc), step(binary)]
     elif lang == "js":
-        steps = [step(tools["node"], name)]
+        more = {"NODE_PATH": libs.node_modules} if libs.node_modules else {}
+        steps = [step(tools["node"], name, **more)]
     elif lang == "go":
         go_env = {
             "GOCACHE": os.path.join(workdir, ".gocache"),

@@ -126,12 +126,33 @@ def _linked_out(root: str) -> list[str]:
     return sorted(found)
 
 
+def tool_env() -> dict[str, str]:
+    """The environment toolchains are asked in: rustup's proxies find their homes beside
+    them even where ``HOME`` is elsewhere (a test's)."""
+    env = dict(os.environ, PATH=search_path())
+    proxy = shutil.which("rustup", path=env["PATH"])
+    if proxy:
+        home = Path(os.path.realpath(proxy)).parents[2]
+        for name, folder in (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")):
+            if name not in env and (home / folder).is_dir():
+                env[name] = str(home / folder)
+    return env
+
+
 def _first_line(argv: list[str]) -> str:
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env=tool_env(),
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise ToolchainMissing(f"{argv[0]} does not run: {e}") from None
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip()).splitlines()[:1]
+        raise ToolchainMissing(f"{' '.join(argv)} failed: {' '.join(said)}")
     text = (done.stdout.strip() or done.stderr.strip()).splitlines()
     return text[0].strip() if text else ""
