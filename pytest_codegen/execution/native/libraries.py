@@ -1,11 +1,12 @@
-"""What programs need besides their toolchain, made once per host and reused by every sample:
-the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's ``rustc``
-links the built ones), the npm package its JavaScript tests use (js-md5), the Go modules its Go tests import (testify) with a warm build cache
-(the standard library and testify compiled once; each sample gets a linked copy), and the
-javatuples jar MultiPL-E's Java programs import.
+"""What programs need besides their toolchain, made once per host and reused by every
+sample: the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's
+``rustc`` links the built ones), the npm package its JavaScript tests use (js-md5), the Go
+modules its Go tests import (testify) with a warm build cache (the standard library and
+testify compiled once; each sample gets a linked copy), and the javatuples jar MultiPL-E's
+Java programs import.
 
 They live under ``<cache>/native-libraries/<host>/`` (readable by the samples' uids), made
-by the trusted side under a lock, from the registries' ordinary clients (cargo, go, mvn).
+by the trusted side under a lock, from the registries' ordinary clients (cargo, go, mvn, npm).
 """
 
 from __future__ import annotations
