@@ -78,3 +78,37 @@ def test_missing_toolchain_is_one_line_and_exit_4(pytester, monkeypatch):
     lines = [line for line in result.stderr.lines if line.strip()]
     assert len(lines) == 1, lines
     assert "C++ samples need g++" in lines[0] and "Debian package g++" in lines[0]
+
+
+# Right answers to fixtures/multipl_e/add.jsonl, each followed by what a model might go on to
+# write past the stop token (cut off: it never runs).
+RIGHT = {
+    "cpp": "    return x + y;\n}\nint unused() { return ; }\n",
+    "js": "    return x + y;\n}\n\nfunction unused( {\n",
+    "go": "    return x + y\n\nfunc unused( {\n",
+    "rs": "    x + y\n}\nfn unused( {\n",
+    "java": "        return x + y;\n    }\n    broken(\n",
+}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_every_language_passes_its_right_answer_cut_at_the_stop_token(pytester, mode):
+    replay = pytester.path / "right.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
+            for lang, text in RIGHT.items()
+        )
+    )
+    suite = FIXTURES / "multipl_e" / "add.jsonl"
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        str(suite),
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    result.assert_outcomes(passed=len(RIGHT))
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["category"] for r in records} == set(RIGHT)
+    assert all(r["program_status"] == "OK" and r["run"]["toolchain"] for r in records)
