@@ -1,7 +1,8 @@
 """HumanEval-X as CodeGeeX ships it: canonical solutions pass, empty and wrong answers fail,
 in every supported language, plain and with ``-n 2``.
 
-The data files are HumanEval-X's own (Apache-2.0), read from ``$HUMANEVAL_X_DIR`` or a copy in
+The whole of each file is graded with ``HUMANEVAL_X_FULL=1`` (tens of minutes on two cores);
+otherwise a few problems of each language are. The data files are HumanEval-X's own (Apache-2.0), read from ``$HUMANEVAL_X_DIR`` or a copy in
 ``shared/data/humaneval-x`` next to the project; without them these tests are skipped.
 """
 
@@ -77,6 +78,10 @@ def test_reference_passes_empty_and_wrong_fail(pytester, language, mode):
     assert record["run"]["toolchain"], record
 
 
+@pytest.mark.skipif(
+    not os.environ.get("HUMANEVAL_X_FULL"),
+    reason="all 164 problems of each language: set HUMANEVAL_X_FULL=1 (tens of minutes)",
+)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_canonical_solution_passes_and_every_empty_answer_fails(pytester, language):
     suite = DATA / f"humaneval_{language}.jsonl.gz"  # type: ignore[operator]
