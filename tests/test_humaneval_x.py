@@ -2,8 +2,9 @@
 in every supported language, plain and with ``-n 2``.
 
 The whole of each file is graded with ``HUMANEVAL_X_FULL=1`` (tens of minutes on two cores);
-otherwise a few problems of each language are. The data files are HumanEval-X's own (Apache-2.0), read from ``$HUMANEVAL_X_DIR`` or a copy in
-``shared/data/humaneval-x`` next to the project; without them these tests are skipped.
+otherwise a few problems of each language are. The data files are HumanEval-X's own
+(Apache-2.0), read from ``$HUMANEVAL_X_DIR`` or a copy in ``shared/data/humaneval-x`` next to
+the project; without them these tests are skipped.
 """
 
 from __future__ import annotations
