@@ -29,8 +29,9 @@ WRONG_ADD = {
 }
 # Canonical solutions that fail by HumanEval-X's own rules too (see docs/languages.md).
 FAILING_CANONICAL = {"JavaScript/112", "JavaScript/155"}
-# Problems whose tests never call the candidate (C++'s strlen("") is the C library's).
-VACUOUS = {"CPP/23"}
+# Problems whose tests never call the candidate: C++'s strlen("") is the C library's, and
+# Rust/32's tests are inside a comment.
+VACUOUS = {"CPP/23", "Rust/32"}
 
 
 def _data_dir() -> Path | None:
