@@ -17,6 +17,9 @@ MODE_PYTHON_PROGRAM = "python-program"  # sample and tests run together in the s
 MODE_JEST = "jest"  # a React component graded by its Jest test file
 # HumanEval+/MBPP+: the candidate's outputs compared with the canonical solution's, in here
 MODE_EVALPLUS = "evalplus"
+# Programs in other languages (MultiPL-E, HumanEval-X), built and run in the sandbox
+MODE_MULTIPL_E = "multipl-e"
+MODE_HUMANEVAL_X = "humaneval-x"
 
 
 @dataclasses.dataclass(frozen=True)

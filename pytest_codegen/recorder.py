@@ -83,13 +83,16 @@ class SampleRecorder:
 
     def run_identity(self, problem: Problem) -> dict[str, Any]:
         """The record's ``run``: what makes this run comparable with another (see
-        :mod:`.reporting.comparable`), with the Node that graded a React sample."""
+        :mod:`.reporting.comparable`), with the Node that graded a React sample and the
+        toolchain that built and ran a program in another language."""
         if self._identity is None:
             from .reporting.comparable import run_identity
 
             self._identity = run_identity(self.settings, self.model())
         node = self.executor.node_version() if self.executor.grades_on_node(problem) else None
-        return {**self._identity, "node": node} if node else self._identity
+        tool = self.executor.kinds.of(problem).toolchain(problem)
+        more = {"node": node, "toolchain": tool}
+        return {**self._identity, **{k: v for k, v in more.items() if v}}
 
     def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:
         """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""

@@ -179,3 +179,13 @@ def test_identity_compares_only_what_both_sides_state():
     assert first_difference([("a", ours), ("c", old), ("d", other)]) == (
         "d is not comparable with the files before it: model (n vs m in a)"
     )
+
+
+def test_another_toolchain_version_is_not_comparable():
+    from pytest_codegen.reporting.comparable import differences, identity
+
+    ours = identity([{"run": {"toolchain": "g++ (Debian 12.2.0-14) 12.2.0"}}])
+    theirs = identity([{"run": {"toolchain": "g++ (Debian 14.2.0-19) 14.2.0"}}])
+    assert differences(ours, theirs) == [
+        "toolchain (g++ (Debian 12.2.0-14) 12.2.0 vs g++ (Debian 14.2.0-19) 14.2.0)"
+    ]

@@ -43,6 +43,12 @@ _CODE_START = {
 }
 
 
+# Compiled languages' completions start anywhere (a declaration, a loop, a brace): only
+# blank lines are dropped before them.
+for _language in ("cpp", "js", "go", "rs", "java"):
+    _CODE_START[_language] = re.compile(r"^\s*\S")
+
+
 class ExtractionError(Exception):
     """No code could be found in a reply; the message says why."""
 

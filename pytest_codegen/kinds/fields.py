@@ -83,3 +83,14 @@ def livecodebench_fields(problem: Problem) -> LiveCodeBenchFields:
 
 def apps_fields(problem: Problem) -> AppsFields:
     return cast(AppsFields, problem.extra)
+
+
+class NativeProgramFields(TypedDict, total=False):
+    stop_tokens: list[str]  # MultiPL-E: where a completion is cut
+    go_import: str  # HumanEval-X Go: the prompt's imports, which its evaluator drops ...
+    test_setup: str  # ... for the tests' package clause and imports
+    declaration: str  # HumanEval-X Rust: the uses and signature the prompt leaves out
+
+
+def native_fields(problem: Problem) -> NativeProgramFields:
+    return cast(NativeProgramFields, problem.extra)

@@ -99,6 +99,11 @@ class Kind:
         those it has."""
         return {}
 
+    def toolchain(self, problem: Problem) -> str | None:
+        """The compiler or interpreter that grades ``problem``'s samples, with its version
+        (part of what makes runs comparable); None where the plugin's own Python does."""
+        return None
+
     def check(self, problem: Problem) -> list[str]:
         """Why ``problem`` cannot be solved as shipped (empty: it can)."""
         return []

@@ -17,7 +17,9 @@ from .apps import AppsKind
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
 from .humaneval import HumanEvalKind
+from .humaneval_x import HumanEvalXKind
 from .livecodebench import LiveCodeBenchKind
+from .multipl_e import MultiPLEKind
 from .protocol import Kind
 from .webapp1k import WebApp1KKind
 
@@ -66,8 +68,9 @@ class KindRegistry:
 def builtin_kinds() -> KindRegistry:
     """A registry of the built-in kinds."""
     kinds = KindRegistry()
-    # Offered files in the reverse order: an EvalPlus file is a HumanEval file too, and a
-    # LiveCodeBench one is claimed before HumanEval's loader would call it malformed.
+    # Offered files in the reverse order: an EvalPlus file is a HumanEval file too, and
+    # LiveCodeBench, MultiPL-E and HumanEval-X files are JSON Lines files too: their kinds
+    # look before HumanEval's loader would call them malformed.
     for kind in (
         WebApp1KKind(),
         ExecCSNKind(),
@@ -75,6 +78,8 @@ def builtin_kinds() -> KindRegistry:
         EvalPlusKind(),
         LiveCodeBenchKind(),
         AppsKind(),
+        MultiPLEKind(),
+        HumanEvalXKind(),
     ):
         kinds.register(kind)
     return kinds

@@ -3,9 +3,11 @@ results that are not.
 
 Every record carries ``run`` (stamped where the sample was graded, so a remote host's own
 Python and Node are what it says): the harness version, Python version, Node version (React
-samples), the model's sampling parameters with what else shapes its answers, the timeout
-policy and the other limits. With the record's own ``model``, ``suite`` and ``data`` (the
-suite's data: name, version, sha256, where the loader states it) that is a run's identity.
+samples), the compiler or interpreter of a program in another language (MultiPL-E,
+HumanEval-X: the first line it prints of its version), the model's sampling parameters with
+what else shapes its answers, the timeout policy and the other limits. With the record's own
+``model``, ``suite`` and ``data`` (the suite's data: name, version, sha256, where the loader
+states it) that is a run's identity.
 
 Per record rather than a header line: a results file is written line by line as samples are
 graded, shards are concatenated and filtered with ordinary tools (``cat``, ``grep``, ``jq``),
@@ -34,6 +36,7 @@ LABELS = {
     "harness": "harness version",
     "python": "Python version",
     "node": "Node version",
+    "toolchain": "toolchain",
     "model": "model",
     "params": "model parameters",
     "timeout": "timeout policy",

@@ -82,14 +82,16 @@ class Sandbox:
         preload: Iterable[str] = (),
         stderr_apart: bool = False,
         sealed: bool = False,
+        reads: tuple[str, ...] = (),
     ) -> None:
         """``preload``: modules the sample's code is likely to import (of PRELOADABLE); the
         zygote imports them for later samples, so they find them loaded. ``stderr_apart``:
         the sample's stderr goes to a file of its own (:meth:`stderr`), not with its stdout.
-        ``sealed``: the sample gets a key of this sandbox's own, for :meth:`run_program`."""
+        ``sealed``: the sample gets a key of this sandbox's own, for :meth:`run_program`.
+        ``reads``: trees the sample may read besides the system's (a toolchain's)."""
         self.limits = limits
         self.deadline = time.monotonic() + limits.timeout_s
-        self.zygote = zygote = Zygote.get(hide, limits.cpus)
+        self.zygote = zygote = Zygote.get(hide, limits.cpus, reads)
         self.workdir = Path(tempfile.mkdtemp(prefix="sample-", dir=zygote.workroot))
         self.output = tempfile.TemporaryFile()
         self.errors = tempfile.TemporaryFile() if stderr_apart else None

@@ -145,15 +145,20 @@ class Zygote:
     _instance: Zygote | None = None
     _lock = threading.Lock()
 
-    def __init__(self, hide: tuple[str, ...], cpus: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self, hide: tuple[str, ...], cpus: tuple[int, ...] = (), reads: tuple[str, ...] = ()
+    ) -> None:
         self.hide = hide
         self.cpus = cpus
+        self.reads = reads
         # The samples' working directories live here; other uids may pass, not list.
         self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
         os.chmod(self.workroot, 0o711)
         # What samples may read of the Python installation (see importable.py); not this
         # package: the zygote has read what it runs before the view exists.
         keep, listed = importable.readable(PLUGIN_DIR)
+        # Toolchains outside the system trees (a rustup sysroot under the home directory).
+        keep = keep + [r for r in reads if r not in keep]
         view = {
             "mask": _dirs_to_mask(keep + listed, importable.user_dirs(keep)),
             "keep": keep,
@@ -191,7 +196,9 @@ class Zygote:
         self._preloaded: set[str] = set()  # modules already asked of the zygote
 
     @classmethod
-    def get(cls, hide: tuple[str, ...] = (), cpus: tuple[int, ...] = ()) -> Zygote:
+    def get(
+        cls, hide: tuple[str, ...] = (), cpus: tuple[int, ...] = (), reads: tuple[str, ...] = ()
+    ) -> Zygote:
         with cls._lock:
             z = cls._instance
             if (
@@ -199,10 +206,12 @@ class Zygote:
                 or z.owner != os.getpid()
                 or z.proc.poll() is not None
                 or (z.hide, z.cpus) != (hide, cpus)
+                or not set(reads) <= set(z.reads)
             ):
                 if z is not None and z.owner == os.getpid():
                     z.stop()
-                cls._instance = z = cls(hide, cpus)
+                reads = tuple(sorted(set(reads) | set(z.reads if z is not None else ())))
+                cls._instance = z = cls(hide, cpus, reads)
             return z
 
     def stop(self) -> None:

@@ -1,0 +1,168 @@
+"""What programs need besides their toolchain, made once per host and reused by every
+sample: the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's
+``rustc`` links the built ones), the npm package its JavaScript tests use (js-md5), the Go
+modules its Go tests import (testify) with a warm build cache (the standard library and
+testify compiled once; each sample gets a linked copy), and the javatuples jar MultiPL-E's
+Java programs import.
+
+They live under ``<cache>/native-libraries/<host>/`` (readable by the samples' uids), made
+by the trusted side under a lock, from the registries' ordinary clients (cargo, go, mvn, npm).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from ...cachedir import default_cache_root
+from ..host_cache import host_key
+from .toolchains import ToolchainMissing, find, search_path, tool_env
+
+# As HumanEval-X's own Cargo.toml and go.mod pin them.
+RUST_CRATES = {"rand": "0.4", "regex": "1", "md5": "0.7.0"}
+GO_REQUIRES = {"github.com/stretchr/testify": "v1.8.0"}
+JAVATUPLES = "org.javatuples:javatuples:1.2"
+NPM_PACKAGES = ("js-md5@0.7.3",)  # HumanEval-X's JavaScript/162 requires it
+
+
+def library_root() -> Path:
+    return default_cache_root() / "native-libraries" / host_key()
+
+
+@contextlib.contextmanager
+def _made_once(name: str) -> Iterator[tuple[Path, bool]]:
+    """``(folder, ready)`` of library ``name``, under its lock: build it when not ready,
+    then touch ``.ready``."""
+    folder = library_root() / name
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o755)
+    with open(folder.parent / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder, (folder / ".ready").exists()
+
+
+def _run(argv: list[str], cwd: Path, what: str, **env: str) -> None:
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env={**tool_env(), **env},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+        raise ToolchainMissing(f"{what}: {' '.join(argv[:3])} failed: {' '.join(tail)}")
+
+
+@functools.cache
+def rust_crates() -> tuple[str, dict[str, str]]:
+    """``(deps folder, {crate: rlib})`` of HumanEval-X's crates, built once."""
+    with _made_once("rust") as (folder, ready):
+        if not ready:
+            deps = "".join(f'{name} = "{version}"\n' for name, version in RUST_CRATES.items())
+            (folder / "Cargo.toml").write_text(
+                '[package]\nname = "crates"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                f"[dependencies]\n{deps}"
+            )
+            (folder / "src").mkdir(exist_ok=True)
+            (folder / "src" / "lib.rs").write_text("")
+            cargo = shutil.which("cargo", path=search_path())
+            if cargo is None:
+                raise ToolchainMissing(
+                    "Rust's crates need cargo (install the Debian package cargo)"
+                )
+            _run([cargo, "build", "--quiet"], folder, "HumanEval-X's Rust crates")
+            (folder / ".ready").touch()
+    deps = folder / "target" / "debug" / "deps"
+    rlibs: dict[str, str] = {}
+    for name in RUST_CRATES:
+        found = sorted(deps.glob(f"lib{name}-*.rlib"), key=lambda p: p.stat().st_mtime)
+        if not found:
+            raise ToolchainMissing(f"the {name} crate was not built in {folder}")
+        rlibs[name] = str(found[-1])
+    return str(deps), rlibs
+
+
+@functools.cache
+def go_modules() -> tuple[str, str]:
+    """``(module folder, build cache)``: a module that requires testify, its module cache
+    beside it, and a build cache holding the standard library and testify compiled."""
+    go = find("go").tools["go"]
+    with _made_once("go") as (folder, ready):
+        env = {
+            "GOMODCACHE": str(folder / "mod"),
+            "GOCACHE": str(folder / "cache"),
+            # As samples build (programs.build): the same flags, the same cache keys.
+            "GOFLAGS": "-mod=mod -buildvcs=false",
+            "CGO_ENABLED": "0",
+            "GOTOOLCHAIN": "local",
+            "GOTELEMETRY": "off",
+        }
+        if not ready:
+            requires = "".join(f"\t{m} {v}\n" for m, v in GO_REQUIRES.items())
+            (folder / "go.mod").write_text(
+                f"module humanEval\n\ngo 1.18\n\nrequire (\n{requires})\n"
+            )
+            (folder / "warm_test.go").write_text(
+                'package main\n\nimport (\n\t"testing"\n\t"github.com/stretchr/testify/assert"\n)'
+                "\n\nfunc TestWarm(t *testing.T) { assert.New(t).Equal(1, 1) }\n"
+            )
+            _run([go, "mod", "tidy"], folder, "HumanEval-X's Go modules", **env)
+            _run([go, "test", "warm_test.go"], folder, "HumanEval-X's Go modules", **env)
+            for path in (folder / "cache", folder / "mod"):
+                subprocess.run(["chmod", "-R", "a+rX", str(path)], check=False)
+            (folder / ".ready").touch()
+    return str(folder), str(folder / "cache")
+
+
+@functools.cache
+def javatuples() -> str:
+    """The javatuples jar MultiPL-E's Java programs import, from Maven Central."""
+    with _made_once("java") as (folder, ready):
+        jar = folder / "javatuples-1.2.jar"
+        if not ready:
+            mvn = shutil.which("mvn", path=search_path())
+            if mvn is None:
+                raise ToolchainMissing(
+                    "Java's javatuples needs mvn (install the Debian package maven)"
+                )
+            _run([mvn, "-q", "dependency:get", f"-Dartifact={JAVATUPLES}"], folder, "javatuples")
+            group, name, version = JAVATUPLES.split(":")
+            local = Path.home() / ".m2" / "repository" / group.replace(".", "/") / name / version
+            shutil.copy(local / f"{name}-{version}.jar", jar)
+            os.chmod(jar, 0o644)
+            (folder / ".ready").touch()
+    return str(jar)
+
+
+@functools.cache
+def node_modules() -> str:
+    """The ``node_modules`` folder of the npm packages HumanEval-X's JavaScript tests use."""
+    with _made_once("node") as (folder, ready):
+        if not ready:
+            npm = shutil.which("npm", path=search_path())
+            if npm is None:
+                raise ToolchainMissing(
+                    "JavaScript's js-md5 needs npm (install the Debian package npm)"
+                )
+            argv = [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder)]
+            _run([*argv, *NPM_PACKAGES], folder, "HumanEval-X's npm packages")
+            subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
+            (folder / ".ready").touch()
+    return str(folder / "node_modules")
+
+
+def link_tree(source: str, target: str) -> None:
+    """A copy of ``source`` at ``target`` made of hard links (same file system) or copies:
+    the files stay the trusted side's, read-only to the sample, which adds its own."""
+    try:
+        subprocess.run(["cp", "-al", source, target], check=True, capture_output=True)
+    except subprocess.CalledProcessError:
+        shutil.copytree(source, target, dirs_exist_ok=True)

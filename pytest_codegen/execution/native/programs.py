@@ -1,0 +1,184 @@
+"""How a program in each language is built and run, and what its run means, by MultiPL-E's
+evaluators' rules (``evaluation/src/eval_<lang>.py``):
+
+- C++: ``g++ FILE -o BIN -std=c++17``; a failed build is ``SyntaxError``; the run timing out
+  ``Timeout``, exiting non-zero ``Exception``, else ``OK``.
+- JavaScript: ``node FILE``; ``Timeout``; exit 0 ``OK``; else ``SyntaxError`` when its stderr
+  says ``SyntaxError``, ``Exception`` otherwise (upstream also names ``AssertionError`` and
+  ``ReferenceError``; both fail, and are ``Exception`` here).
+- Go: ``go test FILE`` (a ``_test.go`` file): ``[setup failed]`` or ``[build failed]`` in
+  its stdout is ``SyntaxError``, ``FAIL`` in it ``Exception``, else ``OK``.
+- Rust: ``rustc FILE -o BIN``, then the binary, as C++.
+- Java: ``javac -encoding UTF8 -d OUT Problem.java`` with javatuples on the class path, a
+  failed build ``SyntaxError``; ``java -ea -cp OUT:JAR Problem`` as C++'s run.
+
+Each step runs under the sample's deadline (upstream gives each step 15 s, Go's 30 s); JVMs
+get heap and code-cache sizes that fit the sandbox's address-space limit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from .toolchains import Toolchain
+
+OK, SYNTAX_ERROR, EXCEPTION, TIMEOUT = "OK", "SyntaxError", "Exception", "Timeout"
+OUTPUT_CAP = 2048  # bytes of each stream kept, as upstream's safe_subprocess keeps
+JVM_FLAGS = ("-Xmx1g", "-Xss16m", "-XX:+UseSerialGC", "-XX:ReservedCodeCacheSize=64m")
+JVM_FLAGS += ("-XX:CompressedClassSpaceSize=64m", "-XX:TieredStopAtLevel=1")
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+    """A sample's program as files and the steps that build and run it."""
+
+    files: dict[str, str]
+    steps: list[dict[str, Any]]
+    compiled: bool  # a failed first step is a build failure (SyntaxError)
+    links: dict[str, str] = dataclasses.field(default_factory=dict)  # workdir name -> tree
+
+
+@dataclasses.dataclass(frozen=True)
+class Libraries:
+    """What a benchmark's programs use besides the standard library (see ``libraries.py``)."""
+
+    jars: tuple[str, ...] = ()  # Java's class path
+    rust_deps: str = ""  # the folder of the built crates ...
+    rust_crates: tuple[tuple[str, str], ...] = ()  # ... and (crate, rlib) of each
+    go_module: str = ""  # a module folder (go.mod, go.sum, mod/): its requirements
+    go_cache: str = ""  # a warm build cache, linked into the sample's folder
+    node_modules: str = ""  # npm packages JavaScript programs require
+
+    def trees(self) -> tuple[str, ...]:
+        """What the sample must read of them."""
+        trees = (*self.jars, self.rust_deps, self.go_module, self.node_modules)
+        return tuple(t for t in trees if t)
+
+
+NO_LIBRARIES = Libraries()
+# HumanEval-X's file names and flags differ from MultiPL-E's where its evaluator's do.
+SOURCE_NAMES = {
+    "multipl-e": {"java": "Problem.java"},
+    "humaneval-x": {"java": "Main.java"},
+}
+DEFAULT_NAMES = {"cpp": "main.cpp", "js": "main.js", "go": "main_test.go", "rs": "main.rs"}
+
+
+def source_name(language: str, benchmark: str = "multipl-e") -> str:
+    return SOURCE_NAMES[benchmark].get(language) or DEFAULT_NAMES[language]
+
+
+def build(
+    tool: Toolchain,
+    program: str,
+    workdir: str,
+    timeout_s: float,
+    libs: Libraries | None = None,
+    benchmark: str = "multipl-e",
+) -> Build:
+    """The files and steps of ``program`` for ``tool``'s language, run in ``workdir``, as
+    ``benchmark``'s evaluator builds and runs it."""
+    lang, tools = tool.language, tool.tools
+    libs = libs or NO_LIBRARIES
+    name = source_name(lang, benchmark)
+    env = {
+        "PATH": os.pathsep.join(
+            dict.fromkeys([os.path.dirname(p) for p in tools.values()] + ["/usr/bin", "/bin"])
+        ),
+        "HOME": workdir,
+        # Not the folder itself: Go ignores a go.mod in the temporary directory's root.
+        "TMPDIR": os.path.join(workdir, ".tmp"),
+        "LANG": "C.UTF-8",
+        **tool.env,
+    }
+
+    def step(*argv: str, **more: str) -> dict[str, Any]:
+        return {"argv": list(argv), "env": {**env, **more}, "timeout_s": timeout_s}
+
+    files = {name: program, ".tmp/.keep": ""}
+    links: dict[str, str] = {}
+    binary = os.path.join(workdir, "main")
+    humaneval_x = benchmark == "humaneval-x"
+    if lang == "cpp":
+        std = "-std=c++11" if humaneval_x else "-std=c++17"
+        # HumanEval-X's problem 162 hashes with OpenSSL.
+        ssl = ["-lcrypto", "-lssl"] if humaneval_x and "openssl/" in program else []
+        steps = [step(tools["g++"], std, name, "-o", binary, *ssl), step(binary)]
+    elif lang == "rs":
+        rustc = [tools["rustc"], "--edition", "2021", name, "-o", binary]
+        if libs.rust_deps:
+            rustc += ["--test", "-L", f"dependency={libs.rust_deps}"]
+            rustc += [f"--extern={crate}={rlib}" for crate, rlib in libs.rust_crates]
+        steps = [step(*rustc), step(binary)]
+    elif lang == "js":
+        more = {"NODE_PATH": libs.node_modules} if libs.node_modules else {}
+        steps = [step(tools["node"], name, **more)]
+    elif lang == "go":
+        go_env = {
+            "GOCACHE": os.path.join(workdir, ".gocache"),
+            "GOPATH": os.path.join(workdir, ".gopath"),
+            "GOTOOLCHAIN": "local",
+            "GOPROXY": "off",
+            "GOTELEMETRY": "off",
+            "GOFLAGS": "-buildvcs=false",
+            "CGO_ENABLED": "0",
+        }
+        if libs.go_cache:
+            links[".gocache"] = libs.go_cache
+        if libs.go_module:
+            module = Path(libs.go_module)
+            files["go.mod"] = (module / "go.mod").read_text()
+            files["go.sum"] = (module / "go.sum").read_text()
+            go_env.update(GOMODCACHE=str(module / "mod"), GOFLAGS="-mod=mod -buildvcs=false")
+        limit = [f"-timeout={max(int(timeout_s), 1)}s"] if humaneval_x else []
+        steps = [step(tools["go"], "test", *limit, name, **go_env)]
+    elif lang == "java":
+        out = os.path.join(workdir, "classes")
+        path = os.pathsep.join((out, *libs.jars))
+        javac = [tools["javac"], *(f"-J{flag}" for flag in JVM_FLAGS)]
+        main = "Main" if humaneval_x else "Problem"
+        steps = [
+            step(*javac, "-encoding", "UTF8", "-cp", path, "-d", out, name),
+            step(tools["java"], *JVM_FLAGS, "-ea", "-cp", path, main),
+        ]
+    else:
+        raise ValueError(f"no build for language {lang!r}")
+    return Build(files, steps, compiled=lang in ("cpp", "rs", "java"), links=links)
+
+
+def humaneval_x_passed(language: str, made: Build, results: list[dict[str, Any]]) -> str:
+    """HumanEval-X's verdict (``execution.py`` of CodeGeeX): ``passed`` when every step ran
+    and the last exited 0 (JavaScript: when it printed nothing at all, whatever its exit
+    status, as console.assert only prints), ``compilation error``, ``timed out`` or
+    ``failed``."""
+    last = results[-1]
+    if last["timeout"]:
+        return "timed out"
+    if made.compiled and len(results) == 1 and last["exit_code"] != 0:
+        return "compilation error"
+    if language == "js":
+        return "failed" if last["stderr"] or last["stdout"] else "passed"
+    return "passed" if last["exit_code"] == 0 and len(results) == len(made.steps) else "failed"
+
+
+def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
+    """MultiPL-E's status of a program from what its steps did (see the module's rules)."""
+    last = results[-1]
+    if made.compiled and len(results) == 1 and not last["timeout"] and last["exit_code"] != 0:
+        return SYNTAX_ERROR
+    if language == "go":
+        if last["timeout"]:
+            return TIMEOUT
+        if "[setup failed]" in last["stdout"] or "[build failed]" in last["stdout"]:
+            return SYNTAX_ERROR
+        return EXCEPTION if "FAIL" in last["stdout"] else OK
+    if last["timeout"]:
+        return TIMEOUT
+    if last["exit_code"] == 0 and len(results) == len(made.steps):
+        return OK
+    if language == "js" and "SyntaxError" in last["stderr"]:
+        return SYNTAX_ERROR
+    return EXCEPTION

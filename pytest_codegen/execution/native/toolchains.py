@@ -1,0 +1,158 @@
+"""The compilers and interpreters of non-Python samples: found once per process (every
+grading process looks, so a remote host states its own), each with its version.
+
+A language's toolchain is its executables resolved to real files (a sample's sandbox reads
+only the system trees and the roots named here: ``/etc/alternatives`` and rustup's proxies
+are not in it), the trees it reads, and the first line its compiler prints of its version,
+which every record of the language carries (``run.toolchain``). A missing one is one line
+naming the language and the Debian package that provides it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+# Where toolchains live besides PATH: Go's tarball, rustup's proxies.
+EXTRA_PATH = ("/usr/local/go/bin", os.path.expanduser("~/.cargo/bin"), "/usr/local/bin")
+
+
+class ToolchainMissing(Exception):
+    """A language's compiler or interpreter is not on this host (the message is one line)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Language:
+    """A language samples are graded in; ``key`` is MultiPL-E's name for it."""
+
+    key: str
+    label: str
+    tools: tuple[str, ...]  # executables it needs, the compiler first
+    package: str  # the Debian package that provides them
+    memory_mb: int = 2048  # the address space a process needs (JVMs and V8 reserve much)
+    max_procs: int = 64  # processes and threads of its uid (JVMs and Go start many threads)
+    file_mb: int = 64  # the largest file it writes (Go's build cache holds the runtime's)
+
+
+LANGUAGES: dict[str, Language] = {
+    lang.key: lang
+    for lang in (
+        Language("cpp", "C++", ("g++",), "g++"),
+        Language("js", "JavaScript", ("node",), "nodejs", memory_mb=4096),
+        Language("go", "Go", ("go",), "golang-go", 4096, max_procs=256, file_mb=512),
+        Language("rs", "Rust", ("rustc",), "rustc", max_procs=128),
+        Language("java", "Java", ("javac", "java"), "openjdk-17-jdk-headless", 8192, 256),
+    )
+}
+# Other names the benchmarks use for the same languages (HumanEval-X's directories,
+# MultiPL-E's ``language`` field).
+ALIASES = {
+    "c++": "cpp",
+    "javascript": "js",
+    "rust": "rs",
+    "golang": "go",
+    "go_test.go": "go",
+}
+
+
+def language(name: str) -> Language | None:
+    name = name.lower()
+    return LANGUAGES.get(ALIASES.get(name, name))
+
+
+@dataclasses.dataclass(frozen=True)
+class Toolchain:
+    language: str  # Language.key
+    version: str  # what the compiler says of itself, one line
+    tools: dict[str, str]  # executable name -> its real path
+    roots: tuple[str, ...]  # trees the sandbox must let the sample read
+    env: dict[str, str]  # variables its tools need (GOROOT, JAVA_HOME)
+
+
+def search_path() -> str:
+    parts = os.environ.get("PATH", "").split(os.pathsep) + list(EXTRA_PATH)
+    return os.pathsep.join(dict.fromkeys(p for p in parts if p))
+
+
+@functools.cache
+def find(key: str) -> Toolchain:
+    """The toolchain of language ``key`` on this host; raises :class:`ToolchainMissing`."""
+    lang = LANGUAGES[key]
+    found: dict[str, str] = {}
+    proxies: dict[str, str] = {}  # as found on the path (rustup's proxy answers as rustc)
+    for tool in lang.tools:
+        where = shutil.which(tool, path=search_path())
+        if where is None:
+            raise ToolchainMissing(
+                f"{lang.label} samples need {tool}, which is not on this host "
+                f"(install the Debian package {lang.package})"
+            )
+        proxies[tool] = where
+        found[tool] = os.path.realpath(where)
+    roots: list[str] = []
+    env: dict[str, str] = {}
+    if key == "rs":
+        # rustup's proxy needs its home; the toolchain's own rustc does not.
+        sysroot = _first_line([proxies["rustc"], "--print", "sysroot"])
+        found["rustc"] = str(Path(sysroot) / "bin" / "rustc")
+        roots.append(sysroot)
+    elif key == "go":
+        goroot = _first_line([found["go"], "env", "GOROOT"])
+        roots.append(goroot)
+        env["GOROOT"] = goroot
+    elif key == "java":
+        env["JAVA_HOME"] = str(Path(found["javac"]).parents[1])
+        roots.append(env["JAVA_HOME"])
+        roots += _linked_out(env["JAVA_HOME"])
+    compiler = found[lang.tools[0]]
+    asked = {"java": [compiler, "-version"], "go": [compiler, "version"]}
+    version = _first_line(asked.get(key, [compiler, "--version"])) or "unknown version"
+    return Toolchain(key, version, found, tuple(roots), env)
+
+
+def _linked_out(root: str) -> list[str]:
+    """The directories outside ``root`` that its files link to (Debian's JDK keeps its
+    configuration in ``/etc/java-N-openjdk``)."""
+    found: set[str] = set()
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            real = os.path.realpath(os.path.join(folder, name))
+            if not real.startswith(root.rstrip("/") + "/") and real.startswith("/etc/"):
+                found.add("/".join(real.split("/")[:3]))
+    return sorted(found)
+
+
+def tool_env() -> dict[str, str]:
+    """The environment toolchains are asked in: rustup's proxies find their homes beside
+    them even where ``HOME`` is elsewhere (a test's)."""
+    env = dict(os.environ, PATH=search_path())
+    proxy = shutil.which("rustup", path=env["PATH"])
+    if proxy:
+        home = Path(os.path.realpath(proxy)).parents[2]
+        for name, folder in (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")):
+            if name not in env and (home / folder).is_dir():
+                env[name] = str(home / folder)
+    return env
+
+
+def _first_line(argv: list[str]) -> str:
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env=tool_env(),
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ToolchainMissing(f"{argv[0]} does not run: {e}") from None
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip()).splitlines()[:1]
+        raise ToolchainMissing(f"{' '.join(argv)} failed: {' '.join(said)}")
+    text = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    return text[0].strip() if text else ""

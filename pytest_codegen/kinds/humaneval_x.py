@@ -1,0 +1,162 @@
+"""HumanEval-X files (``humaneval_<lang>.jsonl.gz`` as THUDM/CodeGeeX ships them): rows of
+``task_id`` (``CPP/0``), ``prompt``, ``declaration``, ``canonical_solution``, ``test`` (Go adds
+``import`` and ``test_setup``). The program is assembled as CodeGeeX's
+``evaluate_humaneval_x.py`` assembles it, and it passes as its ``execution.py`` says (see
+``programs.humaneval_x_passed``); ``reference`` runs the canonical solutions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..execution.native import programs
+from ..execution.native.libraries import go_modules, node_modules, rust_crates
+from ..jsonl import JSONLinesError, open_text, read_objects
+from ..problems import MODE_HUMANEVAL_X, Problem, SuiteError
+from .fields import native_fields
+from .native_program import EMPTY_BODY, NativeProgramKind, language_key, toolchain_of
+from .protocol import GradingRun
+
+FIELDS = ("task_id", "prompt", "declaration", "canonical_solution", "test")
+# The headers CodeGeeX puts before a C++ program when its prompt lacks them (IMPORT_HELPER).
+CPP_HEADERS = (
+    "#include<stdlib.h>",
+    "#include<algorithm>",
+    "#include<math.h>",
+    "#include<stdio.h>",
+    "#include<vector>",
+    "#include<string>",
+    "#include<climits>",
+    "#include<cstring>",
+    "#include<iostream>",
+)
+# Go packages it imports when the code uses them and the tests' set-up does not.
+GO_PACKAGES = (
+    "math",
+    "strings",
+    "fmt",
+    "strconv",
+    "time",
+    "bytes",
+    "regexp",
+    "sort",
+    "math/rand",
+    "crypto/md5",
+)
+# Its evaluator's status -> MultiPL-E's words, which the outcomes use.
+STATUSES = {
+    "passed": programs.OK,
+    "failed": programs.EXCEPTION,
+    "compilation error": programs.SYNTAX_ERROR,
+    "timed out": programs.TIMEOUT,
+}
+
+
+def looks_like_humaneval_x(path: Path) -> bool:
+    if not path.name.endswith((".jsonl", ".jsonl.gz")) or not path.is_file():
+        return False
+    try:
+        with open_text(path) as fh:
+            first = next((line for line in fh if line.strip()), "")
+    except (OSError, UnicodeDecodeError, EOFError):
+        return False
+    return all(f'"{f}"' in first for f in FIELDS) and '"task_id": "Python/' not in first
+
+
+def assemble(problem: Problem, code: str) -> str:
+    """The program CodeGeeX's ``process_humaneval_test`` makes of ``code``."""
+    lang, prompt, test = problem.language, problem.prompt, problem.tests
+    extra = native_fields(problem)
+    if lang == "cpp":
+        setup = "".join(h + "\n" for h in CPP_HEADERS if h not in prompt)
+        return setup + "\n" + prompt + code + "\n" + test
+    if lang == "go":
+        prompt = prompt.replace(str(extra.get("go_import", "")), "")
+        setup = str(extra.get("test_setup", ""))
+        used = [
+            f'"{pkg}"'
+            for pkg in GO_PACKAGES
+            if pkg not in setup and pkg.split("/")[-1] + "." in code
+        ]
+        imports = "import (\n" + "    ".join(p + "\n" for p in used) + ")" if used else ""
+        return setup + "\n" + (imports + "\n" if imports else "") + prompt + code + "\n" + test
+    if lang == "rs":
+        declaration = str(extra.get("declaration", ""))
+        return "\nfn main(){ \n } \n" + declaration + prompt + code + test
+    return prompt + code + "\n" + test  # Java, JavaScript
+
+
+class HumanEvalXKind(NativeProgramKind):
+    name = MODE_HUMANEVAL_X
+    # Its evaluator gives a step 3 s; above that, limits come from the canonical solution's
+    # time on this host (execution/time_limits.py), which counts the compiler's start too.
+    time_floor_s = 3.0
+
+    def claims(self, path: Path, explicit: bool) -> bool:
+        return looks_like_humaneval_x(path)
+
+    def load(self, path: Path, suite: str) -> list[Problem]:
+        return load_humaneval_x(path, suite)
+
+    def libraries(self, problem: Problem) -> programs.Libraries:
+        if problem.language == "rs":
+            deps, crates = rust_crates()
+            return programs.Libraries(rust_deps=deps, rust_crates=tuple(sorted(crates.items())))
+        if problem.language == "go":
+            module, cache = go_modules()
+            return programs.Libraries(go_module=module, go_cache=cache)
+        if problem.language == "js":
+            return programs.Libraries(node_modules=node_modules())
+        return programs.Libraries()
+
+    def program(self, problem: Problem, code: str, run: GradingRun) -> str:
+        return assemble(problem, code)
+
+    def empty_solution(self, problem: Problem) -> str:
+        # Closed as the canonical solution closes what the prompt opened (Java's class too).
+        lines = (problem.reference or "").rstrip().split("\n")
+        closing: list[str] = []
+        while lines and lines[-1].strip() == "}":
+            closing.insert(0, lines.pop())
+        return EMPTY_BODY[problem.language] + "".join(line + "\n" for line in closing)
+
+    def status(self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]]) -> str:
+        return STATUSES[programs.humaneval_x_passed(problem.language, made, steps)]
+
+
+def load_humaneval_x(path: Path, suite: str) -> list[Problem]:
+    problems: list[Problem] = []
+    try:
+        for where, row in read_objects(path):
+            missing = [f for f in FIELDS if f not in row]
+            if missing:
+                raise SuiteError(f"{where}: a HumanEval-X row needs {', '.join(missing)}")
+            task_id = str(row["task_id"])
+            key = language_key(task_id.split("/", 1)[0], where)
+            toolchain_of(key, str(path))  # a missing one stops the run here, in one line
+            extra: dict[str, Any] = {}
+            if key == "go":
+                extra = {
+                    "go_import": row.get("import", ""),
+                    "test_setup": row.get("test_setup", ""),
+                }
+            if key == "rs":
+                extra = {"declaration": row["declaration"]}
+            problems.append(
+                Problem(
+                    id=task_id,
+                    suite=suite,
+                    category=key,
+                    language=key,
+                    mode=MODE_HUMANEVAL_X,
+                    prompt=str(row["prompt"]),
+                    tests=str(row["test"]),
+                    reference=str(row["canonical_solution"]),
+                    extra=extra,
+                )
+            )
+    except JSONLinesError as e:
+        raise SuiteError(str(e)) from None
+    if not problems:
+        raise SuiteError(f"{path}: no HumanEval-X rows")
+    return problems

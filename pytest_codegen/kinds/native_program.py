@@ -1,0 +1,109 @@
+"""What the kinds of programs in other languages share (MultiPL-E, HumanEval-X): a sample's
+program is assembled by its kind, then built and run by the language's toolchain in the
+sample's sandbox (``execution/native``), and MultiPL-E's status of the run is its outcome:
+``OK`` passed, ``Exception`` failed, ``SyntaxError`` (it does not build) an error,
+``Timeout`` a timeout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import outcomes
+from ..execution.native import programs
+from ..execution.native.program_run import run_program
+from ..execution.native.toolchains import Toolchain, ToolchainMissing, find, language
+from ..outcomes import Verdict
+from ..problems import Problem, SuiteError
+from .protocol import PYTHON, GradingRun, Kind
+
+OUTCOMES = {
+    programs.OK: outcomes.PASSED,
+    programs.EXCEPTION: outcomes.FAILED,
+    programs.SYNTAX_ERROR: outcomes.ERROR,
+    programs.TIMEOUT: outcomes.TIMEOUT,
+}
+# A body that compiles and rejects every test, per language (the function's return type is
+# unknown, so it cannot return a neutral value).
+EMPTY_BODY = {
+    "cpp": "    __builtin_trap();\n",
+    "js": '    throw new Error("empty");\n',
+    "go": '    panic("empty")\n',
+    "rs": "    unimplemented!()\n",
+    "java": "        throw new UnsupportedOperationException();\n",
+}
+
+
+def toolchain_of(key: str, where: str) -> Toolchain:
+    """The toolchain of language ``key``, or the one line that stops the run (``where``:
+    the suite file that needs it)."""
+    try:
+        return find(key)
+    except ToolchainMissing as e:
+        raise SuiteError(f"{where}: {e}") from None
+
+
+def language_key(name: str, where: str) -> str:
+    found = language(name)
+    if found is None:
+        raise SuiteError(f"{where}: language {name!r} is not supported")
+    return found.key
+
+
+def cut_at_stop(completion: str, stop_tokens: list[str]) -> str:
+    """``completion`` up to its first stop token, as MultiPL-E cuts what a model wrote."""
+    ends = [at for at in (completion.find(t) for t in stop_tokens if t) if at >= 0]
+    return completion[: min(ends)] if ends else completion
+
+
+class NativeProgramKind(Kind):
+    """A program in another language: subclasses say how it is assembled (:meth:`program`)."""
+
+    runtime = PYTHON  # its sandbox is the Python one
+    continues_prompt = True
+
+    def program(self, problem: Problem, code: str, run: GradingRun) -> str:
+        raise NotImplementedError
+
+    def empty_solution(self, problem: Problem) -> str:
+        body = EMPTY_BODY[problem.language]
+        # Where the tests do not close the prompt's function, the completion does.
+        return body if problem.tests.lstrip().startswith("}") else body + "}\n"
+
+    def toolchain(self, problem: Problem) -> str | None:
+        return find(problem.language).version
+
+    def record_fields(self, verdict: Verdict) -> dict[str, Any]:
+        status = programs.OK if verdict.passed else verdict.message.split(":", 1)[0]
+        return {"program_status": status} if status in OUTCOMES else {}
+
+    def libraries(self, problem: Problem) -> programs.Libraries:
+        """What its programs use besides the standard library (made once per host)."""
+        return programs.Libraries()
+
+    def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
+        tool = find(problem.language)
+        program = self.program(problem, code, run)
+        done = run_program(tool, program, run.limits, run.hide, self.libraries(problem), self.name)
+        if done.timed_out:
+            return Verdict(
+                outcomes.TIMEOUT, programs.TIMEOUT, mode=self.name, isolation=done.isolation
+            )
+        if done.made is None or not done.steps:
+            return Verdict(outcomes.CRASHED, done.crash, mode=self.name, isolation=done.isolation)
+        status = self.status(problem, done.made, done.steps)
+        last = done.steps[-1]
+        verdict = Verdict(OUTCOMES[status], mode=self.name, isolation=done.isolation)
+        verdict.stdout = str(last.get("stdout", ""))
+        verdict.stderr = "".join(str(s.get("stderr", "")) for s in done.steps)
+        if status != programs.OK:
+            detail = (verdict.stderr or verdict.stdout).strip().splitlines()
+            exit_code = last.get("exit_code")
+            said = f"exit status {exit_code}" if status == programs.EXCEPTION else ""
+            verdict.message = ": ".join(
+                part for part in (status, said, detail[0][:200] if detail else "") if part
+            )
+        return verdict
+
+    def status(self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]]) -> str:
+        """The run's status in MultiPL-E's words (see ``programs.status``)."""
+        return programs.status(problem.language, made, steps)
