@@ -29,13 +29,7 @@ from typing import Any
 
 from ... import attempts
 from . import wire
-from .errors import (
-    PlanDiverged,
-    SampleCrashed,
-    SampleTampered,
-    SampleTimeout,
-    candidate_exception,
-)
+from .errors import PlanDiverged, SampleCrashed, SampleTampered, SampleTimeout, candidate_exception
 from .verdict_seal import KEY_SIZE
 from .zygote import Zygote
 
