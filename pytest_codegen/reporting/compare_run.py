@@ -17,8 +17,9 @@ import pytest
 
 from ..scoring.intervals import interval_text
 from ..settings import Settings
+from .breakdowns import Breakdown
 from .comparable import differences, identity
-from .comparison import Comparison, compare_runs
+from .comparison import Comparison, Pair, compare_runs
 from .merge import read_sample_records, refuse_grading_flags
 
 FLAG = "--codegen-compare"
@@ -116,28 +117,13 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     lines += _aligned(table)
     lines.append("pass@k ± its 95% interval (standard error over problems)")
     if not c.pairs:
-        return lines
+        return lines + breakdown_lines(c)
     lines.append("")
     lines.append(
         f"pairs (pass@{c.k}, a - b): * significant at {c.alpha:g} after Holm's correction "
         f"for {len(c.pairs)} pairs; mdd: the minimum detectable difference (80% power)"
     )
-    table = [["a", "b", "diff", "95% CI", "p", "p (Holm)", "", "mdd", "test"]]
-    for pair in c.pairs:
-        table.append(
-            [
-                pair.a,
-                pair.b,
-                f"{pair.diff:+.3f}",
-                f"[{pair.ci[0]:+.3f}, {pair.ci[1]:+.3f}]",
-                f"{pair.p:.3g}",
-                f"{pair.p_holm:.3g}",
-                "*" if pair.significant else "",
-                f"{pair.mdd:.3f}",
-                pair.test,
-            ]
-        )
-    lines += _aligned(table)
+    lines += _pair_table(c.pairs)
     for pair in c.pairs:
         if pair.significant or pair.diff == 0 or abs(pair.diff) >= pair.mdd:
             continue
@@ -151,6 +137,12 @@ def comparison_lines(comparison: Comparison) -> list[str]:
                 f"{pair.a} vs {pair.b}: {pair.diff:+.3f} is below the mdd {pair.mdd:.3f};"
                 f" it would be detectable with {' or '.join(more)}"
             )
+    for k, pairs in sorted(c.by_k.items()):
+        if k != c.k and pairs:
+            lines.append("")
+            lines.append(f"pairs at pass@{k} (Holm's correction over its {len(pairs)} pairs)")
+            lines += _pair_table(pairs)
+    lines += breakdown_lines(c)
     lines.append("")
     for pair in c.pairs:
         if not pair.flips:
@@ -166,6 +158,50 @@ def comparison_lines(comparison: Comparison) -> list[str]:
                 shown = ", ".join(f.task_id for f in flips[:MAX_FLIPS_LISTED])
                 rest = len(flips) - MAX_FLIPS_LISTED
                 lines.append(f"  {who}: {shown}" + (f" and {rest} more" if rest > 0 else ""))
+    return lines
+
+
+def _pair_table(pairs: list[Pair]) -> list[str]:
+    table = [["a", "b", "diff", "95% CI", "p", "p (Holm)", "", "mdd", "test"]]
+    for pair in pairs:
+        table.append(
+            [
+                pair.a,
+                pair.b,
+                f"{pair.diff:+.3f}",
+                f"[{pair.ci[0]:+.3f}, {pair.ci[1]:+.3f}]",
+                f"{pair.p:.3g}",
+                f"{pair.p_holm:.3g}",
+                "*" if pair.significant else "",
+                f"{pair.mdd:.3f}",
+                pair.test,
+            ]
+        )
+    return _aligned(table)
+
+
+def breakdown_lines(comparison: Comparison) -> list[str]:
+    """Each run's pass@k ± its 95% interval in each category (and difficulty): one table
+    per facet and suite, a row per value (and k), a column per run."""
+    c = comparison
+    lines: list[str] = []
+    tables: dict[tuple[str, str], list[Breakdown]] = {}
+    for part in c.breakdowns:
+        tables.setdefault((part.facet, part.suite), []).append(part)
+    for (facet, suite), parts in tables.items():
+        lines.append("")
+        lines.append(f"by {facet} ({suite}): pass@k ± its 95% interval over the {facet}'s problems")
+        table = [[facet, "problems", *(["k"] if len(c.ks) > 1 else []), *(r.name for r in c.runs)]]
+        for part in parts:
+            for k in c.ks:
+                cells = []
+                for run in c.runs:
+                    score = part.scores[run.name][k]
+                    cells.append("n/a" if score is None else interval_text(*score))
+                table.append(
+                    [part.value, str(part.problems), *([str(k)] if len(c.ks) > 1 else []), *cells]
+                )
+        lines += _aligned(table)
     return lines
 
 
