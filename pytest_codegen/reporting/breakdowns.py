@@ -40,7 +40,7 @@ class Breakdown:
                 {
                     "name": name,
                     "pass@k": {
-                        str(k): None
+                        str(k): {"value": None, "ci": None}
                         if by_k[k] is None
                         else {"value": by_k[k][0], "ci": list(by_k[k][1])}  # type: ignore[index]
                         for k in ks

@@ -20,7 +20,7 @@ from ..settings import Settings
 from .breakdowns import Breakdown
 from .comparable import differences, identity
 from .comparison import Comparison, Pair, compare_runs
-from .merge import read_sample_records, refuse_grading_flags
+from .merge import refuse_grading_flags, sample_records
 
 FLAG = "--codegen-compare"
 MAX_FLIPS_LISTED = 10
@@ -30,26 +30,51 @@ def configure_compare(config: pytest.Config, settings: Settings) -> None:
     """Set up a comparing run: the files read and checked now (a bad one is one line)."""
     refuse_grading_flags(config, FLAG, "compares the runs in its files")
     names = [*settings.compare, *(config.option.file_or_dir or ())]
-    if len(names) < 2:
-        raise pytest.UsageError(
-            f"{FLAG} compares two or more results files; got {len(names)}: {', '.join(names)}"
-        )
-    runs = [(name, read_sample_records(config, FLAG, name)) for name in names]
-    first_name, first = runs[0]
-    ours = identity(first)
-    for name, records in runs[1:]:
-        # The model is what a comparison compares; nothing else may differ.
-        unlike = differences(ours, identity(records), ignore=("model",))
-        if unlike:
-            raise pytest.UsageError(
-                f"{FLAG}: {name} is not comparable with {first_name}: " + "; ".join(unlike)
-            )
+    try:
+        runs = read_runs(Path(config.invocation_params.dir), names, FLAG)
+    except ValueError as e:
+        raise pytest.UsageError(str(e)) from None
     config.option.file_or_dir = []  # files to compare, not paths to collect
     config.args = []
     # Reading files is nothing to spread over workers: one process, with or without -n.
     if hasattr(config.option, "dist"):
         config.option.dist = "no"
     config.pluginmanager.register(ComparedRuns(settings, runs), "codegen-compare")
+
+
+def read_runs(base: Path, names: list[str], flag: str) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The records of the results files ``names`` (relative to ``base``), checked to be
+    comparable; ``ValueError`` with one line, starting with ``flag``, on the first that
+    cannot be read or is not like the first file."""
+    if len(names) < 2:
+        raise ValueError(
+            f"{flag} compares two or more results files; got {len(names)}: {', '.join(names)}"
+        )
+    runs = [(name, sample_records(base / name, flag)) for name in names]
+    first_name, first = runs[0]
+    ours = identity(first)
+    for name, records in runs[1:]:
+        # The model is what a comparison compares; nothing else may differ.
+        unlike = differences(ours, identity(records), ignore=("model",))
+        if unlike:
+            raise ValueError(
+                f"{flag}: {name} is not comparable with {first_name}: " + "; ".join(unlike)
+            )
+    return runs
+
+
+def write_comparison(
+    comparison: Comparison, base: Path, json_out: str | None, html_out: str | None
+) -> None:
+    """The comparison's JSON and page, where asked for (paths relative to ``base``)."""
+    if json_out:
+        out = base / json_out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
+    if html_out is not None:
+        from .html.compare_page import write_compare_html
+
+        write_compare_html(base / html_out, comparison)
 
 
 class ComparedRuns:
@@ -76,15 +101,12 @@ class ComparedRuns:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.comparison is None:
             return
-        base = Path(session.config.invocation_params.dir)
-        if self.settings.compare_out:
-            out = base / self.settings.compare_out
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(self.comparison.to_json(), indent=2) + "\n")
-        if self.settings.html is not None:
-            from .html.compare_page import write_compare_html
-
-            write_compare_html(base / self.settings.html, self.comparison)
+        write_comparison(
+            self.comparison,
+            Path(session.config.invocation_params.dir),
+            self.settings.compare_out,
+            self.settings.html,
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.comparison is None:
