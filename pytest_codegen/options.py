@@ -343,7 +343,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "compare_out",
-        "With --codegen-compare: write the comparison as JSON to this file (runs and pairs; "
+        "With --codegen-compare: write the comparison as JSON to this file (runs, pairs and breakdowns; "
         "see docs/comparing.md).",
         str,
         None,
