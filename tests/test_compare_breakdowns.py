@@ -11,6 +11,14 @@ import statistics
 import pytest
 import scipy.stats
 from conftest import XDIST_MODES
+from livecodebench_data import (
+    SUM_POSITIVE_ONLY,
+    SUM_RIGHT,
+    row,
+    stdin_case,
+    write_release,
+    write_samples,
+)
 from test_compare_runs import EVERYDAY, MODELS, TASKS, grade, solves
 
 SAMPLES = 2
@@ -121,3 +129,56 @@ def test_every_requested_k_has_its_pairs(pytester):
     gamma_delta = next(p for p in pairs if (p["a"], p["b"]) == ("gamma.jsonl", "delta.jsonl"))
     assert gamma_delta["diff"] < 0 and gamma_delta["by_k"]["2"]["diff"] < gamma_delta["diff"]
     assert "pairs at pass@2 (Holm's correction over its 6 pairs)" in result.stdout.lines
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_livecodebench_problems_are_broken_down_by_difficulty(pytester, xdist):
+    rows = [
+        row(f"abc10{i}_a", [stdin_case("1\n5\n", "5\n")], [stdin_case("1\n-5\n", "-5\n")], **kw)
+        for i, kw in enumerate([{"difficulty": "easy"}] * 2 + [{"difficulty": "hard"}] * 3)
+    ]
+    release = write_release(pytester.path / "release.jsonl", rows)
+    ids = [r["question_id"] for r in rows]
+    # careful solves all five; careless gets the two easy ones and fails the hard ones'
+    # hidden negative number.
+    answers = {
+        "careful": [SUM_RIGHT] * 5,
+        "careless": [SUM_RIGHT] * 2 + [SUM_POSITIVE_ONLY] * 3,
+    }
+    for model, codes in answers.items():
+        replay = write_samples(
+            pytester.path / f"{model}-replay.jsonl", list(zip(ids, codes, strict=True))
+        )
+        graded = pytester.runpytest_subprocess(
+            str(release),
+            f"--codegen-model=replay:{replay}",
+            f"--codegen-results={model}.jsonl",
+            *xdist,
+        )
+        assert graded.ret in (0, 1), graded.stdout.str()
+    result = pytester.runpytest_subprocess(
+        "--codegen-compare",
+        "careful.jsonl",
+        "careless.jsonl",
+        "--codegen-k=1",
+        "--codegen-compare-out=cmp.json",
+        *xdist,
+    )
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    parts = json.loads((pytester.path / "cmp.json").read_text())["breakdowns"]
+    # One platform (AtCoder): no category breakdown; two difficulties.
+    assert [(p["facet"], p["value"], p["problems"]) for p in parts] == [
+        ("difficulty", "easy", 2),
+        ("difficulty", "hard", 3),
+    ]
+    scores = {(p["value"], r["name"]): r["pass@k"]["1"]["value"] for p in parts for r in p["runs"]}
+    assert scores == {
+        ("easy", "careful.jsonl"): 1.0,
+        ("easy", "careless.jsonl"): 1.0,
+        ("hard", "careful.jsonl"): 1.0,
+        ("hard", "careless.jsonl"): 0.0,
+    }
+    suite = parts[0]["suite"]
+    assert f"by difficulty ({suite}): pass@k ± its 95% interval over the difficulty's problems" in (
+        result.stdout.lines
+    )
