@@ -26,15 +26,13 @@ from ..scoring.paired import (
     sign_flip_p,
 )
 from ..scoring.passk import latest_samples, pass_at_k
-from .breakdowns import Breakdown, breakdowns, facet_values
+from .breakdowns import Breakdown, Key, breakdowns, facet_values
 
 SIGN_FLIP = "paired sign-flip"
 Z_CLUSTERED = "paired z-test, clustered by category"
 # A problem flips between two runs when its pass@1 differs by at least this much: with one
 # sample, passed in one run and failed in the other; with more, most samples changed side.
 FLIP_AT = 0.5
-
-Key = tuple[str, str]  # (suite, task_id)
 
 
 @dataclasses.dataclass
