@@ -343,8 +343,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "compare_out",
-        "With --codegen-compare: write the comparison as JSON to this file (runs and pairs; "
-        "see docs/comparing.md).",
+        "With --codegen-compare: write the comparison as JSON to this file (runs, pairs and "
+        "breakdowns; see docs/comparing.md).",
         str,
         None,
         "PATH",

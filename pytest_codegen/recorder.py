@@ -70,6 +70,10 @@ class SampleRecorder:
         if verdict is not None:  # fields of the kind's own (EvalPlus: each set's outcome)
             kind = self.executor.kinds.of(item.problem)
             record.update(kind.record_fields(verdict))  # type: ignore[typeddict-item]
+        # Where the suite rates its problems: what a comparison breaks its scores down by.
+        difficulty = self.executor.kinds.of(item.problem).facets(item.problem).get("difficulty")
+        if difficulty:
+            record["difficulty"] = difficulty
         record["run"] = self.run_identity(item.problem)
         self.add_cost(record, [record])
         return record

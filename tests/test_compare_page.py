@@ -93,3 +93,42 @@ def test_the_page_in_a_browser_shows_the_comparison(tmp_path):
     assert codes[winner].startswith("def f():")
     assert codes[1 - winner] == HOSTILE  # shown as text, never run
     assert not dom.find_all("img")
+
+
+@needs_chromium
+def test_the_page_shows_each_category_and_the_pairs_at_every_k(tmp_path):
+    made = runs(samples=2)
+    for _, recs in made:
+        for rec in recs:
+            rec["category"] = "even" if int(rec["task_id"][1:]) % 2 == 0 else "odd"
+    comparison = compare_runs(made, [1, 2])
+    path = tmp_path / "compare.html"
+    write_compare_html(path, comparison)
+    dom = parse(dump_dom(path.as_uri(), tmp_path))
+    assert "data-error" not in dom.find("html").attrs
+
+    table = dom.find(id="breakdowns").find("table", data_facet="category")
+    rows = table.find("tbody").find_all("tr")
+    assert [(r.attrs["data-value"], r.attrs["data-k"]) for r in rows] == [
+        ("even", "1"),
+        ("even", "2"),
+        ("odd", "1"),
+        ("odd", "2"),
+    ]
+    for part in comparison.breakdowns:
+        for k in (1, 2):
+            row = table.find("tr", data_value=part.value, data_k=str(k))
+            for run in comparison.runs:
+                cell = row.find("td", data_run=run.name)
+                score = part.scores[run.name][k]
+                assert score is not None
+                assert float(cell.attrs["data-score"]) == pytest.approx(score[0])
+                bar = cell.find("line", class_="ci")
+                assert float(bar.attrs["data-low"]) == pytest.approx(score[1][0])
+
+    at2 = dom.find(id="pairs-by-k").find("table", data_k="2").find("tbody").find_all("tr")
+    assert len(at2) == len(comparison.by_k[2]) == 6
+    for tr, pair in zip(at2, comparison.by_k[2], strict=True):
+        assert tr.attrs["data-pair"] == f"{pair.a} {pair.b}"
+        assert float(tr.attrs["data-diff"]) == pytest.approx(pair.diff)
+        assert tr.attrs["data-significant"] == ("1" if pair.significant else "0")

@@ -181,7 +181,8 @@ def four_runs(samples: int) -> list[tuple[str, list[dict[str, Any]]]]:
 def test_the_comparison_json_has_exactly_the_documented_keys(samples):
     comparison = compare_runs(four_runs(samples), [1, 2])
     data = json.loads(json.dumps(comparison.to_json()))
-    assert set(data) == {"runs", "pairs"}
+    assert set(data) == {"runs", "pairs", "breakdowns"}
+    assert data["breakdowns"] == []  # no categories to break down by
     assert [r["name"] for r in data["runs"]] == ["a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"]
     for run in data["runs"]:
         assert set(run) == {"name", "pass@k"}
@@ -196,8 +197,13 @@ def test_the_comparison_json_has_exactly_the_documented_keys(samples):
         itertools.combinations([r["name"] for r in data["runs"]], 2)
     )
     for pair in data["pairs"]:
-        assert set(pair) == {"a", "b", "diff", "ci", "p", "test", "significant"}
+        assert set(pair) == {"a", "b", "diff", "ci", "p", "test", "significant", "by_k"}
         assert pair["test"] == (MCNEMAR if samples == 1 else SIGN_FLIP)
+        # pass@2 needs two samples a problem: with one, the pair is compared at k = 1 only.
+        assert set(pair["by_k"]) == ({"1"} if samples == 1 else {"1", "2"})
+        assert pair["by_k"]["1"] == {key: pair[key] for key in pair["by_k"]["1"]}
+        for at_k in pair["by_k"].values():
+            assert set(at_k) == {"diff", "ci", "p", "test", "significant"}
         assert pair["ci"][0] <= pair["diff"] <= pair["ci"][1]
     significant = {(p["a"][0], p["b"][0]) for p in data["pairs"] if p["significant"]}
     # a and b are close; every other pair differs by 0.3 or more on 120 problems.

@@ -17,9 +17,10 @@ import pytest
 
 from ..scoring.intervals import interval_text
 from ..settings import Settings
+from .breakdowns import Breakdown
 from .comparable import differences, identity
-from .comparison import Comparison, compare_runs
-from .merge import read_sample_records, refuse_grading_flags
+from .comparison import Comparison, Pair, compare_runs
+from .merge import refuse_grading_flags, sample_records
 
 FLAG = "--codegen-compare"
 MAX_FLIPS_LISTED = 10
@@ -29,26 +30,51 @@ def configure_compare(config: pytest.Config, settings: Settings) -> None:
     """Set up a comparing run: the files read and checked now (a bad one is one line)."""
     refuse_grading_flags(config, FLAG, "compares the runs in its files")
     names = [*settings.compare, *(config.option.file_or_dir or ())]
-    if len(names) < 2:
-        raise pytest.UsageError(
-            f"{FLAG} compares two or more results files; got {len(names)}: {', '.join(names)}"
-        )
-    runs = [(name, read_sample_records(config, FLAG, name)) for name in names]
-    first_name, first = runs[0]
-    ours = identity(first)
-    for name, records in runs[1:]:
-        # The model is what a comparison compares; nothing else may differ.
-        unlike = differences(ours, identity(records), ignore=("model",))
-        if unlike:
-            raise pytest.UsageError(
-                f"{FLAG}: {name} is not comparable with {first_name}: " + "; ".join(unlike)
-            )
+    try:
+        runs = read_runs(Path(config.invocation_params.dir), names, FLAG)
+    except ValueError as e:
+        raise pytest.UsageError(str(e)) from None
     config.option.file_or_dir = []  # files to compare, not paths to collect
     config.args = []
     # Reading files is nothing to spread over workers: one process, with or without -n.
     if hasattr(config.option, "dist"):
         config.option.dist = "no"
     config.pluginmanager.register(ComparedRuns(settings, runs), "codegen-compare")
+
+
+def read_runs(base: Path, names: list[str], flag: str) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The records of the results files ``names`` (relative to ``base``), checked to be
+    comparable; ``ValueError`` with one line, starting with ``flag``, on the first that
+    cannot be read or is not like the first file."""
+    if len(names) < 2:
+        raise ValueError(
+            f"{flag} compares two or more results files; got {len(names)}: {', '.join(names)}"
+        )
+    runs = [(name, sample_records(base / name, flag)) for name in names]
+    first_name, first = runs[0]
+    ours = identity(first)
+    for name, records in runs[1:]:
+        # The model is what a comparison compares; nothing else may differ.
+        unlike = differences(ours, identity(records), ignore=("model",))
+        if unlike:
+            raise ValueError(
+                f"{flag}: {name} is not comparable with {first_name}: " + "; ".join(unlike)
+            )
+    return runs
+
+
+def write_comparison(
+    comparison: Comparison, base: Path, json_out: str | None, html_out: str | None
+) -> None:
+    """The comparison's JSON and page, where asked for (paths relative to ``base``)."""
+    if json_out:
+        out = base / json_out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
+    if html_out is not None:
+        from .html.compare_page import write_compare_html
+
+        write_compare_html(base / html_out, comparison)
 
 
 class ComparedRuns:
@@ -75,15 +101,12 @@ class ComparedRuns:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.comparison is None:
             return
-        base = Path(session.config.invocation_params.dir)
-        if self.settings.compare_out:
-            out = base / self.settings.compare_out
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(self.comparison.to_json(), indent=2) + "\n")
-        if self.settings.html is not None:
-            from .html.compare_page import write_compare_html
-
-            write_compare_html(base / self.settings.html, self.comparison)
+        write_comparison(
+            self.comparison,
+            Path(session.config.invocation_params.dir),
+            self.settings.compare_out,
+            self.settings.html,
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.comparison is None:
@@ -116,28 +139,13 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     lines += _aligned(table)
     lines.append("pass@k ± its 95% interval (standard error over problems)")
     if not c.pairs:
-        return lines
+        return lines + breakdown_lines(c)
     lines.append("")
     lines.append(
         f"pairs (pass@{c.k}, a - b): * significant at {c.alpha:g} after Holm's correction "
         f"for {len(c.pairs)} pairs; mdd: the minimum detectable difference (80% power)"
     )
-    table = [["a", "b", "diff", "95% CI", "p", "p (Holm)", "", "mdd", "test"]]
-    for pair in c.pairs:
-        table.append(
-            [
-                pair.a,
-                pair.b,
-                f"{pair.diff:+.3f}",
-                f"[{pair.ci[0]:+.3f}, {pair.ci[1]:+.3f}]",
-                f"{pair.p:.3g}",
-                f"{pair.p_holm:.3g}",
-                "*" if pair.significant else "",
-                f"{pair.mdd:.3f}",
-                pair.test,
-            ]
-        )
-    lines += _aligned(table)
+    lines += _pair_table(c.pairs)
     for pair in c.pairs:
         if pair.significant or pair.diff == 0 or abs(pair.diff) >= pair.mdd:
             continue
@@ -151,6 +159,12 @@ def comparison_lines(comparison: Comparison) -> list[str]:
                 f"{pair.a} vs {pair.b}: {pair.diff:+.3f} is below the mdd {pair.mdd:.3f};"
                 f" it would be detectable with {' or '.join(more)}"
             )
+    for k, pairs in sorted(c.by_k.items()):
+        if k != c.k and pairs:
+            lines.append("")
+            lines.append(f"pairs at pass@{k} (Holm's correction over its {len(pairs)} pairs)")
+            lines += _pair_table(pairs)
+    lines += breakdown_lines(c)
     lines.append("")
     for pair in c.pairs:
         if not pair.flips:
@@ -166,6 +180,50 @@ def comparison_lines(comparison: Comparison) -> list[str]:
                 shown = ", ".join(f.task_id for f in flips[:MAX_FLIPS_LISTED])
                 rest = len(flips) - MAX_FLIPS_LISTED
                 lines.append(f"  {who}: {shown}" + (f" and {rest} more" if rest > 0 else ""))
+    return lines
+
+
+def _pair_table(pairs: list[Pair]) -> list[str]:
+    table = [["a", "b", "diff", "95% CI", "p", "p (Holm)", "", "mdd", "test"]]
+    for pair in pairs:
+        table.append(
+            [
+                pair.a,
+                pair.b,
+                f"{pair.diff:+.3f}",
+                f"[{pair.ci[0]:+.3f}, {pair.ci[1]:+.3f}]",
+                f"{pair.p:.3g}",
+                f"{pair.p_holm:.3g}",
+                "*" if pair.significant else "",
+                f"{pair.mdd:.3f}",
+                pair.test,
+            ]
+        )
+    return _aligned(table)
+
+
+def breakdown_lines(comparison: Comparison) -> list[str]:
+    """Each run's pass@k ± its 95% interval in each category (and difficulty): one table
+    per facet and suite, a row per value (and k), a column per run."""
+    c = comparison
+    lines: list[str] = []
+    tables: dict[tuple[str, str], list[Breakdown]] = {}
+    for part in c.breakdowns:
+        tables.setdefault((part.facet, part.suite), []).append(part)
+    for (facet, suite), parts in tables.items():
+        lines.append("")
+        lines.append(f"by {facet} ({suite}): pass@k ± its 95% interval over the {facet}'s problems")
+        table = [[facet, "problems", *(["k"] if len(c.ks) > 1 else []), *(r.name for r in c.runs)]]
+        for part in parts:
+            for k in c.ks:
+                cells = []
+                for run in c.runs:
+                    score = part.scores[run.name][k]
+                    cells.append("n/a" if score is None else interval_text(*score))
+                table.append(
+                    [part.value, str(part.problems), *([str(k)] if len(c.ks) > 1 else []), *cells]
+                )
+        lines += _aligned(table)
     return lines
 
 

@@ -26,14 +26,13 @@ from ..scoring.paired import (
     sign_flip_p,
 )
 from ..scoring.passk import latest_samples, pass_at_k
+from .breakdowns import Breakdown, Key, breakdowns, facet_values
 
 SIGN_FLIP = "paired sign-flip"
 Z_CLUSTERED = "paired z-test, clustered by category"
 # A problem flips between two runs when its pass@1 differs by at least this much: with one
 # sample, passed in one run and failed in the other; with more, most samples changed side.
 FLIP_AT = 0.5
-
-Key = tuple[str, str]  # (suite, task_id)
 
 
 @dataclasses.dataclass
@@ -87,9 +86,13 @@ class Comparison:
     alpha: float
     clusters: int  # categories the intervals are clustered by (0: none)
     samples: int  # graded samples a problem (the most any run has)
+    # every requested k -> its pairs (Holm's correction over that k's pairs); pairs is by_k[k]
+    by_k: dict[int, list[Pair]] = dataclasses.field(default_factory=dict)
+    breakdowns: list[Breakdown] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The comparison for scripts; these keys are kept stable (docs/comparing.md)."""
+        at_k = {(pair.a, pair.b, kk): pair for kk, pairs in self.by_k.items() for pair in pairs}
         return {
             "runs": [
                 {
@@ -113,10 +116,26 @@ class Comparison:
                     "p": pair.p,
                     "test": pair.test,
                     "significant": pair.significant,
+                    "by_k": {
+                        str(kk): _pair_json(at_k[(pair.a, pair.b, kk)])
+                        for kk in self.ks
+                        if (pair.a, pair.b, kk) in at_k
+                    },
                 }
                 for pair in self.pairs
             ],
+            "breakdowns": [part.to_json(self.ks) for part in self.breakdowns],
         }
+
+
+def _pair_json(pair: Pair) -> dict[str, Any]:
+    return {
+        "diff": pair.diff,
+        "ci": list(pair.ci),
+        "p": pair.p,
+        "test": pair.test,
+        "significant": pair.significant,
+    }
 
 
 def compare_runs(
@@ -175,42 +194,13 @@ def compare_runs(
             run.pass_at_k[kk] = math.fsum(values) / len(values)  # type: ignore[arg-type]
             run.ci[kk] = mean_interval(values, clusters)  # type: ignore[arg-type]
 
-    pairs: list[Pair] = []
-    if common:
-        bootstrap = ClusterBootstrap(
-            clusters or [f"{s}\0{t}" for s, t in common], resamples=resamples, seed=seed
-        )
-        scores = [[pass_at_k(*run.counts[key], k) for key in common] for run in scored]
-        usable = [all(v is not None for v in s) for s in scores]
-        resampled = [
-            bootstrap.means(s) if ok else None for s, ok in zip(scores, usable, strict=True)
-        ]  # type: ignore[arg-type]
-        for i, j in itertools.combinations(range(len(scored)), 2):
-            if not (usable[i] and usable[j]):
-                continue
-            pairs.append(
-                _pair(
-                    scored[i],
-                    scored[j],
-                    scores[i],
-                    scores[j],
-                    resampled[i] - resampled[j],
-                    common,
-                    clusters,
-                    k,
-                )
-            )  # type: ignore[operator, arg-type]
-        for pair, adjusted in zip(pairs, holm([p.p for p in pairs]), strict=True):
-            pair.p_holm = adjusted
-            pair.significant = adjusted < alpha
-        for pair in pairs:
-            if pair.significant:  # settled: nothing more is needed
-                pair.samples_needed = None
-            else:
-                pair.problems_needed = problems_needed(pair.diff, pair.mdd, len(common))
+    by_k = {
+        kk: _pairs_at(scored, common, clusters, kk, alpha=alpha, resamples=resamples, seed=seed)
+        for kk in sorted(set(ks))
+    }
     return Comparison(
         runs=scored,
-        pairs=pairs,
+        pairs=by_k[k],
         problems=common,
         left_out=left_out,
         ks=list(ks),
@@ -219,7 +209,61 @@ def compare_runs(
         # the categories' clusters, not the problems that are clusters of their own
         clusters=len({c for c in clusters if "\0\0" not in c}) if clusters else 0,
         samples=max((n for run in scored for n, _ in run.counts.values()), default=0),
+        by_k=by_k,
+        breakdowns=breakdowns(
+            [(run.name, run.counts) for run in scored],
+            facet_values([run.samples for run in scored], common),
+            common,
+            ks,
+        ),
     )
+
+
+def _pairs_at(
+    scored: list[RunScores],
+    common: list[Key],
+    clusters: Sequence[str] | None,
+    k: int,
+    *,
+    alpha: float,
+    resamples: int,
+    seed: int,
+) -> list[Pair]:
+    """Every pair of runs compared at pass@k, significant after Holm's correction over
+    these pairs; a run with fewer than k samples of some problem is in none."""
+    pairs: list[Pair] = []
+    if not common:
+        return pairs
+    bootstrap = ClusterBootstrap(
+        clusters or [f"{s}\0{t}" for s, t in common], resamples=resamples, seed=seed
+    )
+    scores = [[pass_at_k(*run.counts[key], k) for key in common] for run in scored]
+    usable = [all(v is not None for v in s) for s in scores]
+    resampled = [bootstrap.means(s) if ok else None for s, ok in zip(scores, usable, strict=True)]  # type: ignore[arg-type]
+    for i, j in itertools.combinations(range(len(scored)), 2):
+        if not (usable[i] and usable[j]):
+            continue
+        pairs.append(
+            _pair(
+                scored[i],
+                scored[j],
+                scores[i],
+                scores[j],
+                resampled[i] - resampled[j],
+                common,
+                clusters,
+                k,
+            )
+        )  # type: ignore[operator, arg-type]
+    for pair, adjusted in zip(pairs, holm([p.p for p in pairs]), strict=True):
+        pair.p_holm = adjusted
+        pair.significant = adjusted < alpha
+    for pair in pairs:
+        if pair.significant:  # settled: nothing more is needed
+            pair.samples_needed = None
+        else:
+            pair.problems_needed = problems_needed(pair.diff, pair.mdd, len(common))
+    return pairs
 
 
 def _pair(

@@ -46,14 +46,22 @@ def read_sample_records(config: pytest.Config, flag: str, name: str) -> list[dic
     """The records of the results file ``name`` (relative to where pytest was started);
     ``UsageError`` (one line, starting with ``flag``) on a file that cannot be read or a line
     that is not a sample record."""
-    path = Path(config.invocation_params.dir) / name
+    try:
+        return sample_records(Path(config.invocation_params.dir) / name, flag)
+    except ValueError as e:
+        raise pytest.UsageError(str(e)) from None
+
+
+def sample_records(path: Path, flag: str) -> list[dict[str, Any]]:
+    """The records of the results file at ``path``; ``ValueError`` (one line, starting with
+    ``flag``) on a file that cannot be read or a line that is not a sample record."""
     try:
         loaded = load_results(path)
     except (OSError, ValueError) as e:
-        raise pytest.UsageError(f"{flag}: {e}") from None
+        raise ValueError(f"{flag}: {e}") from None
     for number, record in enumerate(loaded, 1):
         if not isinstance(record.get("nodeid"), str) or "outcome" not in record:
-            raise pytest.UsageError(
+            raise ValueError(
                 f"{flag}: {path}: record {number} is not a sample record (no nodeid or outcome)"
             )
     return loaded

@@ -97,6 +97,9 @@ class SampleRecord(_Required, total=False):
     #: What makes runs comparable: harness, Python (and Node) versions, the model's
     #: parameters, the timeout policy and the other limits.
     run: dict[str, Any]
+    #: The problem's difficulty, where its suite rates its problems (LiveCodeBench:
+    #: ``easy``, ``medium``, ``hard``; APPS: ``introductory``, ``interview``, ``competition``).
+    difficulty: str
     #: What it tried besides answering, as ``{"category", "evidence"}`` (empty when nothing
     #: was seen; the categories are in ``pytest_codegen.attempts``).
     attempts: list[dict[str, str]]

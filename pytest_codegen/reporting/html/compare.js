@@ -122,13 +122,24 @@
     });
     table.appendChild(body);
 
-    var list = document.getElementById('pairs');
+    pairTable(document.getElementById('pairs'), DATA.pairs, DATA.k);
+    Object.keys(DATA.pairs_by_k || {}).forEach(function (k) {
+      var box = document.getElementById('pairs-by-k');
+      box.appendChild(el('h3', { text: 'Pairs at pass@' + k + ' (Holm\u2019s correction over its ' +
+        DATA.pairs_by_k[k].length + ' pairs)' }));
+      var table = el('table', { 'class': 'pairs', 'data-k': k });
+      box.appendChild(el('div', { 'class': 'table-scroll' }, [table]));
+      pairTable(table, DATA.pairs_by_k[k], k);
+    });
+  }
+
+  function pairTable(list, pairs, k) {
     list.appendChild(el('thead', {}, [el('tr', {}, ['a', 'b', 'a − b', '95% interval', 'p',
       'p (Holm)', 'significant', 'mdd', 'test', 'to settle it'].map(function (t) {
       return el('th', { text: t });
     }))]));
     var rows = el('tbody');
-    DATA.pairs.forEach(function (p) {
+    pairs.forEach(function (p) {
       var settle = '';
       if (!p.significant && Math.abs(p.diff) < p.mdd) {
         var ways = [];
@@ -136,7 +147,8 @@
         if (p.samples_needed) ways.push(p.samples_needed + ' samples a problem');
         settle = ways.join(' or ');
       }
-      rows.appendChild(el('tr', { 'data-pair': p.a + ' ' + p.b }, [
+      rows.appendChild(el('tr', { 'data-pair': p.a + ' ' + p.b, 'data-k': k,
+        'data-diff': p.diff, 'data-significant': p.significant ? '1' : '0' }, [
         el('td', { text: p.a }), el('td', { text: p.b }),
         el('td', { 'class': 'num', text: signed(p.diff) }),
         el('td', { 'class': 'num', text: '[' + signed(p.ci[0]) + ', ' + signed(p.ci[1]) + ']' }),
@@ -148,6 +160,40 @@
       ]));
     });
     list.appendChild(rows);
+  }
+
+  function renderBreakdowns() {
+    var parts = DATA.breakdowns || [];
+    if (!parts.length) return;
+    document.getElementById('breakdowns-panel').hidden = false;
+    var box = document.getElementById('breakdowns'), tables = {};
+    parts.forEach(function (part) {
+      var id = part.facet + ' ' + part.suite, table = tables[id];
+      if (!table) {
+        box.appendChild(el('h3', { text: 'By ' + part.facet + ' (' + part.suite + ')' }));
+        table = tables[id] = el('table', { 'class': 'breakdown', 'data-facet': part.facet,
+          'data-suite': part.suite });
+        var head = el('tr', {}, [el('th', { text: part.facet }), el('th', { text: 'Problems' }),
+          el('th', { text: 'k' })]);
+        DATA.runs.forEach(function (run) { head.appendChild(el('th', { text: run.name })); });
+        table.appendChild(el('thead', {}, [head]));
+        table.appendChild(el('tbody'));
+        box.appendChild(el('div', { 'class': 'table-scroll' }, [table]));
+      }
+      DATA.ks.forEach(function (k) {
+        var tr = el('tr', { 'data-value': part.value, 'data-k': k }, [
+          el('td', { text: part.value }), el('td', { 'class': 'num', text: String(part.problems) }),
+          el('td', { 'class': 'num', text: String(k) })]);
+        DATA.runs.forEach(function (run) {
+          var score = (part.scores[run.name] || {})[String(k)];
+          tr.appendChild(el('td', { 'class': 'bar', 'data-run': run.name,
+            'data-score': score ? score[0] : null, title: score ? pct(score[0]) + ', 95% interval ' +
+            pct(score[1][0]) + '\u2013' + pct(score[1][1]) : 'n/a' },
+            [score ? intervalBar(score[0], score[1]) : 'n/a', score ? ' ' + pct(score[0]) : null]));
+        });
+        table.querySelector('tbody').appendChild(tr);
+      });
+    });
   }
 
   function side(name, sample, solved) {
@@ -191,6 +237,7 @@
       (DATA.clusters ? ' · intervals clustered by ' + DATA.clusters + ' categories' : '');
     renderBoard();
     renderMatrix();
+    renderBreakdowns();
     var select = document.getElementById('pair-select');
     DATA.pairs.forEach(function (p, i) {
       select.appendChild(el('option', { value: String(i),

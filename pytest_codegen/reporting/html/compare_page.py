@@ -72,6 +72,41 @@ def compare_data(comparison: Comparison) -> dict[str, Any]:
             }
             for pair in c.pairs
         ],
+        # the pairs at every other requested k, each k with its own Holm's correction
+        "pairs_by_k": {
+            str(k): [
+                {
+                    "a": shown_text(pair.a),
+                    "b": shown_text(pair.b),
+                    "diff": pair.diff,
+                    "ci": list(pair.ci),
+                    "p": pair.p,
+                    "p_holm": pair.p_holm,
+                    "test": pair.test,
+                    "significant": pair.significant,
+                    "mdd": pair.mdd,
+                }
+                for pair in pairs
+            ]
+            for k, pairs in c.by_k.items()
+            if k != c.k
+        },
+        "breakdowns": [
+            {
+                "facet": shown_text(part.facet),
+                "suite": shown_text(part.suite),
+                "value": shown_text(part.value),
+                "problems": part.problems,
+                "scores": {
+                    shown_text(name): {
+                        str(k): None if score is None else [score[0], list(score[1])]
+                        for k, score in by_k.items()
+                    }
+                    for name, by_k in part.scores.items()
+                },
+            }
+            for part in c.breakdowns
+        ],
     }
 
 

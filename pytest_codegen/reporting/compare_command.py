@@ -1,0 +1,71 @@
+"""``codegen-compare a.jsonl b.jsonl ...``: the comparison of ``pytest --codegen-compare``
+without pytest's start-up (no plugins loaded, nothing collected): the same files read and
+checked, the same terminal lines, JSON and page, from the same code (:mod:`.compare_run`).
+It takes the options of a comparing pytest run by the same names, with the same help."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..options import OPTIONS
+from .compare_run import FLAG, comparison_lines, read_runs, write_comparison
+from .comparison import compare_runs
+
+PROG = "codegen-compare"
+# pytest's exit status for a usage error, so scripts see the same status either way.
+USAGE_ERROR = 4
+TAKEN = ("k", "compare_out", "html")
+
+
+def parser() -> argparse.ArgumentParser:
+    described = {option.name: option for option in OPTIONS}
+    made = argparse.ArgumentParser(
+        prog=PROG,
+        description="Compare the runs of two or more --codegen-results files "
+        "(as pytest --codegen-compare does).",
+    )
+    made.add_argument("files", nargs="*", metavar="FILE", help="results files, two or more")
+    for name in TAKEN:
+        option = described[name]
+        made.add_argument(
+            option.flag_name,
+            dest=name,
+            help=option.help,
+            metavar=option.metavar,
+            default=None,
+        )
+    return made
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    described = {option.name: option for option in OPTIONS}
+    k_option = described["k"]
+    try:
+        ks = k_option.default if args.k is None else k_option.parse(args.k)
+    except ValueError as e:
+        print(f"ERROR: {k_option.flag_name}: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    base = Path.cwd()
+    try:
+        runs = read_runs(base, list(args.files), FLAG)
+    except ValueError as e:
+        print(f"ERROR: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    comparison = compare_runs(runs, ks)
+    print(f"codegen: comparison of {len(runs)} runs")
+    for line in comparison_lines(comparison):
+        print(line)
+    write_comparison(comparison, base, args.compare_out, args.html)
+    if args.compare_out:
+        print(f"comparison (JSON): {args.compare_out}")
+    if args.html is not None:
+        print(f"comparison page: {args.html}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
