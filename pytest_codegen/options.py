@@ -64,9 +64,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "suite",
         "Built-in suite to grade, by name (humaneval, everyday, react, or a named dataset "
-        "downloaded once: webapp1k, webapp1k-duo, webapp1k-trio, webapp1k-quartet, "
-        "humaneval+, mbpp+, exec-csn); repeatable. Suite files and directories can also "
-        "be given as paths.",
+        "downloaded once, such as webapp1k, humaneval+, mbpp+, exec-csn or humaneval-x-cpp: "
+        "every name is in the docs' Benchmarks by name); repeatable. Suite files and "
+        "directories can also be given as paths.",
         metavar="NAME",
         multiple=True,
     ),
