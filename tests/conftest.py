@@ -16,6 +16,8 @@ FIXTURES = ROOT / "fixtures"
 TINY = FIXTURES / "suites" / "tiny.jsonl"
 
 # Summary and selection tests run both in one process and spread over two xdist workers.
+# A pass@k's 95% interval as the summary table prints it after the score: " [0.274,0.497]".
+INTERVAL_CELL = r" +\[[0-9.]+,[0-9.]+\]"
 XDIST_MODES = [pytest.param([], id="plain"), pytest.param(["-n", "2"], id="xdist")]
 
 

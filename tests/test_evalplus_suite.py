@@ -16,13 +16,11 @@ from pathlib import Path
 
 import pytest
 import unprivileged
-from conftest import XDIST_MODES, read_results
+from conftest import INTERVAL_CELL, XDIST_MODES, read_results
 from evalplus_data import expected_verdicts, grade_args, write_dataset
 from test_html_report import dump_dom, needs_chromium, parse
 
 from pytest_codegen.execution.host_cache import host_key
-
-CI = r" +\[[0-9.]+,[0-9.]+\]"  # a pass@k's interval in the summary table
 
 
 def _pass_at_1(verdicts: dict, which: int, prefix: str) -> float:
@@ -60,10 +58,10 @@ def test_base_and_plus_scores_in_the_summary(pytester, xdist):
     plus_mbpp, base_mbpp = (_pass_at_1(verdicts, i, "Mbpp/") for i in (1, 0))
     result.stdout.re_match_lines(
         [  # each pass@1, then its 95% interval
-            rf"HumanEvalPlus-tiny +\(all\) +5 +35 .* {plus_he:.3f} {CI}$",
-            rf"HumanEvalPlus-tiny \(base tests\) +\(all\) +5 +35 .* {base_he:.3f} {CI}$",
-            rf"MbppPlus-tiny +\(all\) +3 +21 .* {plus_mbpp:.3f} {CI}$",
-            rf"MbppPlus-tiny \(base tests\) +\(all\) +3 +21 .* {base_mbpp:.3f} {CI}$",
+            rf"HumanEvalPlus-tiny +\(all\) +5 +35 .* {plus_he:.3f}{INTERVAL_CELL}$",
+            rf"HumanEvalPlus-tiny \(base tests\) +\(all\) +5 +35 .* {base_he:.3f}{INTERVAL_CELL}$",
+            rf"MbppPlus-tiny +\(all\) +3 +21 .* {plus_mbpp:.3f}{INTERVAL_CELL}$",
+            rf"MbppPlus-tiny \(base tests\) +\(all\) +3 +21 .* {base_mbpp:.3f}{INTERVAL_CELL}$",
         ]
     )
 
