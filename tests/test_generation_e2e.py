@@ -154,6 +154,8 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
         server.hold_after = answered
         args = [
             sys.executable,
+            "-X",
+            "faulthandler",  # a run that does not end is made to say where it stands
             "-m",
             "pytest",
             str(suite),
@@ -167,11 +169,12 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
             "-p",
             "no:cacheprovider",
         ]
+        first_stderr = pytester.path / "first.stderr"
         proc = subprocess.Popen(
             args + ["--codegen-results=first.jsonl"],
             cwd=pytester.path,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=first_stderr.open("w"),
             start_new_session=True,
         )
         try:
@@ -183,7 +186,13 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
             )
             if how == "sigint":
                 proc.send_signal(signal.SIGINT)
-                proc.wait(timeout=900)  # it ends with requests unanswered, released below
+                try:
+                    proc.wait(timeout=900)  # it ends with requests unanswered, released below
+                except subprocess.TimeoutExpired:
+                    proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread
+                    proc.wait(timeout=60)
+                    stacks = first_stderr.read_text(errors="replace")[-6000:]
+                    raise AssertionError(f"the run did not end on SIGINT:\n{stacks}") from None
             else:  # kill one xdist worker; xdist replaces it and the run goes on
                 workers = subprocess.run(
                     ["pgrep", "-f", "-P", str(proc.pid), "execnet"], capture_output=True, text=True
