@@ -43,15 +43,7 @@ def compare_data(comparison: Comparison) -> dict[str, Any]:
         ],
         "pairs": [
             {
-                "a": shown_text(pair.a),
-                "b": shown_text(pair.b),
-                "diff": pair.diff,
-                "ci": list(pair.ci),
-                "p": pair.p,
-                "p_holm": pair.p_holm,
-                "test": pair.test,
-                "significant": pair.significant,
-                "mdd": pair.mdd,
+                **_pair_fields(pair),
                 "problems_needed": pair.problems_needed,
                 "samples_needed": pair.samples_needed,
                 "flips": [
@@ -74,20 +66,7 @@ def compare_data(comparison: Comparison) -> dict[str, Any]:
         ],
         # the pairs at every other requested k, each k with its own Holm's correction
         "pairs_by_k": {
-            str(k): [
-                {
-                    "a": shown_text(pair.a),
-                    "b": shown_text(pair.b),
-                    "diff": pair.diff,
-                    "ci": list(pair.ci),
-                    "p": pair.p,
-                    "p_holm": pair.p_holm,
-                    "test": pair.test,
-                    "significant": pair.significant,
-                    "mdd": pair.mdd,
-                }
-                for pair in pairs
-            ]
+            str(k): [_pair_fields(pair) for pair in pairs]
             for k, pairs in c.by_k.items()
             if k != c.k
         },
@@ -147,3 +126,18 @@ def write_compare_html(path: Path, comparison: Comparison) -> None:
     """Write the comparison page to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_compare_html(comparison), encoding="utf-8")
+
+
+def _pair_fields(pair: Any) -> dict[str, Any]:
+    """What the page shows of a pair at any k."""
+    return {
+        "a": shown_text(pair.a),
+        "b": shown_text(pair.b),
+        "diff": pair.diff,
+        "ci": list(pair.ci),
+        "p": pair.p,
+        "p_holm": pair.p_holm,
+        "test": pair.test,
+        "significant": pair.significant,
+        "mdd": pair.mdd,
+    }
