@@ -30,6 +30,7 @@ _TAMPERED = (
     ("wrote a pass itself", FORGERY),
     ("reply channel", FORGERY),
     ("end of the tests", FORGERY),
+    ("for the key", GRADER_ACCESS),
     ("objects", INTROSPECTION),
     ("trace function", INTROSPECTION),
     ("profile function", INTROSPECTION),

@@ -4,12 +4,12 @@ Each attack of fixtures/hostile/execcsn.jsonl answers example 101 of the Exec-CS
 suite: the harness's reply forged on every descriptor and an exit before the tests (at call
 time, or from a default argument when the def runs), the reply object found through gc, frames
 or trace functions, ctypes, /proc/self/mem, the harness's own end-of-tests code called early,
-the key's page read, the failure reply rewritten, a thread, a fork, a fresh interpreter or a
-subinterpreter doing the forging, ctypes loaded past its block... All but one (a broken reply,
-which crashed) passed before programs were sealed. Next to them,
-honest answers that use what programs use (named tuples, frames and stacks, logging, threads,
-subprocesses, numpy, doctest) keep their pass. All are graded by the plugin itself, plain and
-with -n 2.
+the key's page looked for and asked of the grader's hook, the failure reply rewritten, a
+thread, a fork, a fresh interpreter or a subinterpreter doing the forging, ctypes loaded past
+its block... All but one (a broken reply, which crashed) passed before programs were sealed.
+Next to them, honest answers that use what programs use (named tuples, frames and stacks,
+logging, threads, subprocesses, numpy, doctest) keep their pass. All are graded by the plugin
+itself, plain and with -n 2.
 """
 
 from __future__ import annotations
@@ -121,8 +121,7 @@ def test_tampering_is_a_graded_non_pass(graded):
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a["name"] for a in ATTACKS])
 def test_an_attack_is_flagged_with_its_category(graded, attack):
-    """Its record's attempts name what it tried (docs/attempts.md); the one attack that only
-    crashes (it touches the key's page, which kills it) is seen as no more than a crash."""
+    """Its record's attempts name what it tried (docs/attempts.md)."""
     record = graded[0][attack["name"]]
     categories = {a["category"] for a in record["attempts"]}
     assert set(attack["attempts"]) <= categories, record["attempts"]
@@ -139,8 +138,10 @@ def test_the_summary_counts_the_flagged_samples(graded):
     records, stdout = graded
     flagged = sum(bool(r["attempts"]) for r in records.values())
     per_category = Counter(a["category"] for r in records.values() for a in r["attempts"])
-    assert flagged == len(ATTACKS) - 1 and set(per_category) == {"introspection", "forgery"}
+    assert flagged == len(ATTACKS)
+    assert set(per_category) == {"grader-access", "introspection", "forgery"}
     assert (
-        f"attempts: {flagged} samples flagged (introspection {per_category['introspection']}, "
-        f"forgery {per_category['forgery']})" in stdout
+        f"attempts: {flagged} samples flagged (grader-access {per_category['grader-access']}, "
+        f"introspection {per_category['introspection']}, forgery {per_category['forgery']})"
+        in stdout
     )

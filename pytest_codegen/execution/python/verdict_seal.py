@@ -17,8 +17,11 @@ So a pass is not a reply the process sends:
 - **The key.** The grader writes a fresh key into a pipe handed over with the sample's other
   descriptors. :func:`keep` splices it, kernel to kernel, into a memfd mapped with no access
   at all, and closes both: the key is never a Python object, no descriptor leads to it, and
-  the page kills whatever touches it (even code that reads raw memory). argv, the
-  environment and ``/proc`` never hold it.
+  the page kills whatever touches it (even code that reads raw memory). Once the program
+  runs, the only reference to the mapping is held by the audit hook, which hands it over
+  (through an audit event of its own) to the code after the end of the tests alone: no frame,
+  closure or global the program can walk to leads to it. argv, the environment and ``/proc``
+  never hold it.
 - **The end.** :func:`run` runs the program; only when it returns normally (its tests ended
   without an exception) does :func:`_finisher`'s code, called by that frame, import ctypes,
   make the page readable and write ``{"ok": null, "proof": <key>}``. The audit hook lets
@@ -44,6 +47,7 @@ import types
 KEY_SIZE = 32  # hex digits: the grader's secrets.token_hex(16)
 PROT_READ = 1
 PROOF_HEAD, PROOF_TAIL = b'{"ok":null,"proof":"', b'"}\n'
+KEY_EVENT = "codegen.seal.key"  # the audit event on which the hook hands the key's page over
 TAMPERED_STATUS = 87  # the exit status of a sample the hook caught, once it has said why
 EARLY = "ran the harness's code for the end of the tests before they ended"
 UNITS = ("wire", "verdict_seal")  # what BOOTSTRAP receives, in this order
@@ -113,7 +117,7 @@ def main(req_fd, out_fd, key_fd):
     wire = sys.modules["wire"]
     sys.argv = ["candidate.py"]
     try:
-        page = keep(key_fd)
+        sealed = [keep(key_fd)]  # popped by the hook's set-up: no frame of ours keeps it
     except OSError as exc:
         _send(out_fd, wire, {"crash": f"the sample's key could not be kept: {exc}"})
         os._exit(1)
@@ -127,7 +131,7 @@ def main(req_fd, out_fd, key_fd):
         code = compile(request["program"], "program.py", "exec")
         namespace = {"__name__": "__main__", "__builtins__": builtins}
         try:
-            run(code, namespace, out_fd, page)
+            run(code, namespace, out_fd, sealed)
         except SystemExit as exc:
             _send(out_fd, wire, {"attempt": ["exit-early", f"called exit({exc.code!r})"]})
             raise RuntimeError(
@@ -154,11 +158,12 @@ def keep(fd):
         os.close(fd)
 
 
-def run(code, namespace, out_fd, page):
+def run(code, namespace, out_fd, sealed):
     """Run the compiled program in ``namespace``. If it returns normally, flush its output and
-    write the sealed pass on ``out_fd``; otherwise raise what it raised."""
-    finish, flush = _finisher(out_fd, page), flush_output
-    _guard(out_fd, sys._getframe(), finish.__code__)
+    write the sealed pass on ``out_fd``; otherwise raise what it raised. ``sealed`` holds the
+    key's page, which goes to the audit hook (and the list is left empty)."""
+    finish, flush = _finisher(out_fd), flush_output
+    _guard(out_fd, sys._getframe(), finish.__code__, sealed.pop())
     exec(code, namespace)
     flush()
     finish()
@@ -173,11 +178,17 @@ def flush_output():
             pass
 
 
-def _finisher(out_fd, page):
-    """The code after the end of the tests: reads the key back and writes the pass with it."""
-    modules, write, size = sys.modules, os.write, mmap.PAGESIZE
+def _finisher(out_fd):
+    """The code after the end of the tests: asks the hook for the key's page, reads the key
+    back and writes the pass with it."""
+    modules, write, size, audit = sys.modules, os.write, mmap.PAGESIZE, sys.audit
 
     def finish():
+        handed = []
+        audit(KEY_EVENT, handed)  # the hook appends the page: this frame, called by the run
+        if not handed:
+            raise OSError("the sample's key was not handed over")
+        page = handed.pop()
         for name in ("ctypes", "_ctypes"):
             modules.pop(name, None)  # the blocks, or what the program put in their place
         import ctypes
@@ -195,11 +206,12 @@ def _finisher(out_fd, page):
     return finish
 
 
-def _guard(out_fd, run_frame, finish_code):
+def _guard(out_fd, run_frame, finish_code, page):
     """Block what must wait for the end of the tests, and install the audit hook for the rest
     of the process's life (a hook cannot be removed). Everything the hook uses is bound here,
     before the program runs; it looks only at event names (one that is not exactly a ``str``
-    is the sample's own ``sys.audit``) and at arguments of exact built-in types."""
+    is the sample's own ``sys.audit``) and at arguments of exact built-in types. ``page``, the
+    key's, is held by the hook alone from here on."""
     modules = sys.modules
     loaded = sorted(name for name in BLOCKED if modules.get(name) is not None)
     if loaded:
@@ -211,7 +223,8 @@ def _guard(out_fd, run_frame, finish_code):
         harness.append(frame)
         frame = frame.f_back
     harness, denied, blocked = tuple(harness), types.MappingProxyType(dict(DENIED)), BLOCKED
-    exact, text, data, missing = type, str, bytes, object()
+    exact, text, data, listed, missing = type, str, bytes, list, object()
+    key_event = KEY_EVENT
     getframe, write, leave, status, early = (
         sys._getframe,
         os.write,
@@ -259,6 +272,12 @@ def _guard(out_fd, run_frame, finish_code):
         reason = denied.get(event)
         if reason is not None:
             tampered(reason)
+        elif event == key_event:
+            end = end_of_tests(getframe(1))
+            if end is not True:
+                tampered(early if end is False else "asked the grader's hook for the key")
+            elif len(args) == 1 and exact(args[0]) is listed:
+                args[0].append(page)
         elif event == "sys._getframe":
             if args[0] in harness:
                 tampered("took a frame of the grader's own code (sys._getframe)")
