@@ -249,3 +249,42 @@ def test_installed_wheel_builds_a_benchmark_and_grades_it(installed, tmp_path):
     )
     records = read_results(outside / "results.jsonl")
     assert sorted(r["outcome"] for r in records) == ["passed", "passed"]
+
+
+REWRITTEN_REPORT = """
+import sys
+
+from _pytest.assertion.rewrite import AssertionRewritingHook
+
+
+def pytest_report_header(config):
+    rewritten = sorted(
+        name for name, module in list(sys.modules.items())
+        if name.split(".")[0] == "pytest_codegen"
+        and isinstance(getattr(module, "__loader__", None), AssertionRewritingHook)
+    )
+    return [f"rewritten plugin modules: {rewritten}"]
+"""
+
+
+def test_installed_plugin_loads_without_assertion_rewriting(installed, tmp_path):
+    """pytest marks every module of an installed plugin's distribution for assertion
+    rewriting; the plugin's own asserts are invariants, and rewriting would parse and compile
+    the package in every pytest process where bytecode is not written. Its package init takes
+    it off the list (that module alone is rewritten); tests' asserts are explained as ever."""
+    (tmp_path / "conftest.py").write_text(REWRITTEN_REPORT)
+    (tmp_path / "test_sample.py").write_text(
+        "def test_rewritten():\n    left, right = [1, 2], [1, 3]\n    assert left == right\n"
+    )
+    env = {**installed["env"], "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        [installed["python"], "-m", "pytest", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "rewritten plugin modules: ['pytest_codegen']" in proc.stdout, proc.stdout[-2000:]
+    assert "At index 1 diff: 2 != 3" in proc.stdout, proc.stdout[-2000:]
+    assert proc.returncode == 1
