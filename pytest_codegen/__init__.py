@@ -15,7 +15,6 @@ __version__ = "0.1.0"
 __all__ = ["Completion", "GenerationRequest", "Model", "Problem", "Prompt", "SamplingParams"]
 
 
-
 def _load_without_assertion_rewriting() -> None:
     """pytest rewrites the asserts of every module of a plugin's distribution, so that a plugin's
     test helpers explain their failures. This plugin's asserts are internal invariants, and the

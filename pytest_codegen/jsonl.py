@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from .sample_text import encodable_data, json_may_hold_surrogates
+
 
 class JSONLinesError(ValueError):
     """A line that is not a JSON object; the message starts with ``path:line``."""
@@ -32,8 +34,10 @@ def first_value(path: Path) -> Any:
         return None
 
 
-def read_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(where, object)`` for each non-blank line; ``where`` is ``path:line``."""
+def read_objects(path: Path, *, encodable: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, object)`` for each non-blank line; ``where`` is ``path:line``. With
+    ``encodable``, a lone surrogate in a string (from a ``\\ud800`` escape another tool
+    wrote) becomes U+FFFD (:mod:`pytest_codegen.sample_text`)."""
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -45,4 +49,6 @@ def read_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
                 raise JSONLinesError(f"{where}: not valid JSON ({e.msg})") from None
             if not isinstance(row, dict):
                 raise JSONLinesError(f"{where}: expected a JSON object per line")
+            if encodable and json_may_hold_surrogates(line):
+                row = encodable_data(row)
             yield where, row

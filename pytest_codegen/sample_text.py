@@ -32,6 +32,8 @@ from typing import Any
 
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A ``\uD800``-``\uDFFF`` escape: the one way JSON read as strict UTF-8 yields a surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _SHOWN_AS_IS = "\n\t"
 
 
@@ -55,6 +57,13 @@ def encodable_data(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(encodable_data(v) for v in value)
     return value
+
+
+def json_may_hold_surrogates(line: str) -> bool:
+    """Whether JSON text (decoded as strict UTF-8, which admits no surrogate) may decode to a
+    string holding one: only through a ``\\uD800``-``\\uDFFF`` escape. Lets a reader skip
+    :func:`encodable_data` on the (nearly all) lines that have none."""
+    return _SURROGATE_ESCAPE.search(line) is not None
 
 
 def visible(text: str) -> str:

@@ -157,8 +157,16 @@ def test_a_record_crosses_the_wire_and_every_writer(tmp_path_factory, completion
 
 def test_a_results_file_with_a_lone_surrogate_escape_is_read_as_written(tmp_path):
     path = tmp_path / "r.jsonl"
-    path.write_text('{"nodeid": "a", "outcome": "failed", "error": "\\ud800 \\ud83d\\ude00"}\n')
-    assert load_results(path) == [{"nodeid": "a", "outcome": "failed", "error": "\ufffd 😀"}]
+    path.write_text(
+        '{"nodeid": "a", "outcome": "failed", "error": "\\ud800 \\ud83d\\ude00"}\n'
+        '{"nodeid": "b", "outcome": "failed", "run": {"\\uDC80": ["\\uDBFF"]}}\n'
+        '{"nodeid": "c", "outcome": "failed", "error": "\\\\ud800 is text"}\n'
+    )
+    assert load_results(path) == [
+        {"nodeid": "a", "outcome": "failed", "error": "\ufffd 😀"},
+        {"nodeid": "b", "outcome": "failed", "run": {"\ufffd": ["\ufffd"]}},
+        {"nodeid": "c", "outcome": "failed", "error": "\\ud800 is text"},
+    ]
 
 
 def _embedded(page: str) -> dict:

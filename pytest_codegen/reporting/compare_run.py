@@ -96,6 +96,9 @@ class ComparedRuns:
         # Not "no tests collected": every run's samples were read.
         session.testscollected = sum(len(records) for _, records in self.runs)
         session.testsfailed = 0
+        # Done with the records: pytest's collections at the session's end walk every live
+        # object, and a comparison reads hundreds of thousands.
+        self.runs = [(name, []) for name, _ in self.runs]
         return True
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

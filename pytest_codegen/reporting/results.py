@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..jsonl import read_objects
-from ..sample_text import encodable_data
 
 # Characters that JSON leaves as they are but that Unicode-aware line splitters (Python's
 # str.splitlines) take as line breaks: escaped, so a record stays one line for every reader.
@@ -47,4 +46,4 @@ def load_results(path: str | Path) -> list[dict[str, Any]]:
     naming the file and line. Records are read as a run writes them: a lone surrogate (a
     ``\\ud800`` escape another tool wrote) becomes U+FFFD (:mod:`pytest_codegen.sample_text`).
     """
-    return [encodable_data(record) for _, record in read_objects(Path(path))]
+    return [record for _, record in read_objects(Path(path), encodable=True)]

@@ -51,6 +51,9 @@ def sign_flip_p(
     # Equal magnitudes are grouped: a group of m contributes v * (2 * positives - m), with
     # positives ~ Bin(m, 1/2). pass@k takes few distinct values, so there are few groups.
     groups = sorted(Counter(abs(u) for u in units).items())
+    tail = _tail_on_grid(groups, observed, max_exact)
+    if tail is not None:
+        return min(1.0, tail), True
     dist = _signed_sum_distribution(groups, max_exact)
     if dist is not None:
         total = 2 ** len(units)
@@ -61,6 +64,34 @@ def sign_flip_p(
         flipped = sum(v * (2 * rng.getrandbits(m).bit_count() - m) for v, m in groups)
         extreme += abs(flipped) >= observed
     return (extreme + 1) / (resamples + 1), False
+
+
+def _tail_on_grid(groups: Sequence[tuple[int, int]], observed: int, limit: int) -> float | None:
+    """P(|signed sum| >= ``observed``) over the integer grid of the sums, in units of the
+    magnitudes' greatest common divisor; None when that grid has more than ``limit`` points
+    (magnitudes with no common step, as pass@k above one gives). pass@1 differences of n
+    samples are multiples of 1/n, so the grid is small and each group's binomial is laid on it
+    with a few array operations. The sums are exact; the probabilities are floats (each term
+    positive, so even a far tail keeps its relative precision)."""
+    step = math.gcd(*(value for value, _ in groups))
+    scaled = [(value // step, m) for value, m in groups]
+    # positives: t = sum of value * (number of + signs) over groups, in [0, top]
+    top = sum(value * m for value, m in scaled)
+    if top + 1 > limit:
+        return None
+    dist = np.zeros(top + 1)
+    dist[0], reach = 1.0, 0
+    for value, m in scaled:
+        pmf = [math.comb(m, j) / 2**m for j in range(m + 1)]
+        grown = np.zeros(top + 1)
+        for j, p in enumerate(pmf):
+            if p:
+                shift = value * j
+                grown[shift : shift + reach + 1] += p * dist[: reach + 1]
+        dist, reach = grown, reach + value * m
+    # the signed sum is 2 t - top; its absolute value reaches observed / step
+    t = np.arange(top + 1)
+    return float(dist[np.abs(2 * t - top) >= observed // step].sum())
 
 
 def _signed_sum_distribution(
