@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # How a sample of a problem is graded; the execute stage dispatches on it.
 MODE_PYTHON_CALL = "python-call"  # tests in a trusted process call the candidate in a sandbox
@@ -116,3 +120,21 @@ def sanitize_node_name(problem_id: str) -> str:
     pasted node id only works if the name avoids them.
     """
     return _UNSAFE.sub("_", problem_id).strip("_") or "problem"
+
+
+# What graders compute from a problem once, for all its samples: (id, name) -> (the problem,
+# weakly; the value). An entry goes when its problem does.
+_DERIVED: dict[tuple[int, str], tuple[weakref.ref[Problem], Any]] = {}
+
+
+def derived(problem: Problem, name: str, compute: Callable[[], T]) -> T:
+    """``compute()`` for ``problem`` once in this process (the grader's view of a problem,
+    such as its inputs encoded for the wire), remembered while the problem lives. A
+    problem's fields do not change once it is loaded."""
+    slot = (id(problem), name)
+    found = _DERIVED.get(slot)
+    if found is not None and found[0]() is problem:
+        return found[1]  # type: ignore[no-any-return]
+    value = compute()
+    _DERIVED[slot] = (weakref.ref(problem, lambda _, slot=slot: _DERIVED.pop(slot, None)), value)
+    return value

@@ -35,11 +35,12 @@ from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
 from ..host_cache import HostMeasurements
 from . import wire
+from .call_plan import Plan
 from .errors import SampleCrashed, SampleTimeout
 from .evalplus_match import MBPP_NOT_NONE, matches
 from .exception_verdicts import classify_at
 from .grader import grade_in_sandbox, problem_imports
-from .sandbox import Limits, Plan, Remote, Sandbox
+from .sandbox import Limits, Remote, Sandbox
 
 GT_TIME_LIMIT_FACTOR = 4.0
 MIN_TIME_LIMIT_S = 1.0
@@ -129,7 +130,9 @@ def _grade_set(
         box.deadline = set_end
         # Every input asked for at once: the sample answers them in turn, and each reply's
         # arrival starts the clock of the next input.
-        plan = Plan.of((list(args), {}) for args in inputs)
+        plan = problems.derived(
+            problem, f"evalplus-plan-{part}", lambda: Plan.of((list(a), {}) for a in inputs)
+        )
         try:
             function = box.load(sources, entry, plan)
         except SampleTimeout:
@@ -220,7 +223,7 @@ def expected_outputs(
 ) -> dict[str, Expected]:
     """The canonical solution's outputs and times on the base and plus inputs: from this
     process's memory, else measured once per host (see :mod:`..host_cache`)."""
-    key = _expected_key(problem)
+    key = problems.derived(problem, "evalplus-expected-key", lambda: _expected_key(problem))
     if key not in _EXPECTED:
         measurements = HostMeasurements(default_cache_root(), EXPECTED_NAME)
         try:

@@ -28,6 +28,7 @@ from ...outcomes import Verdict
 from ...problems import Problem
 from ..extract import EXTRACT, python_candidate
 from . import wire
+from .call_plan import NO_PLAN, Plan
 from .errors import (
     PlanDiverged,
     SampleCrashed,
@@ -35,7 +36,7 @@ from .errors import (
     SampleTimeout,
 )
 from .exception_verdicts import classify_exception
-from .sandbox import NO_PLAN, Limits, Plan, Remote, Sandbox
+from .sandbox import Limits, Remote, Sandbox
 
 # -- python-call mode ---------------------------------------------------------------------
 

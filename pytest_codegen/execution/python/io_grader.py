@@ -3,7 +3,7 @@
 One sandbox per sample runs every test case (:mod:`.io_harness` inside it): the program is
 compiled once and run once per case, stdin the case's input and stdout captured, or, for a
 LeetCode problem, its ``Solution`` method called with the case's arguments. Every input is
-asked for at once (a :class:`~.sandbox.Plan`): the sample answers them in turn and each
+asked for at once (a :class:`~.call_plan.Plan`): the sample answers them in turn and each
 reply's arrival starts the next case's clock, so the cost per case is a function call, not a
 process. The expected outputs stay in this process; each answer is judged here by the
 suite's rule, on plain data, and the first wrong answer, error or overrun ends the sample, as
@@ -20,10 +20,11 @@ from typing import Any
 
 from ... import outcomes
 from ...outcomes import Verdict
+from .call_plan import Plan
 from .errors import SampleCrashed, SampleTimeout
 from .exception_verdicts import classify_at
 from .grader import grade_in_sandbox
-from .sandbox import Limits, Plan, Remote, Sandbox
+from .sandbox import Limits, Remote, Sandbox
 
 SHOWN_CHARS = 300  # of an input, expected or actual output in a record (upstream's truncatefn)
 
