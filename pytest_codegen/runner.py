@@ -65,6 +65,7 @@ class SampleRunner:
             settings, self.executor, self.model_spec, lambda: self.generation.built_model
         )
         self.froze_gc = False  # set once the collected items are out of the collector's sight
+        self.interrupted = False  # the run ended on Ctrl-C or SIGINT: no wait for requests
 
     # -- hooks
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -131,9 +132,10 @@ class SampleRunner:
         data = yield
         return encodable_data(data) if data is not None else None
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """A worker's engine totals go to the controller (a run without xdist's are read by
         its controller from here)."""
+        self.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if hasattr(self.config, "workerinput") and self.generation.engine is not None:
             self.config.workeroutput[GENERATION_STATS_KEY] = self.generation.stats()  # type: ignore[attr-defined]
 
@@ -265,7 +267,7 @@ class SampleRunner:
 
     def close(self) -> None:
         self.executor.close()
-        self.generation.close()
+        self.generation.close(wait=not self.interrupted)
         if self.froze_gc:  # an in-process pytest run (pytester) must not keep them frozen
             gc.unfreeze()
             self.froze_gc = False

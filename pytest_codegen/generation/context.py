@@ -164,8 +164,9 @@ class GenerationContext:
         """The engine's totals (requests, tokens, cache hits), if it was built."""
         return self.engine.stats() if self.engine is not None else {}
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
+        """Close the engine (``wait``: for the requests it is running) and the model."""
         if self.engine is not None:
-            self.engine.close()
+            self.engine.close(wait)
         if self.built_model is not None:
             self.built_model.close()

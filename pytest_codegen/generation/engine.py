@@ -192,8 +192,11 @@ class GenerationEngine:
             out["notes"] = notes
         return out
 
-    def close(self) -> None:
-        """Cancel what has not started, wait for running requests, stop every thread.
+    def close(self, wait: bool = True) -> None:
+        """Cancel what has not started, stop every thread; with ``wait``, once the running
+        requests are answered (their answers are cached). An interrupted run does not wait:
+        a provider that holds a request would keep Ctrl-C from ending the run; the request's
+        threads are left to the process's end, and a rerun asks for its samples again.
 
         The model stays open: whoever built it closes it.
         """
@@ -215,7 +218,7 @@ class GenerationEngine:
                 fail(slot, closed)
         if self._claim_watcher is not None:
             self._claim_watcher.close(closed)
-        for thread in threads:
+        for thread in threads if wait else ():
             thread.join()
         self._budget.close()
         limit_in_flight = getattr(self.model, "limit_in_flight", None)
