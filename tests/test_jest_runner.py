@@ -425,15 +425,31 @@ const aria = require(require.resolve('aria-query', {paths: [toolchain]}));
 const size = aria.roles.entries().length;
 const view = sharedView('aria-query', aria, deepFreeze(SHARED_MODULES[0].state(aria)));
 const READS = {
-  keys: q => [Object.keys(q), Object.getOwnPropertyNames(q.roles), Reflect.ownKeys(q.roles.entries())],
-  definition: q => [q.roles.get('button'), Object.getOwnPropertyDescriptor(q.roles.get('link'), 'props')],
-  arrays: q => [Array.isArray(q.roles.entries()), q.roles.entries() instanceof Array, String(q.dom.keys())],
-  iteration: q => [[...q.roles].map(([name]) => name), [...q.elementRoles].map(([k, v]) => [k, [...v]])],
-  forEach: q => { const seen = []; q.roles.forEach((d, name) => seen.push([name, d.props])); return seen; },
+  keys: q => [
+    Object.keys(q), Object.getOwnPropertyNames(q.roles), Reflect.ownKeys(q.dom.entries()),
+  ],
+  definition: q => [
+    q.roles.get('button'), Object.getOwnPropertyDescriptor(q.roles.get('link'), 'props'),
+  ],
+  arrays: q => [
+    Array.isArray(q.dom.entries()), q.dom.entries() instanceof Array, `${q.dom.keys()}`,
+  ],
+  iteration: q => [
+    [...q.roles].map(([name]) => name), [...q.elementRoles].map(([key, v]) => [key, [...v]]),
+  ],
+  forEach: q => {
+    const seen = [];
+    q.roles.forEach((definition, name) => seen.push([name, definition.props]));
+    return seen;
+  },
   fresh: q => [q.roles.values().map(d => d.superClass), q.roles.keys().slice(3)],
-  methods: q => [q.roles.entries().map(([name]) => name.length), q.roles.entries().slice(0, 2), {...q.aria}],
-  shape: q => [Object.isFrozen(q.roles), Object.isExtensible(q), typeof q.roles.get, q.roles.get.name,
-    'get' in q.roles, q.roles.has('button'), Object.getPrototypeOf(q.roles) === Object.prototype],
+  methods: q => [
+    q.roles.entries().map(([name]) => name.length), q.dom.entries().slice(0, 2), {...q.aria},
+  ],
+  shape: q => [
+    Object.isFrozen(q.roles), Object.isExtensible(q), typeof q.roles.get, q.roles.get.name,
+    'get' in q.roles, q.roles.has('button'), Object.getPrototypeOf(q.roles) === Object.prototype,
+  ],
   identity: q => [q.roles === q.roles, q.roles.entries() === q.roles.entries()],
 };
 const differ = Object.keys(READS).filter(name =>
@@ -468,7 +484,8 @@ for (const mode of ['strict', 'sloppy']) {
   outcomes[mode] = writes.map(write => [outcome(write, aria), outcome(write, view)]);
   attempts[mode] = attemptLog.take();
 }
-console.log(JSON.stringify({differ, outcomes, attempts, intact: aria.roles.entries().length === size}));
+const intact = aria.roles.entries().length === size;
+console.log(JSON.stringify({differ, outcomes, attempts, intact}));
 """
 
 
