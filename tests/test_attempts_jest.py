@@ -99,6 +99,27 @@ def test_caught_writes_to_the_shared_role_tables_are_patching(runner):
     }
 
 
+# The same writes on aria-query as found through `require.cache`, directly and through the
+# `require` of a Testing Library module (which, for the toolchain, gives the package itself).
+ARIA_FROM_CACHE = """\
+const cached = name => require.cache[Object.keys(require.cache).find(key => key.includes(name))];
+for (const ariaQuery of [
+  cached('/aria-query/lib/index.js').exports,
+  cached('/@testing-library/dom/dist/index.js').require?.('aria-query') ?? {},
+]) {
+  try { ariaQuery.roles.entries().length = 0; } catch {}
+}
+"""
+
+
+def test_the_shared_role_tables_found_through_the_module_cache_are_the_same_view(runner):
+    verdict = grade(runner, ARIA_FROM_CACHE + CORRECT)
+    assert verdict.outcome == PASSED, verdict.message
+    assert verdict.attempts == [
+        {"category": "patching", "evidence": "changed aria-query's roles.entries().length"}
+    ]
+
+
 # A component that reads aria-query's tables every way a reader might: none of it is a write.
 ARIA_READER = """\
 import { roles, elementRoles } from 'aria-query';

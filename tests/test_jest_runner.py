@@ -419,11 +419,12 @@ def test_the_shared_aria_role_tables_cannot_be_changed(runner, plain_runner):
 SHARED_VIEW_PROBE = r"""
 const [runtimeJs, viewJs, logJs, toolchain] = process.argv.slice(1);
 const {deepFreeze, SHARED_MODULES} = require(runtimeJs);
-const {sharedView} = require(viewJs);
+const {share, viewFor} = require(viewJs);
 const attemptLog = require(logJs);
 const aria = require(require.resolve('aria-query', {paths: [toolchain]}));
 const size = aria.roles.entries().length;
-const view = sharedView('aria-query', aria, deepFreeze(SHARED_MODULES[0].state(aria)));
+share('aria-query', aria, deepFreeze(SHARED_MODULES[0].state(aria)));
+const view = viewFor(aria);
 const READS = {
   keys: q => [
     Object.keys(q), Object.getOwnPropertyNames(q.roles), Reflect.ownKeys(q.dom.entries()),

@@ -11,7 +11,7 @@
 const path = require('path');
 const {featureKey} = require('./transformer.js');
 const attemptLog = require('./attempt_log.js');
-const {sharedView} = require('./shared_view.js');
+const {share, viewFor, sampleCache} = require('./shared_view.js');
 
 // What the code under test may not do with its `jest` object: mock modules, or drive the
 // test file's clock (a sample that sets the fake clock to the date it prints would pass a
@@ -209,17 +209,14 @@ function deepFreeze(roots) {
   return seen;
 }
 
-// A sample's own modules get a view of the frozen exports instead (shared_view.js), which
-// notes the writes a sample could otherwise make and catch unseen.
-const sampleViews = new Map(); // frozen exports -> the view a sample's module gets
-
 function sharedExports(modulePath, {module, state: stateOf}) {
   if (!shared.has(modulePath)) {
     const exports = require(modulePath);
     const load = relative => require(path.resolve(path.dirname(modulePath), relative));
     const state = deepFreeze(stateOf(exports, load));
     shared.set(modulePath, state === null ? null : exports);
-    if (state !== null) sampleViews.set(exports, sharedView(module, exports, state));
+    // a sample's own modules get a view that notes its writes (shared_view.js)
+    if (state !== null) share(module, exports, state);
   }
   return shared.get(modulePath);
 }
@@ -448,12 +445,20 @@ function configure(toolchain) {
 
     requireModule(from, moduleName, options, isRequireActual) {
       const exports = super.requireModule(from, moduleName, options, isRequireActual);
-      const view = sampleViews.get(exports);
+      const view = viewFor(exports);
       // the toolchain's own requires get the exports themselves: grading pays nothing
       if (view === undefined || options?.isInternalModule || (typeof from === 'string' && trusted(from))) {
         return exports;
       }
       return view;
+    }
+
+    _createRequireImplementation(from, options) {
+      const moduleRequire = super._createRequireImplementation(from, options);
+      if (!options?.isInternalModule && !trusted(from.filename)) {
+        moduleRequire.cache = sampleCache(moduleRequire.cache, trusted);
+      }
+      return moduleRequire;
     }
 
     _loadModule(localModule, from, moduleName, modulePath, options, moduleRegistry) {

@@ -200,11 +200,51 @@ function liveView(target, path) {
   return view;
 }
 
-// The view of a shared package's exports; `state` holds every object of its frozen state
-// (runtime.js's deepFreeze): those are the objects whose writes are noted.
-function sharedView(name, exports, state) {
+const exportViews = new Map(); // a shared package's exports -> the view a sample's module gets
+
+// Shares a package's frozen exports with the sample's modules through a view; `state` holds
+// every object of its frozen state (runtime.js's deepFreeze): those are the objects whose
+// writes are noted.
+function share(name, exports, state) {
   for (const value of state) owners.set(value, name);
-  return outward(exports, '');
+  exportViews.set(exports, outward(exports, ''));
 }
 
-module.exports = {sharedView};
+// What a sample's module gets for `exports`, if that is a shared package's; else undefined.
+const viewFor = exports => exportViews.get(exports);
+
+// A sample's `require.cache`. A toolchain module's own entry would hand out what the view
+// keeps from the sample: a shared package's exports, and the module's `require`, which gives
+// the toolchain's files the packages themselves. Its stand-in has the module's name and
+// exports (a view for a shared package) only.
+function sampleCache(cache, trusted) {
+  const standIns = new WeakMap(); // a module of the toolchain -> its stand-in
+  const standIn = module => {
+    let shown = standIns.get(module);
+    if (shown === undefined) {
+      shown = Object.freeze({
+        id: module.id,
+        filename: module.filename,
+        path: module.path,
+        children: Object.freeze([]),
+        get loaded() {
+          return module.loaded;
+        },
+        get exports() {
+          return exportViews.get(module.exports) ?? module.exports;
+        },
+      });
+      standIns.set(module, shown);
+    }
+    return shown;
+  };
+  return new Proxy(cache, {
+    get: (target, key, receiver) => {
+      const module = Reflect.get(target, key, receiver);
+      const toolchain = isObject(module) && typeof module.filename === 'string' && trusted(module.filename);
+      return toolchain ? standIn(module) : module;
+    },
+  });
+}
+
+module.exports = {share, viewFor, sampleCache};
