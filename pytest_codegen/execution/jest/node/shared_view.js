@@ -156,11 +156,14 @@ function frozenView(target, owner, path) {
       // a write on an object that only inherits from the view is that object's own
       return receiver === view ? refused(done, `changed ${named(key)}`) : done;
     },
-    defineProperty: (_, key, desc) => (fill(), refused(Reflect.defineProperty(shadow, key, desc), `changed ${named(key)}`)),
-    deleteProperty: (_, key) => (fill(), refused(Reflect.deleteProperty(shadow, key), `deleted ${named(key)}`)),
+    defineProperty: (_, key, desc) =>
+      (fill(), refused(Reflect.defineProperty(shadow, key, desc), `changed ${named(key)}`)),
+    deleteProperty: (_, key) =>
+      (fill(), refused(Reflect.deleteProperty(shadow, key), `deleted ${named(key)}`)),
     setPrototypeOf: (_, proto) =>
       (fill(), refused(Reflect.setPrototypeOf(shadow, proto), `replaced the prototype of ${named()}`)),
-    preventExtensions: () => (fill(), refused(Reflect.preventExtensions(shadow), `made ${named()} non-extensible`)),
+    preventExtensions: () =>
+      (fill(), refused(Reflect.preventExtensions(shadow), `made ${named()} non-extensible`)),
   });
   views.set(target, view);
   backing.set(view, target);
@@ -189,10 +192,13 @@ function liveView(target, path) {
     getOwnPropertyDescriptor: (_, key) => {
       const desc = Reflect.getOwnPropertyDescriptor(target, key);
       if (desc === undefined || fixed(key)) return desc;
-      for (const part of ['value', 'get', 'set']) if (part in desc) desc[part] = returned(desc[part], step(path, key));
+      for (const part of ['value', 'get', 'set']) {
+        if (part in desc) desc[part] = returned(desc[part], step(path, key));
+      }
       return desc;
     },
-    set: (_, key, value, receiver) => Reflect.set(target, key, inward(value), receiver === view ? target : receiver),
+    set: (_, key, value, receiver) =>
+      Reflect.set(target, key, inward(value), receiver === view ? target : receiver),
     defineProperty: (_, key, desc) => Reflect.defineProperty(target, key, inwardDesc(desc)),
   });
   views.set(target, view);
@@ -241,8 +247,8 @@ function sampleCache(cache, trusted) {
   return new Proxy(cache, {
     get: (target, key, receiver) => {
       const module = Reflect.get(target, key, receiver);
-      const toolchain = isObject(module) && typeof module.filename === 'string' && trusted(module.filename);
-      return toolchain ? standIn(module) : module;
+      const ofToolchain = isObject(module) && typeof module.filename === 'string' && trusted(module.filename);
+      return ofToolchain ? standIn(module) : module;
     },
   });
 }
