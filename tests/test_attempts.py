@@ -90,7 +90,7 @@ def test_the_categories_are_one_set():
     assert watched == set(attempts.CATEGORIES)
     node = ROOT / "pytest_codegen" / "execution" / "jest" / "node"
     named = set()
-    for script in ("runner.js", "runtime.js", "guard.js"):
+    for script in ("runner.js", "runtime.js", "guard.js", "shared_view.js"):
         source = (node / script).read_text()
         named |= set(
             re.findall(r"(?:note|'attempt',|watchDenials\([^)]*,) ?\(?'([a-z-]+)'", source)

@@ -416,6 +416,112 @@ def test_the_shared_aria_role_tables_cannot_be_changed(runner, plain_runner):
     assert probe(runner, PROBE).outcome == PASSED
 
 
+SHARED_VIEW_PROBE = r"""
+const [runtimeJs, viewJs, logJs, toolchain] = process.argv.slice(1);
+const {deepFreeze, SHARED_MODULES} = require(runtimeJs);
+const {share, viewFor} = require(viewJs);
+const attemptLog = require(logJs);
+const aria = require(require.resolve('aria-query', {paths: [toolchain]}));
+const size = aria.roles.entries().length;
+share('aria-query', aria, deepFreeze(SHARED_MODULES[0].state(aria)));
+const view = viewFor(aria);
+const READS = {
+  keys: q => [
+    Object.keys(q), Object.getOwnPropertyNames(q.roles), Reflect.ownKeys(q.dom.entries()),
+  ],
+  definition: q => [
+    q.roles.get('button'), Object.getOwnPropertyDescriptor(q.roles.get('link'), 'props'),
+  ],
+  arrays: q => [
+    Array.isArray(q.dom.entries()), q.dom.entries() instanceof Array, `${q.dom.keys()}`,
+  ],
+  iteration: q => [
+    [...q.roles].map(([name]) => name), [...q.elementRoles].map(([key, v]) => [key, [...v]]),
+  ],
+  forEach: q => {
+    const seen = [];
+    q.roles.forEach((definition, name) => seen.push([name, definition.props]));
+    return seen;
+  },
+  fresh: q => [q.roles.values().map(d => d.superClass), q.roles.keys().slice(3)],
+  methods: q => [
+    q.roles.entries().map(([name]) => name.length), q.dom.entries().slice(0, 2), {...q.aria},
+  ],
+  shape: q => [
+    Object.isFrozen(q.roles), Object.isExtensible(q), typeof q.roles.get, q.roles.get.name,
+    'get' in q.roles, q.roles.has('button'), Object.getPrototypeOf(q.roles) === Object.prototype,
+  ],
+  identity: q => [q.roles === q.roles, q.roles.entries() === q.roles.entries()],
+};
+const differ = Object.keys(READS).filter(name =>
+  JSON.stringify(READS[name](aria)) !== JSON.stringify(READS[name](view)));
+const WRITES = `[
+  q => { q.roles.entries().length = 0; },
+  q => { q.elementRoles.entries().splice(0); },
+  q => { q.roles.get('button').props['aria-pressed'] = 'tampered'; },
+  q => { q.roles.get = () => undefined; },
+  q => { delete q.roles.get; },
+  q => { Object.setPrototypeOf(q.roles, null); },
+  q => { Object.defineProperty(q.dom, 'extra', {value: 1}); },
+  q => { for (const [, definition] of q.roles) definition.props.x = 1; },
+  q => { q.roles.values()[0].props.y = 1; },
+  q => { q.roles.forEach(definition => { definition.props.z = 1; }); },
+  q => { Object.freeze(q.roles); },  // accepted: it changes nothing
+  q => { q.roles.values().length = 0; },  // a new array, the caller's own
+]`;
+const outcome = (write, q) => {
+  try {
+    write(q);
+    return 'done';
+  } catch (error) {
+    return error.constructor.name;
+  }
+};
+const outcomes = {};
+const attempts = {};
+for (const mode of ['strict', 'sloppy']) {
+  const writes = Function(`${mode === 'strict' ? "'use strict';" : ''} return ${WRITES};`)();
+  attemptLog.start();
+  outcomes[mode] = writes.map(write => [outcome(write, aria), outcome(write, view)]);
+  attempts[mode] = attemptLog.take();
+}
+const intact = aria.roles.entries().length === size;
+console.log(JSON.stringify({differ, outcomes, attempts, intact}));
+"""
+
+
+def test_a_samples_view_of_a_shared_package_reads_and_refuses_as_the_package():
+    # What a sample's module gets for aria-query (shared_view.js): every read gives what the
+    # frozen package gives; every write, in strict and in sloppy code, succeeds or fails as on
+    # the package; a refused one is noted.
+    toolchain = ensure_toolchain(find_node(), shared_cache())
+    found = node_probe(
+        SHARED_VIEW_PROBE,
+        *(PACKAGE_DIR / name for name in ("runtime.js", "shared_view.js", "attempt_log.js")),
+        toolchain,
+    )
+    assert found["differ"] == []
+    assert found["intact"]
+    strict, sloppy = found["outcomes"]["strict"], found["outcomes"]["sloppy"]
+    assert [pair for pair in strict + sloppy if pair[0] != pair[1]] == []
+    assert [package for package, _ in strict] == ["TypeError"] * 10 + ["done"] * 2
+    # sloppy code: assignments and deletes fail silently; splice and Object.* still throw
+    assert [package for package, _ in sloppy].count("done") == 9
+    # strict code stops at the first refusal of each write: one attempt each
+    noted = found["attempts"]["strict"]
+    assert {category for category, _ in noted} == {"patching"} and len(noted) == 10
+    evidence = [e for _, e in noted]
+    assert evidence[2:7] == [
+        "changed aria-query's roles.get('button').props['aria-pressed']",
+        "changed aria-query's roles.get",
+        "deleted aria-query's roles.get",
+        "replaced the prototype of aria-query's roles",
+        "changed aria-query's dom.extra",
+    ]
+    # sloppy code goes on after a refused assignment: each is noted (up to the log's cap)
+    assert len(found["attempts"]["sloppy"]) > 10
+
+
 def test_the_runners_own_require_is_out_of_reach(runner, plain_runner):
     # require('module')._cache would lead to the Jest modules that grade every later sample.
     hostile = sample("escape_require.prelude.js", PROBE)

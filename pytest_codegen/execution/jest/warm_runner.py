@@ -4,7 +4,8 @@
 Jest's per-file runner with a config built once, so a sample costs one jsdom window and one test
 file (~0.1 s) instead of a Jest start-up (~1.5 s). Between files it keeps only what no sample can
 change: the toolchain's compiled code, Babel's output for files seen before (``transformer.js``)
-and the deep-frozen exports of pure-data packages (``runtime.js``).
+and the deep-frozen exports of pure-data packages (``runtime.js``; the sample's own modules see
+them through ``shared_view.js``, which notes its writes).
 
 Isolation, from the outside in:
 

@@ -11,6 +11,7 @@
 const path = require('path');
 const {featureKey} = require('./transformer.js');
 const attemptLog = require('./attempt_log.js');
+const {share, viewFor, sampleCache} = require('./shared_view.js');
 
 // What the code under test may not do with its `jest` object: mock modules, or drive the
 // test file's clock (a sample that sets the fake clock to the date it prints would pass a
@@ -157,7 +158,8 @@ let activeRuntime = null; // the runtime of the test file being run: dynamic imp
 // in its window. Per file this saves ~15 ms for aria-query (149 modules of ARIA role tables the
 // Testing Library reads), ~8 ms for tr46 (the Unicode tables of node-fetch's and fetch-mock's
 // URL parsers) and ~6 ms for lodash's isEqualWith (89 modules; jest-dom compares form values
-// with it). Frozen, nothing a sample does to them reaches the next file.
+// with it). Frozen, nothing a sample does to them reaches the next file; a sample's own modules
+// are handed a view that notes its writes (shared_view.js).
 // Each entry names the module (`via`: the packages it is found from, in turn) and the roots of
 // its state: its exports, and what its functions hold in closures (each aria-query map's
 // `entries()` returns the very array its other methods read; tr46 reads its mapping table).
@@ -184,7 +186,8 @@ const shared = new Map(); // resolved path -> frozen exports, or null when not s
 
 // Freezes everything reachable from `roots` through own properties. Only plain objects, arrays
 // and plain functions are accepted: their prototypes are this realm's intrinsics, which
-// runner.js's lockdown() freezes. Returns false, having frozen nothing, for anything else.
+// runner.js's lockdown() freezes. Returns what it froze, or null, having frozen nothing, for
+// anything else.
 function deepFreeze(roots) {
   const PLAIN = new Set([null, Object.prototype, Array.prototype, Function.prototype]);
   const INTRINSIC = new Set([Object.prototype, Array.prototype, Function.prototype, Object, Array, Function]);
@@ -194,7 +197,7 @@ function deepFreeze(roots) {
     const value = stack.pop();
     if (value === null || (typeof value !== 'object' && typeof value !== 'function')) continue;
     if (seen.has(value) || INTRINSIC.has(value)) continue;
-    if (!PLAIN.has(Object.getPrototypeOf(value))) return false;
+    if (!PLAIN.has(Object.getPrototypeOf(value))) return null;
     seen.add(value);
     for (const key of Reflect.ownKeys(value)) {
       const desc = Reflect.getOwnPropertyDescriptor(value, key);
@@ -203,14 +206,17 @@ function deepFreeze(roots) {
     }
   }
   for (const value of seen) Object.freeze(value);
-  return true;
+  return seen;
 }
 
-function sharedExports(modulePath, stateOf) {
+function sharedExports(modulePath, {module, state: stateOf}) {
   if (!shared.has(modulePath)) {
     const exports = require(modulePath);
     const load = relative => require(path.resolve(path.dirname(modulePath), relative));
-    shared.set(modulePath, deepFreeze(stateOf(exports, load)) ? exports : null);
+    const state = deepFreeze(stateOf(exports, load));
+    shared.set(modulePath, state === null ? null : exports);
+    // a sample's own modules get a view that notes its writes (shared_view.js)
+    if (state !== null) share(module, exports, state);
   }
   return shared.get(modulePath);
 }
@@ -345,7 +351,7 @@ function configure(toolchain) {
   const {Script} = require('vm');
   const trustedRoots = [path.join(toolchain, 'node_modules') + path.sep, __dirname + path.sep];
   const trusted = filename => trustedRoots.some(root => filename.startsWith(root));
-  const sharedPaths = new Map(SHARED_MODULES.map(spec => [resolveShared(toolchain, spec), spec.state]));
+  const sharedPaths = new Map(SHARED_MODULES.map(spec => [resolveShared(toolchain, spec), spec]));
   sharedPaths.delete(null);
   Runtime = class GuardedRuntime extends Base {
     static createResolver(config, moduleMap) {
@@ -437,6 +443,24 @@ function configure(toolchain) {
       return exports;
     }
 
+    requireModule(from, moduleName, options, isRequireActual) {
+      const exports = super.requireModule(from, moduleName, options, isRequireActual);
+      const view = viewFor(exports);
+      // the toolchain's own requires get the exports themselves: grading pays nothing
+      if (view === undefined || options?.isInternalModule || (typeof from === 'string' && trusted(from))) {
+        return exports;
+      }
+      return view;
+    }
+
+    _createRequireImplementation(from, options) {
+      const moduleRequire = super._createRequireImplementation(from, options);
+      if (!options?.isInternalModule && !trusted(from.filename)) {
+        moduleRequire.cache = sampleCache(moduleRequire.cache, trusted);
+      }
+      return moduleRequire;
+    }
+
     _loadModule(localModule, from, moduleName, modulePath, options, moduleRegistry) {
       if (!options?.isInternalModule && sharedPaths.has(modulePath)) {
         const exports = sharedExports(modulePath, sharedPaths.get(modulePath));
@@ -478,6 +502,8 @@ module.exports = {
   configure,
   sealCore,
   changedCore,
+  deepFreeze,
+  SHARED_MODULES,
   LAZY_REQUIRES,
   get default() {
     return Runtime;
