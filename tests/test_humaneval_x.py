@@ -1,10 +1,11 @@
 """HumanEval-X as CodeGeeX ships it: canonical solutions pass, empty and wrong answers fail,
 in every supported language, plain and with ``-n 2``.
 
-The whole of each file is graded with ``HUMANEVAL_X_FULL=1`` (tens of minutes on two cores);
-otherwise a few problems of each language are. The data files are HumanEval-X's own
-(Apache-2.0), read from ``$HUMANEVAL_X_DIR`` or a copy in ``shared/data/humaneval-x`` next to
-the project; without them these tests are skipped.
+The same checks run everywhere on the hand-written problems of ``fixtures/humaneval_x/`` (in
+HumanEval-X's format, two a language). On HumanEval-X's own files (Apache-2.0), read from
+``$HUMANEVAL_X_DIR`` or a copy in ``shared/data/humaneval-x`` next to the project, a few
+problems of each language are graded, and the whole of each file with ``HUMANEVAL_X_FULL=1``
+(tens of minutes on two cores); without the files those tests are skipped.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, XDIST_MODES, read_results
+from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
 LANGUAGES = ("cpp", "go", "java", "js", "rust")
 # A few problems of each language, and add (53), whose wrong answer is below.
@@ -45,7 +46,38 @@ def _data_dir() -> Path | None:
 
 
 DATA = _data_dir()
-pytestmark = pytest.mark.skipif(DATA is None, reason="no HumanEval-X data (set HUMANEVAL_X_DIR)")
+needs_data = pytest.mark.skipif(DATA is None, reason="no HumanEval-X data (set HUMANEVAL_X_DIR)")
+FIXTURE_SUITES = sorted((FIXTURES / "humaneval_x").glob("humaneval_*.jsonl"))
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_fixture_problems_reference_passes_empty_and_wrong_fail(pytester, mode):
+    suites = [str(path) for path in FIXTURE_SUITES]
+    assert len(suites) == len(LANGUAGES)
+    ok = pytester.runpytest_subprocess("--codegen-model=reference", *suites, *mode, timeout=900)
+    ok.assert_outcomes(passed=2 * len(LANGUAGES))
+    empty = pytester.runpytest_subprocess("--codegen-model=empty", *suites, *mode, timeout=900)
+    empty.assert_outcomes(failed=2 * len(LANGUAGES))
+    # add(x, y) is each language's problem 0.
+    prefixes = {"cpp": "CPP", "go": "Go", "java": "Java", "js": "JavaScript", "rust": "Rust"}
+    replay = pytester.path / "wrong.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": f"{prefixes[lang]}/0", "completion": WRONG_ADD[lang]}) + "\n"
+            for lang in LANGUAGES
+        )
+    )
+    wrong = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        *(f"{path}::{prefixes[path.stem.split('_')[1]]}_0" for path in FIXTURE_SUITES),
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    wrong.assert_outcomes(failed=len(LANGUAGES))
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["program_status"] for r in records} == {"Exception"}, records
+    assert all(r["run"]["toolchain"] for r in records), records
 
 
 def rows(language: str) -> list[dict]:
@@ -54,6 +86,7 @@ def rows(language: str) -> list[dict]:
         return [json.loads(line) for line in fh]
 
 
+@needs_data
 @pytest.mark.parametrize("mode", XDIST_MODES)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_reference_passes_empty_and_wrong_fail(pytester, language, mode):
@@ -80,6 +113,7 @@ def test_reference_passes_empty_and_wrong_fail(pytester, language, mode):
     assert record["run"]["toolchain"], record
 
 
+@needs_data
 @pytest.mark.skipif(
     not os.environ.get("HUMANEVAL_X_FULL"),
     reason="all 164 problems of each language: set HUMANEVAL_X_FULL=1 (tens of minutes)",
