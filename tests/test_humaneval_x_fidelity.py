@@ -172,27 +172,24 @@ def official_statuses(codegeex, tmp_path_factory) -> dict[str, str]:
     env = {**official_env(root), "GOPROXY": "off", "CARGO_NET_OFFLINE": "true"}
     argv = [str(python), "-c", DRIVER, str(problems_file(work / "problems.jsonl"))]
     argv += [str(samples), str(work), str(OFFICIAL_TIMEOUT_S)]
-    # A session of its own: what it gives up on keeps running (its Rust step's cargo), and
-    # goes with the session when it is done.
-    process = subprocess.Popen(
-        argv,
-        cwd=work,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = process.communicate(timeout=1800)
-    finally:
+    # A session of its own: what it gives up on keeps running (its C++ binary, its Rust
+    # step's cargo), and goes with the session when it is done. Its output goes to files, as
+    # those keep a pipe open.
+    log = work / "evaluator.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            argv, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    assert process.returncode == 0, (out[-3000:], err[-3000:])
+            process.wait(timeout=1800)
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert process.returncode == 0, log.read_text()[-3000:]
     results = read_results(work / "samples_results.jsonl")
-    assert len(results) == len(SAMPLES), out[-3000:]
+    assert len(results) == len(SAMPLES), log.read_text()[-3000:]
     return {SAMPLES[r["completion_id"]][1]: official_status(r["result"]) for r in results}
 
 
