@@ -73,8 +73,10 @@ class NativeProgramKind(Kind):
         return find(problem.language).version
 
     def record_fields(self, verdict: Verdict) -> dict[str, Any]:
-        status = programs.OK if verdict.passed else verdict.message.split(":", 1)[0]
-        return {"program_status": status} if status in OUTCOMES else {}
+        # The message starts with the status; a time limit's note may follow it ("; ...").
+        said = (s for s in OUTCOMES if verdict.message.startswith(s))
+        status = programs.OK if verdict.passed else next(said, None)
+        return {"program_status": status} if status else {}
 
     def libraries(self, problem: Problem) -> programs.Libraries:
         """What its programs use besides the standard library (made once per host)."""
