@@ -49,6 +49,9 @@ evaluate_functional_correctness(
     problem_file=problems, out_dir=work, k=[1],
 )
 """
+FIND_PACKAGE = (
+    "import importlib.util as u; print(u.find_spec('codegeex').submodule_search_locations[0])"
+)
 WARM_GO_TEST = """package main
 
 import (
@@ -77,6 +80,36 @@ def official_env(root: Path) -> dict[str, str]:
     }
 
 
+def make_go_module(folder: Path, env: dict[str, str]) -> None:
+    """Its ``go/evaluation/go.mod``: a module requiring testify, built once."""
+    folder.mkdir(exist_ok=True)
+    requires = "".join(f"\t{m} {v}\n" for m, v in GO_REQUIRES.items())
+    (folder / "go.mod").write_text(f"module humanEval\n\ngo 1.18\n\nrequire (\n{requires})\n")
+    (folder / "warm_test.go").write_text(WARM_GO_TEST)
+    run(["go", "mod", "tidy"], folder, {**env, "GOFLAGS": ""})
+    run(["go", "test", "warm_test.go"], folder, env)
+    (folder / "warm_test.go").unlink()
+
+
+def make_cargo_project(python: Path, env: dict[str, str]) -> Path:
+    """Its ``benchmark/rust`` project, where its Rust step (from its own file's place)
+    builds: the crates of its Cargo.toml, built once for ``cargo check`` and ``cargo test``."""
+    where = subprocess.run(
+        [str(python), "-c", FIND_PACKAGE], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    cargo = Path(where) / "benchmark" / "rust"
+    (cargo / "src" / "bin").mkdir(parents=True, exist_ok=True)
+    deps = "".join(f'{name} = "{version}"\n' for name, version in RUST_CRATES.items())
+    (cargo / "Cargo.toml").write_text(
+        f'[package]\nname = "rust"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n{deps}'
+    )
+    (cargo / "src" / "bin" / "warm.rs").write_text("fn main() {}\n")
+    run(["cargo", "check", "--bin", "warm", "-q"], cargo, env)
+    run(["cargo", "test", "--bin", "warm", "-q"], cargo, env)
+    (cargo / "src" / "bin" / "warm.rs").unlink()
+    return cargo
+
+
 @pytest.fixture(scope="session")
 def codegeex(pytestconfig: pytest.Config) -> tuple[Path, Path]:
     """``(python, kept folder)``: a virtualenv with the wheel, and its Go module and cargo
@@ -85,44 +118,13 @@ def codegeex(pytestconfig: pytest.Config) -> tuple[Path, Path]:
     python = root / "venv" / "bin" / "python"
     with FileLock(str(root / "lock")):
         if not (root / "ready").exists():
-            subprocess.run(
-                [sys.executable, "-m", "venv", "--clear", str(root / "venv")], check=True
-            )
+            venv = [sys.executable, "-m", "venv", "--clear", str(root / "venv")]
+            run(venv, root, dict(os.environ))
             pip = [str(python), "-m", "pip", "install", "-q"]
             run([*pip, "fire", "numpy", "regex", "tqdm"], root, dict(os.environ))
             run([*pip, "--no-deps", WHEEL], root, dict(os.environ))
-            env = official_env(root)
-            go = root / "go"
-            go.mkdir(exist_ok=True)
-            requires = "".join(f"\t{m} {v}\n" for m, v in GO_REQUIRES.items())
-            (go / "go.mod").write_text(f"module humanEval\n\ngo 1.18\n\nrequire (\n{requires})\n")
-            (go / "warm_test.go").write_text(WARM_GO_TEST)
-            run(["go", "mod", "tidy"], go, {**env, "GOFLAGS": ""})
-            run(["go", "test", "warm_test.go"], go, env)
-            (go / "warm_test.go").unlink()
-            # The folder its Rust step derives from its own file's place.
-            where = subprocess.run(
-                [
-                    str(python),
-                    "-c",
-                    "import importlib.util as u; "
-                    "print(u.find_spec('codegeex').submodule_search_locations[0])",
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-            cargo = Path(where) / "benchmark" / "rust"
-            (cargo / "src" / "bin").mkdir(parents=True, exist_ok=True)
-            deps = "".join(f'{name} = "{version}"\n' for name, version in RUST_CRATES.items())
-            (cargo / "Cargo.toml").write_text(
-                '[package]\nname = "rust"\nversion = "0.1.0"\nedition = "2021"\n\n'
-                f"[dependencies]\n{deps}"
-            )
-            (cargo / "src" / "bin" / "warm.rs").write_text("fn main() {}\n")
-            run(["cargo", "check", "--bin", "warm", "-q"], cargo, env)
-            run(["cargo", "test", "--bin", "warm", "-q"], cargo, env)
-            (cargo / "src" / "bin" / "warm.rs").unlink()
+            make_go_module(root / "go", official_env(root))
+            cargo = make_cargo_project(python, official_env(root))
             (root / "rust-project").write_text(str(cargo))
             (root / "ready").write_text(WHEEL)
     return python, root
@@ -193,27 +195,14 @@ def official_statuses(codegeex, tmp_path_factory) -> dict[str, str]:
     return {SAMPLES[r["completion_id"]][1]: official_status(r["result"]) for r in results}
 
 
-def replay_and_counts(base: Path) -> tuple[Path, int]:
-    """The samples as a replay file, and the most samples a problem has."""
-    index: dict[str, int] = {}
-    lines = []
-    for task, _, code, _ in SAMPLES:
-        lines.append(
-            json.dumps({"task_id": task, "sample_index": index.get(task, 0), "completion": code})
-        )
-        index[task] = index.get(task, 0) + 1
-    replay = base / "samples.jsonl"
-    replay.write_text("".join(line + "\n" for line in lines))
-    return replay, max(index.values())
-
-
-def labels_by_sample() -> dict[tuple[str, int], str]:
-    index: dict[str, int] = {}
-    labels = {}
-    for task, label, _, _ in SAMPLES:
-        labels[(task, index.get(task, 0))] = label
-        index[task] = index.get(task, 0) + 1
-    return labels
+def indexes_in_task() -> list[int]:
+    """Each sample's index among its problem's samples."""
+    seen: dict[str, int] = {}
+    indexes = []
+    for task, _, _, _ in SAMPLES:
+        indexes.append(seen.get(task, 0))
+        seen[task] = indexes[-1] + 1
+    return indexes
 
 
 WORDS = {"OK": "passed", "Exception": "failed", "SyntaxError": "compilation error"}
@@ -222,17 +211,24 @@ WORDS["Timeout"] = "timed out"
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_every_status_is_codegeex_own(pytester, official_statuses, mode):
-    replay, most = replay_and_counts(pytester.path)
+    indexes = indexes_in_task()
+    replay = pytester.path / "samples.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": task, "sample_index": i, "completion": code}) + "\n"
+            for i, (task, _, code, _) in zip(indexes, SAMPLES, strict=True)
+        )
+    )
     pytester.runpytest_subprocess(
         *map(str, SUITES),
         f"--codegen-model=replay:{replay}",
-        f"--codegen-samples={most}",
+        f"--codegen-samples={max(indexes) + 1}",
         "--codegen-k=1",
         "--codegen-results=r.jsonl",
         *mode,
         timeout=1800,
     )
-    labels = labels_by_sample()
+    labels = {(task, i): label for i, (task, label, _, _) in zip(indexes, SAMPLES, strict=True)}
     records = [r for r in read_results(pytester.path / "r.jsonl") if r["outcome"] != "missing"]
     ours = {
         labels[(r["task_id"], r["sample_index"])]: WORDS.get(
