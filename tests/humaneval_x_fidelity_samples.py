@@ -9,8 +9,8 @@ too, except for ``KNOWN_DIFFERENCES``."""
 from __future__ import annotations
 
 # (task id, label, completion, status by HumanEval-X's rules). The samples that never end
-# come last: CodeGeeX's evaluator leaves a Rust test it gave up on running, holding cargo's
-# build lock, so nothing may be built after it.
+# come last: CodeGeeX's evaluator leaves running what it gave up on (a C++ binary, a Rust
+# test under cargo), which would take the CPU from the samples after them.
 SAMPLES: list[tuple[str, str, str, str]] = [
     ("CPP/0", "cpp right", "    return x+y;\n}\n", "passed"),
     ("CPP/0", "cpp wrong", "    return x-y;\n}\n", "failed"),
