@@ -33,6 +33,7 @@ PAIRS = "5002"
 TWICE = "5003"
 TWO_SUM = "5004"
 COUNTS = "5005"
+ECHO = "5006"
 
 ROWS = [
     # n, then n numbers: their sum. The last test is the only one with n == 1.
@@ -70,6 +71,9 @@ ROWS = [
         {"inputs": [[[1, 1, 2]]], "outputs": [{"1": 2, "2": 1}], "fn_name": "counts"},
         starter="def counts(xs):\n",
     ),
+    # Four tests: a sample that takes 3 s on each is within the 4 s per test, not within
+    # the 11 s APPS's test_one_solution.py gives a whole sample.
+    apps_row(int(ECHO), {"inputs": ["3\n"] * 4, "outputs": ["3\n"] * 4}),
 ]
 
 SUM_RIGHT = "input()\nprint(sum(map(int, input().split())))\n"
@@ -182,6 +186,7 @@ SAMPLES = [
         "wrong only on a later test",
         "class Solution:\n    def twoSum(self, nums, target):\n        return [0, 1]\n",
     ),
+    (ECHO, "3 s on each of 4 tests", "import time\nn = input()\ntime.sleep(3)\nprint(n)\n"),
     (
         COUNTS,
         "int keys",
@@ -203,6 +208,9 @@ KNOWN_DIFFERENCES: dict[str, tuple[tuple[str, int | None], tuple[str, int | None
     labelled(SUM, "main guard"): (("passed", None), ("wrong", 0)),
     # Its stdin is a StringIO, which has no .buffer: a correct fast reader fails there.
     labelled(SUM, "sys.stdin.buffer reader"): (("passed", None), ("error", 0)),
+    # Its test_one_solution.py kills a sample after 11 s in all (TIMEOUT + 1), whatever its
+    # number of tests, and counts 21 runtime errors; ours gives (4 + 1) x tests + 5 s.
+    labelled(ECHO, "3 s on each of 4 tests"): (("passed", None), ("error", 0)),
 }
 
 # Runs APPS's ``run_test`` (the files in argv[1]) on each sample of the JSON file argv[2]
