@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .models.base import SamplingParams
+from .models.base import SamplingDefaults, SamplingParams
 from .options import OPTIONS, Option
 
 
@@ -79,6 +79,33 @@ class Settings:
         """Benchmark items are collected only when a model is given (or results merged or
         compared)."""
         return self.model is not None or bool(self.merge) or bool(self.compare)
+
+    def samples_for(self, defaults: SamplingDefaults) -> int:
+        """Samples per problem of a kind with these ``defaults``: the user's
+        ``--codegen-samples`` (flag or ini key) if given, else the kind's, else 1."""
+        if "samples" in self.explicit or defaults.samples is None:
+            return self.samples
+        return defaults.samples
+
+    def params_for(
+        self, defaults: SamplingDefaults, model_defaults: SamplingParams | None = None
+    ) -> SamplingParams:
+        """The sampling parameters of a kind with these ``defaults``: the user's, with the
+        kind's temperature where neither the user (flag, ini key) nor the model's own
+        parameters (an alias's, a named model's) set one."""
+        if (
+            defaults.temperature is None
+            or "temperature" in self.explicit
+            or (model_defaults is not None and model_defaults.temperature is not None)
+        ):
+            return self.params
+        return dataclasses.replace(self.params, temperature=defaults.temperature)
+
+    def kind_defaults_apply(self, defaults: SamplingDefaults) -> bool:
+        """Whether ``defaults`` change anything the user left unset."""
+        return (defaults.samples is not None and "samples" not in self.explicit) or (
+            defaults.temperature is not None and "temperature" not in self.explicit
+        )
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 from ..collect.builtin_suites import read_rows
 from ..execution.extract import ExtractionError
 from ..execution.python.io_grader import Case, Rules
+from ..models.base import SamplingDefaults
 from ..problems import Problem, SuiteError
 from .fields import LiveCodeBenchFields, livecodebench_fields
 from .io_kind import IOKind
@@ -48,6 +49,8 @@ REQUIRED = (
     "metadata",
 )
 PER_TEST_S = 6.0  # testing_util.run_test's timeout
+# lcb_runner/runner/parser.py: --n 10, --temperature 0.2
+SAMPLING = SamplingDefaults(samples=10, temperature=0.2, source="LiveCodeBench's")
 
 # LiveCodeBench's ``import_string``: run before every program, so code may use these unimported.
 IMPORTS = (
@@ -230,6 +233,7 @@ class LiveCodeBenchKind(IOKind):
     name = MODE_LIVECODEBENCH
     time_floor_s = PER_TEST_S
     own_time_limits = "LiveCodeBench's 6 s per test"
+    sampling_defaults = SAMPLING
 
     def is_row(self, row: Any) -> bool:
         return is_livecodebench_row(row)

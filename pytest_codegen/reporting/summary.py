@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import outcomes
 from ..datasets.content import describe_all
+from ..kinds.registry import kinds_of
 from ..scoring.passk import repair_curve
-from .terminal import attempt_lines, format_table, generation_lines, repair_lines
+from .terminal import attempt_lines, format_table, generation_lines, repair_lines, sampling_lines
 
 if TYPE_CHECKING:
     from ..controller import RunReporter
@@ -26,6 +27,13 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             tr.write_line("no samples were graded")
         return
     for line in format_table(reporter.rows, reporter.settings.k):
+        tr.write_line(line)
+    defaulted = {
+        kind.name: kind.sampling_defaults.source
+        for kind in kinds_of(reporter.config)
+        if reporter.settings.kind_defaults_apply(kind.sampling_defaults)
+    }
+    for line in sampling_lines(reporter.records.values(), defaulted):
         tr.write_line(line)
     for gate in reporter.gate_results:
         tr.write_line(

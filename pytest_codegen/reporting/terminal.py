@@ -156,3 +156,20 @@ def attempt_lines(records: Iterable[dict[str, Any]]) -> list[str]:
                 f"({flagged / len(own):.1%})"
             )
     return lines
+
+
+def sampling_lines(records: Iterable[dict[str, Any]], defaulted: dict[str, str]) -> list[str]:
+    """One line per suite whose kind's sampling defaults were used (``defaulted``: kind name
+    -> whose defaults, for the kinds the user's settings left them to): the samples and
+    temperature its records state."""
+    used: dict[str, tuple[str, Any, Any]] = {}
+    for record in records:
+        source = defaulted.get(str(record.get("mode") or ""))
+        params = (record.get("run") or {}).get("params") or {}
+        if source and record.get("suite") not in used:
+            used[str(record["suite"])] = (source, params.get("samples"), params.get("temperature"))
+    return [
+        f"sampling of {suite}: {samples} samples a problem, temperature {temperature} "
+        f"({source} defaults; --codegen-samples and --codegen-temperature set others)"
+        for suite, (source, samples, temperature) in sorted(used.items())
+    ]
