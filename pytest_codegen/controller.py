@@ -225,9 +225,7 @@ class RunReporter:
             return
         planned = run_identity(settings, model)
         del planned["python"]  # the grading hosts' own, which may not be this one's
-        if any(
-            settings.kind_defaults_apply(kind.sampling_defaults) for kind in kinds_of(self.config)
-        ):
+        if any(settings.defaulted(kind.sampling_defaults) for kind in kinds_of(self.config)):
             # Which kinds' sampling defaults apply is known once the suites are read: the
             # parameters are compared on the records, at the end.
             del planned["params"]

@@ -71,9 +71,11 @@ class SampleRecorder:
             kind = self.executor.kinds.of(item.problem)
             record.update(kind.record_fields(verdict))  # type: ignore[typeddict-item]
         # Where the suite rates its problems: what a comparison breaks its scores down by.
-        difficulty = self.executor.kinds.of(item.problem).facets(item.problem).get("difficulty")
-        if difficulty:
-            record["difficulty"] = difficulty
+        facets = self.executor.kinds.of(item.problem).facets(item.problem)
+        if facets.get("difficulty"):
+            record["difficulty"] = facets["difficulty"]
+        if facets.get("contest_date"):  # what breakdowns by release window read
+            record["contest_date"] = facets["contest_date"]
         record["run"] = self.run_identity(item.problem)
         self.add_cost(record, [record])
         return record

@@ -73,6 +73,7 @@ class Settings:
     release: int | None = None
     platform: tuple[str, ...] = ()
     difficulty: tuple[str, ...] = ()
+    date_window: str = "quarter"  # --codegen-date-window (see reporting.breakdowns)
 
     @property
     def active(self) -> bool:
@@ -101,10 +102,12 @@ class Settings:
             return self.params
         return dataclasses.replace(self.params, temperature=defaults.temperature)
 
-    def kind_defaults_apply(self, defaults: SamplingDefaults) -> bool:
-        """Whether ``defaults`` change anything the user left unset."""
-        return (defaults.samples is not None and "samples" not in self.explicit) or (
-            defaults.temperature is not None and "temperature" not in self.explicit
+    def defaulted(self, defaults: SamplingDefaults) -> tuple[str, ...]:
+        """What of ``defaults`` the user left to them: "samples", "temperature"."""
+        return tuple(
+            name
+            for name in ("samples", "temperature")
+            if getattr(defaults, name) is not None and name not in self.explicit
         )
 
 

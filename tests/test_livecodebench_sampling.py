@@ -15,7 +15,7 @@ from pytest_codegen.kinds.protocol import Kind
 from pytest_codegen.models.base import SamplingDefaults, SamplingParams
 
 LINE = (
-    "sampling of test: 10 samples a problem, temperature 0.2 (LiveCodeBench's defaults; "
+    "sampling of test: 10 samples a problem and temperature 0.2 (LiveCodeBench's defaults; "
     "--codegen-samples and --codegen-temperature set others)"
 )
 
@@ -103,8 +103,8 @@ def test_an_ini_key_wins_for_what_it_sets_only(pytester, xdist):
     records = read_results(pytester.path / "r.jsonl")
     assert len(records) == 6
     assert (
-        "sampling of test: 3 samples a problem, temperature 0.2 (LiveCodeBench's defaults; "
-        "--codegen-samples and --codegen-temperature set others)"
+        "sampling of test: temperature 0.2 (LiveCodeBench's default; --codegen-temperature "
+        "sets another)"
     ) in result.stdout.lines
 
 
@@ -146,4 +146,5 @@ def test_settings_resolve_a_kinds_defaults_below_the_users_and_the_models():
     )
     assert chosen.samples_for(defaults) == 4
     assert chosen.params_for(defaults).temperature == 0.0
-    assert not chosen.kind_defaults_apply(defaults)
+    assert chosen.defaulted(defaults) == ()
+    assert unset.defaulted(defaults) == ("samples", "temperature")

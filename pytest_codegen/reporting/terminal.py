@@ -158,18 +158,42 @@ def attempt_lines(records: Iterable[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def sampling_lines(records: Iterable[dict[str, Any]], defaulted: dict[str, str]) -> list[str]:
-    """One line per suite whose kind's sampling defaults were used (``defaulted``: kind name
-    -> whose defaults, for the kinds the user's settings left them to): the samples and
-    temperature its records state."""
-    used: dict[str, tuple[str, Any, Any]] = {}
+def sampling_lines(
+    records: Iterable[dict[str, Any]], defaulted: dict[str, tuple[Any, tuple[str, ...]]]
+) -> list[str]:
+    """One line per suite sampled by its kind's defaults (``defaulted``: kind name -> its
+    ``SamplingDefaults`` and what of them the user left to them): what its records state was
+    used, where it is the kind's."""
+    lines: dict[str, str] = {}
     for record in records:
-        source = defaulted.get(str(record.get("mode") or ""))
+        suite, kind = str(record.get("suite")), str(record.get("mode") or "")
+        if suite in lines or not defaulted.get(kind, (None, ()))[1]:
+            continue
+        defaults, names = defaulted[kind]
         params = (record.get("run") or {}).get("params") or {}
-        if source and record.get("suite") not in used:
-            used[str(record["suite"])] = (source, params.get("samples"), params.get("temperature"))
+        used = {
+            name: params.get(name) for name in names if params.get(name) == getattr(defaults, name)
+        }
+        if not used:  # the model's own parameters won
+            continue
+        said = [
+            f"{used['samples']} samples a problem" if name == "samples" else f"temperature {value}"
+            for name, value in used.items()
+        ]
+        flags = " and ".join(f"--codegen-{name}" for name in used)
+        lines[suite] = (
+            f"sampling of {suite}: {' and '.join(said)} ({defaults.source} "
+            + ("defaults; " if len(used) > 1 else "default; ")
+            + flags
+            + (" set others)" if len(used) > 1 else " sets another)")
+        )
+    return [lines[suite] for suite in sorted(lines)]
+
+
+def aligned(rows: list[list[str]]) -> list[str]:
+    """A table's rows as lines, each column as wide as its widest cell."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [
-        f"sampling of {suite}: {samples} samples a problem, temperature {temperature} "
-        f"({source} defaults; --codegen-samples and --codegen-temperature set others)"
-        for suite, (source, samples, temperature) in sorted(used.items())
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
     ]
