@@ -9,18 +9,14 @@ import json
 import subprocess
 import sys
 
+import livecodebench_data as lcb
 import pytest
 from conftest import XDIST_MODES, read_results
-from livecodebench_data import (
-    SUM_POSITIVE_ONLY,
-    SUM_RIGHT,
-    row,
-    stdin_case,
-    write_release,
-    write_samples,
-)
+from test_html_report import dump_dom, needs_chromium, parse
 
 from pytest_codegen.reporting.breakdowns import date_window
+from pytest_codegen.reporting.comparison import compare_runs
+from pytest_codegen.reporting.html.compare_page import write_compare_html
 
 MONTHS = ["2024-01-06", "2024-02-03", "2024-03-09", "2024-04-06", "2024-05-04", "2024-06-01"]
 IDS = [f"abc{300 + i}_a" for i in range(len(MONTHS))]
@@ -30,19 +26,22 @@ def grade_both(pytester, xdist, *extra):
     """careful solves all six problems; careless the first quarter's three only (it fails
     the later ones' hidden negative number)."""
     rows = [
-        row(
+        lcb.row(
             qid,
-            [stdin_case("1\n5\n", "5\n")],
-            [stdin_case("1\n-5\n", "-5\n")],
+            [lcb.stdin_case("1\n5\n", "5\n")],
+            [lcb.stdin_case("1\n-5\n", "-5\n")],
             date=f"{d}T12:00:00",
         )
         for qid, d in zip(IDS, MONTHS, strict=True)
     ]
-    release = write_release(pytester.path / "release.jsonl", rows)
-    answers = {"careful": [SUM_RIGHT] * 6, "careless": [SUM_RIGHT] * 3 + [SUM_POSITIVE_ONLY] * 3}
+    release = lcb.write_release(pytester.path / "release.jsonl", rows)
+    answers = {
+        "careful": [lcb.SUM_RIGHT] * 6,
+        "careless": [lcb.SUM_RIGHT] * 3 + [lcb.SUM_POSITIVE_ONLY] * 3,
+    }
     results = {}
     for model, codes in answers.items():
-        replay = write_samples(
+        replay = lcb.write_samples(
             pytester.path / f"{model}-replay.jsonl", list(zip(IDS, codes, strict=True))
         )
         results[model] = pytester.runpytest_subprocess(
@@ -187,3 +186,45 @@ def test_the_window_option_and_the_command(pytester):
     )  # fmt: skip
     assert bad_command.returncode == pytest.ExitCode.USAGE_ERROR
     assert "--codegen-date-window" in bad_command.stderr
+
+
+@needs_chromium
+def test_the_page_shows_each_windows_scores_and_pairs(tmp_path):
+    made = []
+    for model, solved in (("early.jsonl", range(0, 9)), ("late.jsonl", range(3, 12))):
+        made.append(
+            (
+                model,
+                [
+                    {
+                        "nodeid": f"s.jsonl::p{i:02}[s0]",
+                        "suite": "s",
+                        "task_id": f"p{i:02}",
+                        "category": "atcoder",
+                        "contest_date": f"2024-{1 + i:02d}-01T00:00:00",
+                        "sample_index": 0,
+                        "outcome": "passed" if i in solved else "failed",
+                        "model": model,
+                    }
+                    for i in range(12)
+                ],
+            )
+        )
+    comparison = compare_runs(made, [1])
+    path = tmp_path / "compare.html"
+    write_compare_html(path, comparison)
+    dom = parse(dump_dom(path.as_uri(), tmp_path))
+    assert "data-error" not in dom.find("html").attrs
+    scores = dom.find(id="breakdowns").find("table", data_facet="quarter")
+    values = [r.attrs["data-value"] for r in scores.find("tbody").find_all("tr")]
+    assert values == ["2024-Q1", "2024-Q2", "2024-Q3", "2024-Q4"]
+    pairs = dom.find(id="breakdowns").find("table", class_="window-pairs")
+    rows = pairs.find("tbody").find_all("tr")
+    # early solves Q1 alone, late Q4 alone; both Q2 and Q3.
+    assert [(r.attrs["data-value"], float(r.attrs["data-diff"])) for r in rows] == [
+        ("2024-Q1", 1.0),
+        ("2024-Q2", 0.0),
+        ("2024-Q3", 0.0),
+        ("2024-Q4", -1.0),
+    ]
+    assert {r.attrs["data-pair"] for r in rows} == {"early.jsonl late.jsonl"}
