@@ -133,8 +133,10 @@ def cases_at(
     raises ``SuiteError``."""
     try:
         row = read_object_at(Path(source), offset, length)
-    except (OSError, ValueError) as e:
+    except OSError as e:
         raise SuiteError(f"{where}: cannot read the row again ({e})") from None
+    except ValueError:
+        row = None  # no longer a row at its offset
     if not isinstance(row, dict) or row.get("question_id") != question_id:
         raise SuiteError(f"{where}: the file changed since it was read (no longer this row)")
     public, private = row.get("public_test_cases"), row.get("private_test_cases")
