@@ -148,3 +148,22 @@ def test_settings_resolve_a_kinds_defaults_below_the_users_and_the_models():
     assert chosen.params_for(defaults).temperature == 0.0
     assert chosen.defaulted(defaults) == ()
     assert unset.defaulted(defaults) == ("samples", "temperature")
+
+
+def test_a_remote_worker_knows_the_controllers_model_parameters():
+    """On a remote host the controller's model generates: the worker is told its own
+    parameters, so a kind's temperature gives way to an alias's there too."""
+    from types import SimpleNamespace
+
+    from pytest_codegen.generation.remote import worker_model
+    from pytest_codegen.keys import CHANNEL_KEY, MODEL_DEFAULTS_KEY, MODEL_SPEC_KEY
+
+    workerinput = {
+        CHANNEL_KEY: None,
+        MODEL_SPEC_KEY: "vllm:m",
+        MODEL_DEFAULTS_KEY: {"temperature": 0.9},
+    }
+    model = worker_model(SimpleNamespace(workerinput=workerinput))  # type: ignore[arg-type]
+    assert model is not None and model.defaults == SamplingParams(temperature=0.9)  # type: ignore[attr-defined]
+    del workerinput[MODEL_DEFAULTS_KEY]  # none sent: the model states none
+    assert worker_model(SimpleNamespace(workerinput=workerinput)).defaults == SamplingParams()  # type: ignore[arg-type, union-attr]
