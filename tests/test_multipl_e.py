@@ -221,3 +221,42 @@ def test_typescript_compiler_not_installed_is_one_line_and_exit_4(pytester, monk
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"ERROR: {suite}: TypeScript's compiler: "), lines
     assert "install --no-save failed" in lines[0], lines
+
+
+# Wrong answers to fixtures/multipl_e/add.jsonl: they build, run and fail their tests.
+WRONG = {
+    "cpp": "    return x - y;\n}\n",
+    "js": "    return x - y;\n}\n",
+    "go": "    return x - y\n",
+    "rs": "    x - y\n}\n",
+    "java": "        return x - y;\n    }\n",
+    "ts": "    return x - y;\n}\n",
+    "pl": "    return $x - $y;\n}\n",
+    "rb": "  x - y\nend\n",
+    "php": "    return $x - $y;\n}\n",
+    "lua": "  return x - y\nend\n",
+    "r": "\n  x - y\n}\n",
+    "rkt": "  (- x y))\n",
+}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_every_language_fails_a_wrong_answer_with_an_exception(pytester, mode):
+    replay = pytester.path / "wrong.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
+            for lang, text in WRONG.items()
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        str(ADD),
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    result.assert_outcomes(failed=len(WRONG))
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["category"] for r in records} == set(WRONG)
+    assert {r["program_status"] for r in records} == {"Exception"}, records
