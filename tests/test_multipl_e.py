@@ -2,9 +2,10 @@
 outcomes, the toolchain in every record, and a missing toolchain as one line.
 
 The self-test's inputs (``evaluation/test_inputs/<lang>-davinci-0.2-keep-HumanEval53.json``)
-of C++, JavaScript, TypeScript, Perl and Lua are shipped in ``fixtures/multipl_e/test_inputs``;
-those of the other languages are read from ``$MULTIPL_E_TEST_INPUTS`` or a copy in
-``shared/data/multipl-e/test_inputs`` next to the project, where they are there.
+of C++, JavaScript, TypeScript, Perl, Lua and Bash are shipped in
+``fixtures/multipl_e/test_inputs``; those of the other languages are read from
+``$MULTIPL_E_TEST_INPUTS`` or a copy in ``shared/data/multipl-e/test_inputs`` next to the
+project, where they are there.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ SECOND_STATUS = {
     "rb": "SyntaxError",
     "rkt": "Exception",
     "rs": "SyntaxError",
+    "sh": "Exception",
     "ts": "SyntaxError",
 }
 OUTCOME = {"SyntaxError": "error", "Exception": "failed"}
@@ -94,7 +96,7 @@ def test_evaluator_self_test_first_completion_ok_second_not(pytester, mode):
     records = read_results(pytester.path / "r.jsonl")
     by_sample = {(r["task_id"], r["sample_index"]): r for r in records}
     languages = [path.name.split("-")[0] for path in SELF_TESTS]
-    assert {"cpp", "js", "ts", "pl", "lua"} <= set(languages) <= set(SECOND_STATUS)
+    assert {"cpp", "js", "ts", "pl", "lua", "sh"} <= set(languages) <= set(SECOND_STATUS)
     for lang in languages:
         name = f"HumanEval_53_add_{lang}"
         first, second = by_sample[(name, 0)], by_sample[(name, 1)]
@@ -117,14 +119,14 @@ def add_row(base: Path, lang: str) -> Path:
 
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
-def test_empty_answers_fail(pytester, mode):
-    suite, _ = suite_and_replay(pytester.path, SELF_TESTS)
+def test_empty_answers_fail_in_every_language(pytester, mode):
     result = pytester.runpytest_subprocess(
-        "--codegen-model=empty", str(suite), "--codegen-results=r.jsonl", *mode, timeout=600
+        "--codegen-model=empty", str(ADD), "--codegen-results=r.jsonl", *mode, timeout=900
     )
-    result.assert_outcomes(failed=len(SELF_TESTS))
-    statuses = {r["program_status"] for r in read_results(pytester.path / "r.jsonl")}
-    assert statuses == {"Exception"}
+    result.assert_outcomes(failed=len(WRONG))
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["category"] for r in records} == set(WRONG)
+    assert {r["program_status"] for r in records} == {"Exception"}, records
 
 
 @pytest.mark.parametrize(
@@ -138,6 +140,8 @@ def test_empty_answers_fail(pytester, mode):
         ("lua", "Lua", "lua5.3", "lua5.3"),
         ("r", "R", "Rscript", "r-base-core"),
         ("rkt", "Racket", "racket", "racket"),
+        ("ml", "OCaml", "ocaml", "ocaml-interp"),
+        ("sh", "Bash", "bash", "bash"),
     ],
 )
 def test_missing_toolchain_is_one_line_and_exit_4(
@@ -182,6 +186,8 @@ RIGHT = {
     "lua": "  return x + y\nend\nlocal function unused(\n",
     "r": "\n  x + y\n}\n# unused(\n",
     "rkt": "  (+ x y))\n(define (unused\n",
+    "ml": "  x + y\n\nlet unused =\n",
+    "sh": "    echo $(( $1 + $2 ))\n}\nunused() {\n",
 }
 
 
@@ -237,6 +243,8 @@ WRONG = {
     "lua": "  return x - y\nend\n",
     "r": "\n  x - y\n}\n",
     "rkt": "  (- x y))\n",
+    "ml": "  x - y\n",
+    "sh": "    echo $(( $1 - $2 ))\n",
 }
 
 

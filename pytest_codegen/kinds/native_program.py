@@ -38,9 +38,11 @@ EMPTY_BODY = {
     "lua": '  error("empty")\n',
     "r": '\n  stop("empty")\n',  # its prompt ends on the function's brace
     "rkt": '  (error "empty")',
+    "ml": '  failwith "empty"\n',
+    "sh": "    return 1\n",
 }
-# What closes a function where it is not a brace.
-FUNCTION_END = {"rb": "end\n", "lua": "end\n", "rkt": ")\n"}
+# What closes a function where it is not a brace (nothing: an OCaml expression ends itself).
+FUNCTION_END = {"rb": "end\n", "lua": "end\n", "rkt": ")\n", "ml": ""}
 
 
 def toolchain_of(key: str, where: str) -> Toolchain:

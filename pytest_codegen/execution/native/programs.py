@@ -26,6 +26,11 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
 - Racket: ``racket FILE``; anything on stderr (rackunit's failures; it exits 0) or exiting
   non-zero (a timeout too: upstream reads only the exit status) is ``SyntaxError`` when
   stderr says ``read-syntax``, ``Exception`` otherwise; else ``OK``.
+- OCaml: ``ocaml FILE`` (the toplevel); ``Timeout``; exit 0 ``OK``; ``Syntax error`` on
+  stderr ``SyntaxError``; else ``Exception`` (upstream's ``AssertionError``, an
+  ``Assert_failure``, fails alike).
+- Bash: ``bash FILE``; ``Timeout``; exit 0 ``OK``; ``syntax error`` on stderr
+  ``SyntaxError``; else ``Exception``.
 
 Each step runs under the sample's deadline (upstream gives each step 15 s, Go's 30 s); JVMs
 get heap and code-cache sizes that fit the sandbox's address-space limit.
@@ -183,6 +188,8 @@ INTERPRETED = {
     "lua": "lua5.3",
     "r": "Rscript",
     "rkt": "racket",
+    "ml": "ocaml",
+    "sh": "bash",
 }
 
 
@@ -232,5 +239,9 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
     if language == "rb" and last["stderr"]:
         return SYNTAX_ERROR
     if language == "r" and "unexpected" in last["stdout"] + last["stderr"]:
+        return SYNTAX_ERROR
+    if language == "ml" and "Syntax error" in last["stderr"]:
+        return SYNTAX_ERROR
+    if language == "sh" and "syntax error" in last["stderr"]:
         return SYNTAX_ERROR
     return EXCEPTION

@@ -83,6 +83,8 @@ LANGUAGES: dict[str, Language] = {
         Language("php", "PHP", ("php",), "php-cli", etc=("/etc/php",)),
         Language("r", "R", ("Rscript",), "r-base-core", etc=("/etc/R",)),
         Language("rkt", "Racket", ("racket",), "racket", etc=("/etc/racket",)),
+        Language("ml", "OCaml", ("ocaml",), "ocaml-interp", version_args=("-version",)),
+        Language("sh", "Bash", ("bash",), "bash"),
         # MultiPL-E's image runs Debian's lua5.3 with lua-unit (``lua`` there).
         Language(
             "lua",
@@ -108,6 +110,8 @@ ALIASES = {
     "ruby": "rb",
     "humaneval_to_r.py": "r",  # what MultiPL-E's R rows say
     "racket": "rkt",
+    "ocaml": "ml",
+    "bash": "sh",
 }
 
 
