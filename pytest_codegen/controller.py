@@ -32,6 +32,7 @@ from .keys import (
     SHARD_KEY,
     STARTED_AT_KEY,
 )
+from .kinds.registry import kinds_of
 from .pytest_internals import junitxml_of
 from .reporting.comparable import identity, run_identity, unlike_baseline, unlike_resumed
 from .reporting.records import SampleRecord, missing_record
@@ -224,6 +225,10 @@ class RunReporter:
             return
         planned = run_identity(settings, model)
         del planned["python"]  # the grading hosts' own, which may not be this one's
+        if any(settings.defaulted(kind.sampling_defaults) for kind in kinds_of(self.config)):
+            # Which kinds' sampling defaults apply is known once the suites are read: the
+            # parameters are compared on the records, at the end.
+            del planned["params"]
         ours = identity([{"run": planned}])
         unlike = unlike_resumed(settings.results, ours, resumed) or (
             unlike_baseline(settings.baseline, ours, self.baseline())

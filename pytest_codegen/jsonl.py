@@ -34,6 +34,47 @@ def first_value(path: Path) -> Any:
         return None
 
 
+def read_objects_at(path: Path) -> Iterator[tuple[str, dict[str, Any], tuple[int, int] | None]]:
+    """As :func:`read_objects`, with each line's ``(offset, length)`` in bytes, which
+    :func:`read_object_at` reads again; None for a ``.gz`` file, which no offset reads again
+    without decompressing what comes before it."""
+    if path.name.endswith(".gz"):
+        for where, row in read_objects(path):
+            yield where, row, None
+        return
+    offset = 0
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            span = (offset, len(raw))
+            offset += len(raw)
+            if not raw.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise JSONLinesError(f"{where}: not UTF-8 ({e.reason})") from None
+            yield where, _parsed(line, where), span
+
+
+def read_object_at(path: Path, offset: int, length: int) -> Any:
+    """The JSON value of ``length`` bytes at ``offset`` of ``path`` (a line
+    :func:`read_objects_at` found); raises ``OSError`` or ``ValueError``."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        return json.loads(fh.read(length))
+
+
+def _parsed(line: str, where: str) -> dict[str, Any]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise JSONLinesError(f"{where}: not valid JSON ({e.msg})") from None
+    if not isinstance(row, dict):
+        raise JSONLinesError(f"{where}: expected a JSON object per line")
+    return row
+
+
 def read_objects(path: Path, *, encodable: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` for each non-blank line; ``where`` is ``path:line``. With
     ``encodable``, a lone surrogate in a string (from a ``\\ud800`` escape another tool
@@ -43,12 +84,7 @@ def read_objects(path: Path, *, encodable: bool = False) -> Iterator[tuple[str, 
             if not line.strip():
                 continue
             where = f"{path}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise JSONLinesError(f"{where}: not valid JSON ({e.msg})") from None
-            if not isinstance(row, dict):
-                raise JSONLinesError(f"{where}: expected a JSON object per line")
+            row = _parsed(line, where)
             if encodable and json_may_hold_surrogates(line):
                 row = encodable_data(row)
             yield where, row

@@ -350,6 +350,15 @@ OPTIONS: tuple[Option, ...] = (
         "PATH",
     ),
     Option(
+        "date_window",
+        "Break scores down by their problems' contest date (LiveCodeBench's contest_date) "
+        "in windows of a quarter (2024-Q3), a month (2024-08) or a year, in the summary "
+        "and in --codegen-compare; off: not at all.",
+        choice("quarter", "month", "year", "off"),
+        "quarter",
+        "quarter|month|year|off",
+    ),
+    Option(
         "resume",
         "Finish the run whose --codegen-results file exists: the samples it graded are not "
         "graded again (deselected), new records are appended, and the summary covers all; "

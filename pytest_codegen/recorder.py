@@ -38,7 +38,7 @@ class SampleRecorder:
         self.executor = executor
         self.model_spec = model_spec
         self.model = model
-        self._identity: dict[str, Any] | None = None
+        self._identity: dict[str, dict[str, Any]] = {}  # by kind name
 
     def record(
         self,
@@ -71,9 +71,11 @@ class SampleRecorder:
             kind = self.executor.kinds.of(item.problem)
             record.update(kind.record_fields(verdict))  # type: ignore[typeddict-item]
         # Where the suite rates its problems: what a comparison breaks its scores down by.
-        difficulty = self.executor.kinds.of(item.problem).facets(item.problem).get("difficulty")
-        if difficulty:
-            record["difficulty"] = difficulty
+        facets = self.executor.kinds.of(item.problem).facets(item.problem)
+        if facets.get("difficulty"):
+            record["difficulty"] = facets["difficulty"]
+        if facets.get("contest_date"):  # what breakdowns by release window read
+            record["contest_date"] = facets["contest_date"]
         record["run"] = self.run_identity(item.problem)
         self.add_cost(record, [record])
         return record
@@ -89,14 +91,17 @@ class SampleRecorder:
         """The record's ``run``: what makes this run comparable with another (see
         :mod:`.reporting.comparable`), with the Node that graded a React sample and the
         toolchain that built and ran a program in another language."""
-        if self._identity is None:
+        kind = self.executor.kinds.of(problem)
+        if kind.name not in self._identity:  # its sampling defaults may be its own
             from .reporting.comparable import run_identity
 
-            self._identity = run_identity(self.settings, self.model())
+            self._identity[kind.name] = run_identity(
+                self.settings, self.model(), kind.sampling_defaults
+            )
         node = self.executor.node_version() if self.executor.grades_on_node(problem) else None
-        tool = self.executor.kinds.of(problem).toolchain(problem)
+        tool = kind.toolchain(problem)
         more = {"node": node, "toolchain": tool}
-        return {**self._identity, **{k: v for k, v in more.items() if v}}
+        return {**self._identity[kind.name], **{k: v for k, v in more.items() if v}}
 
     def add_cost(self, record: SampleRecord, parts: list[Any]) -> None:
         """Add the cost of ``parts`` (the sample, or its repair rounds) to ``record``."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .models.base import SamplingParams
+from .models.base import SamplingDefaults, SamplingParams
 from .options import OPTIONS, Option
 
 
@@ -73,12 +73,42 @@ class Settings:
     release: int | None = None
     platform: tuple[str, ...] = ()
     difficulty: tuple[str, ...] = ()
+    date_window: str = "quarter"  # --codegen-date-window (see reporting.breakdowns)
 
     @property
     def active(self) -> bool:
         """Benchmark items are collected only when a model is given (or results merged or
         compared)."""
         return self.model is not None or bool(self.merge) or bool(self.compare)
+
+    def samples_for(self, defaults: SamplingDefaults) -> int:
+        """Samples per problem of a kind with these ``defaults``: the user's
+        ``--codegen-samples`` (flag or ini key) if given, else the kind's, else 1."""
+        if "samples" in self.explicit or defaults.samples is None:
+            return self.samples
+        return defaults.samples
+
+    def params_for(
+        self, defaults: SamplingDefaults, model_defaults: SamplingParams | None = None
+    ) -> SamplingParams:
+        """The sampling parameters of a kind with these ``defaults``: the user's, with the
+        kind's temperature where neither the user (flag, ini key) nor the model's own
+        parameters (an alias's, a named model's) set one."""
+        if (
+            defaults.temperature is None
+            or "temperature" in self.explicit
+            or (model_defaults is not None and model_defaults.temperature is not None)
+        ):
+            return self.params
+        return dataclasses.replace(self.params, temperature=defaults.temperature)
+
+    def defaulted(self, defaults: SamplingDefaults) -> tuple[str, ...]:
+        """What of ``defaults`` the user left to them: "samples", "temperature"."""
+        return tuple(
+            name
+            for name in ("samples", "temperature")
+            if getattr(defaults, name) is not None and name not in self.explicit
+        )
 
 
 def add_options(parser: pytest.Parser) -> None:

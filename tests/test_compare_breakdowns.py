@@ -153,6 +153,7 @@ def test_livecodebench_problems_are_broken_down_by_difficulty(pytester, xdist):
             str(release),
             f"--codegen-model=replay:{replay}",
             f"--codegen-results={model}.jsonl",
+            "--codegen-samples=1",
             *xdist,
         )
         assert graded.ret in (0, 1), graded.stdout.str()

@@ -33,6 +33,7 @@ def test_hostile_program(pytester, tmp_path, sample):
         str(release) + "::abc001_a",
         f"--codegen-model=replay:{replay}",
         "--codegen-results=r.jsonl",
+        "--codegen-samples=1",
         timeout=300,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]

@@ -1,7 +1,8 @@
-"""Hostile programs in C++, JavaScript, Go, Rust and Java (``fixtures/hostile/native.jsonl``):
-loops, fork bombs, floods of output, writes outside, reading the suite (the answer key) and
-detached children. Compilers and programs run confined as Python samples do: each sample
-ends with the outcome expected, nothing outside changes, and no process outlives it."""
+"""Hostile programs in C++, JavaScript, TypeScript, Go, Rust, Java, Perl, Ruby, PHP, Lua, R,
+Racket, OCaml and Bash (``fixtures/hostile/native.jsonl``): loops, fork bombs, floods of output,
+writes outside, reading the suite (the answer key) and detached children. Compilers and
+programs run confined as Python samples do: each sample ends with the outcome expected, nothing
+outside changes, and no process outlives it."""
 
 from __future__ import annotations
 

@@ -185,6 +185,7 @@ def _selected(pytester, xdist, *args) -> set[str]:
         *(args or ("test.jsonl", "test2.jsonl")),
         f"--codegen-model=replay:{replay}",
         "--codegen-results=r.jsonl",
+        "--codegen-samples=1",
         *xdist,
         timeout=300,
     )
@@ -243,7 +244,10 @@ def test_reference_is_missing_empty_fails_and_validate_passes_every_problem(pyte
     seen = {}
     for model in ("reference", "empty", "validate"):
         pytester.runpytest_subprocess(
-            "test.jsonl", f"--codegen-model={model}", f"--codegen-results={model}.jsonl"
+            "test.jsonl",
+            f"--codegen-model={model}",
+            f"--codegen-results={model}.jsonl",
+            "--codegen-samples=1",
         )
         seen[model] = sorted(r["outcome"] for r in read_results(pytester.path / f"{model}.jsonl"))
     assert seen == {
@@ -317,10 +321,15 @@ def test_hidden_tests_are_decoded_only_when_graded(pytester):
     write_release(pytester.path / "test.jsonl", [broken, PAIR_ROW])
     replay = write_samples(pytester.path / "s.jsonl", [("abc001_a", SUM_RIGHT)])
     # Collecting reads no hidden test: the broken row is collected like the others.
-    collected = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=empty", "--co")
+    collected = pytester.runpytest_subprocess(
+        "test.jsonl", "--codegen-model=empty", "--codegen-samples=1", "--co"
+    )
     collected.stdout.fnmatch_lines(["*2 tests collected*"])
     pytester.runpytest_subprocess(
-        "test.jsonl::abc001_a", f"--codegen-model=replay:{replay}", "--codegen-results=r.jsonl"
+        "test.jsonl::abc001_a",
+        f"--codegen-model=replay:{replay}",
+        "--codegen-results=r.jsonl",
+        "--codegen-samples=1",
     )
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["outcome"] == "quarantined"

@@ -49,6 +49,7 @@ def test_the_named_suite_is_graded_by_question_id(pytester, monkeypatch, server,
         "livecodebench::1234",
         f"--codegen-model=replay:{replay}",
         "--codegen-results=r.jsonl",
+        "--codegen-samples=1",
         *xdist,
         timeout=300,
     )

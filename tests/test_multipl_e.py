@@ -1,16 +1,63 @@
 """MultiPL-E programs graded in the sandbox: its evaluator's own self-test, statuses as
-outcomes, the toolchain in every record, and a missing toolchain as one line."""
+outcomes, the toolchain in every record, and a missing toolchain as one line.
+
+The self-test's inputs (``evaluation/test_inputs/<lang>-davinci-0.2-keep-HumanEval53.json``)
+of C++, JavaScript, TypeScript, Perl, Lua and Bash are shipped in
+``fixtures/multipl_e/test_inputs``; those of the other languages are read from
+``$MULTIPL_E_TEST_INPUTS`` or a copy in ``shared/data/multipl-e/test_inputs`` next to the
+project, where they are there.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, XDIST_MODES, read_results
+from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
 TEST_INPUTS = FIXTURES / "multipl_e" / "test_inputs"
-SELF_TESTS = sorted(TEST_INPUTS.glob("*.json"))
+MORE_TEST_INPUTS = Path(
+    os.environ.get("MULTIPL_E_TEST_INPUTS")
+    or ROOT.parent / "shared" / "data" / "multipl-e" / "test_inputs"
+)
+
+
+def self_test_inputs() -> list[Path]:
+    """One input per language, the shipped one where there is one."""
+    found = {p.name: p for p in sorted(MORE_TEST_INPUTS.glob("*-HumanEval53.json"))}
+    found.update({p.name: p for p in TEST_INPUTS.glob("*-HumanEval53.json")})
+    return [found[name] for name in sorted(found)]
+
+
+SELF_TESTS = self_test_inputs()
+ADD = FIXTURES / "multipl_e" / "add.jsonl"
+# The status MultiPL-E's evaluators give each language's second completion (its self-test
+# only asks that it be an error, a timeout or an exception): a build or type error, or an
+# exception where the evaluator names no syntax error it can see (Perl, Lua), the program
+# runs and its test fails (PHP), or the error is at run time (R's and Racket's unbound names).
+SECOND_STATUS = {
+    "cpp": "SyntaxError",
+    "go": "SyntaxError",
+    "java": "SyntaxError",
+    "js": "SyntaxError",
+    "lua": "Exception",
+    "php": "Exception",
+    "pl": "Exception",
+    "r": "Exception",
+    "rb": "SyntaxError",
+    "rkt": "Exception",
+    "rs": "SyntaxError",
+    "sh": "Exception",
+    "ts": "SyntaxError",
+}
+OUTCOME = {"SyntaxError": "error", "Exception": "failed"}
+
+
+def upstream_says_not_ok(status: str) -> bool:
+    """The self-test's test of a second completion (``main.py --testing``)."""
+    return "Error" in status or status in ("Timeout", "Exception")
 
 
 def suite_and_replay(base: Path, inputs: list[Path]) -> tuple[Path, Path]:
@@ -48,36 +95,80 @@ def test_evaluator_self_test_first_completion_ok_second_not(pytester, mode):
     result.assert_outcomes(passed=len(SELF_TESTS), failed=len(SELF_TESTS))
     records = read_results(pytester.path / "r.jsonl")
     by_sample = {(r["task_id"], r["sample_index"]): r for r in records}
-    for path in SELF_TESTS:
-        name = f"HumanEval_53_add_{path.name.split('-')[0]}"
-        assert by_sample[(name, 0)]["program_status"] == "OK"
-        assert by_sample[(name, 1)]["program_status"] == "SyntaxError"
-        assert by_sample[(name, 1)]["outcome"] == "error"
+    languages = [path.name.split("-")[0] for path in SELF_TESTS]
+    assert {"cpp", "js", "ts", "pl", "lua", "sh"} <= set(languages) <= set(SECOND_STATUS)
+    for lang in languages:
+        name = f"HumanEval_53_add_{lang}"
+        first, second = by_sample[(name, 0)], by_sample[(name, 1)]
+        assert first["program_status"] == "OK", first
+        assert upstream_says_not_ok(second["program_status"]), second
+        assert second["program_status"] == SECOND_STATUS[lang], second
+        assert second["outcome"] == OUTCOME[SECOND_STATUS[lang]], second
     toolchains = {r["task_id"].rsplit("_", 1)[1]: r["run"]["toolchain"] for r in records}
     assert "g++" in toolchains["cpp"] and toolchains["js"].startswith("v")
+    assert toolchains["ts"].startswith("tsc 5.9.3 on node v")
+    assert "perl" in toolchains["pl"] and "Lua 5.3" in toolchains["lua"]
+
+
+def add_row(base: Path, lang: str) -> Path:
+    """A suite of the one row of ``fixtures/multipl_e/add.jsonl`` in language ``lang``."""
+    (row,) = [line for line in ADD.read_text().splitlines() if f'"HumanEval_53_add_{lang}"' in line]
+    suite = base / f"add_{lang}.jsonl"
+    suite.write_text(row + "\n")
+    return suite
 
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
-def test_empty_answers_fail(pytester, mode):
-    suite, _ = suite_and_replay(pytester.path, SELF_TESTS)
+def test_empty_answers_fail_in_every_language(pytester, mode):
     result = pytester.runpytest_subprocess(
-        "--codegen-model=empty", str(suite), "--codegen-results=r.jsonl", *mode, timeout=600
+        "--codegen-model=empty", str(ADD), "--codegen-results=r.jsonl", *mode, timeout=900
     )
-    result.assert_outcomes(failed=len(SELF_TESTS))
-    statuses = {r["program_status"] for r in read_results(pytester.path / "r.jsonl")}
-    assert statuses == {"Exception"}
+    result.assert_outcomes(failed=len(WRONG))
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["category"] for r in records} == set(WRONG)
+    assert {r["program_status"] for r in records} == {"Exception"}, records
 
 
-def test_missing_toolchain_is_one_line_and_exit_4(pytester, monkeypatch):
-    suite, _ = suite_and_replay(
-        pytester.path, [TEST_INPUTS / "cpp-davinci-0.2-keep-HumanEval53.json"]
-    )
+@pytest.mark.parametrize(
+    ("lang", "label", "tool", "package"),
+    [
+        ("cpp", "C++", "g++", "g++"),
+        ("ts", "TypeScript", "node", "npm"),
+        ("pl", "Perl", "perl", "perl"),
+        ("rb", "Ruby", "ruby", "ruby"),
+        ("php", "PHP", "php", "php-cli"),
+        ("lua", "Lua", "lua5.3", "lua5.3"),
+        ("r", "R", "Rscript", "r-base-core"),
+        ("rkt", "Racket", "racket", "racket"),
+        ("ml", "OCaml", "ocaml", "ocaml-interp"),
+        ("sh", "Bash", "bash", "bash"),
+    ],
+)
+def test_missing_toolchain_is_one_line_and_exit_4(
+    pytester, monkeypatch, lang, label, tool, package
+):
+    suite = add_row(pytester.path, lang)
     monkeypatch.setenv("PATH", "/nonexistent")
     result = pytester.runpytest_subprocess("--codegen-model=empty", str(suite), "-n", "2")
     assert result.ret == 4
     lines = [line for line in result.stderr.lines if line.strip()]
     assert len(lines) == 1, lines
-    assert "C++ samples need g++" in lines[0] and "Debian package g++" in lines[0]
+    assert f"{label} samples need {tool}," in lines[0], lines
+    assert f"(install the Debian package {package})" in lines[0], lines
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_missing_test_library_is_one_line_and_exit_4(pytester, monkeypatch, mode):
+    """Lua is there but not luaunit, which MultiPL-E's Lua tests require."""
+    suite = add_row(pytester.path, "lua")
+    monkeypatch.setenv("LUA_PATH", str(pytester.path / "?.lua"))
+    result = pytester.runpytest_subprocess("--codegen-model=empty", str(suite), *mode)
+    assert result.ret == 4
+    lines = [line for line in result.stderr.lines if line.strip()]
+    assert lines == [
+        f"ERROR: {suite}: Lua samples need a test library that lua5.3 cannot load "
+        "(install the Debian package lua-unit)"
+    ]
 
 
 # Right answers to fixtures/multipl_e/add.jsonl, each followed by what a model might go on to
@@ -88,6 +179,15 @@ RIGHT = {
     "go": "    return x + y\n\nfunc unused( {\n",
     "rs": "    x + y\n}\nfn unused( {\n",
     "java": "        return x + y;\n    }\n    broken(\n",
+    "ts": "    return x + y;\n}\n\nfunction unused( {\n",
+    "pl": "    return $x + $y;\n}\nsub unused {\n",
+    "rb": "  x + y\nend\ndef unused(\n",
+    "php": "    return $x + $y;\n}\nfunction unused( {\n",
+    "lua": "  return x + y\nend\nlocal function unused(\n",
+    "r": "\n  x + y\n}\n# unused(\n",
+    "rkt": "  (+ x y))\n(define (unused\n",
+    "ml": "  x + y\n\nlet unused =\n",
+    "sh": "    echo $(( $1 + $2 ))\n}\nunused() {\n",
 }
 
 
@@ -100,7 +200,7 @@ def test_every_language_passes_its_right_answer_cut_at_the_stop_token(pytester, 
             for lang, text in RIGHT.items()
         )
     )
-    suite = FIXTURES / "multipl_e" / "add.jsonl"
+    suite = ADD
     result = pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}",
         str(suite),
@@ -112,3 +212,59 @@ def test_every_language_passes_its_right_answer_cut_at_the_stop_token(pytester, 
     records = read_results(pytester.path / "r.jsonl")
     assert {r["category"] for r in records} == set(RIGHT)
     assert all(r["program_status"] == "OK" and r["run"]["toolchain"] for r in records)
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_typescript_compiler_not_installed_is_one_line_and_exit_4(pytester, monkeypatch, mode):
+    """npm cannot fetch the compiler (offline, with an empty cache of its own)."""
+    suite = add_row(pytester.path, "ts")
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(pytester.path / "cache"))
+    monkeypatch.setenv("npm_config_cache", str(pytester.path / "npm-cache"))
+    monkeypatch.setenv("npm_config_offline", "true")
+    result = pytester.runpytest_subprocess("--codegen-model=empty", str(suite), *mode)
+    assert result.ret == 4
+    lines = [line for line in result.stderr.lines if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"ERROR: {suite}: TypeScript's compiler: "), lines
+    assert "install --no-save failed" in lines[0], lines
+
+
+# Wrong answers to fixtures/multipl_e/add.jsonl: they build, run and fail their tests.
+WRONG = {
+    "cpp": "    return x - y;\n}\n",
+    "js": "    return x - y;\n}\n",
+    "go": "    return x - y\n",
+    "rs": "    x - y\n}\n",
+    "java": "        return x - y;\n    }\n",
+    "ts": "    return x - y;\n}\n",
+    "pl": "    return $x - $y;\n}\n",
+    "rb": "  x - y\nend\n",
+    "php": "    return $x - $y;\n}\n",
+    "lua": "  return x - y\nend\n",
+    "r": "\n  x - y\n}\n",
+    "rkt": "  (- x y))\n",
+    "ml": "  x - y\n",
+    "sh": "    echo $(( $1 - $2 ))\n",
+}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_every_language_fails_a_wrong_answer_with_an_exception(pytester, mode):
+    replay = pytester.path / "wrong.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
+            for lang, text in WRONG.items()
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        str(ADD),
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    result.assert_outcomes(failed=len(WRONG))
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["category"] for r in records} == set(WRONG)
+    assert {r["program_status"] for r in records} == {"Exception"}, records

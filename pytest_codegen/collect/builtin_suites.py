@@ -7,7 +7,7 @@ file, or a directory in WebApp1K layout.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,25 +53,33 @@ def read_rows(
     """The rows of a JSON-lines suite file with where each is (``path:line``). A file that
     cannot be read, holds no row, a row whose fields ``lacking`` names (as missing or
     ``kind``), or a task_id seen before raises :class:`SuiteError` saying so."""
-    from ..jsonl import JSONLinesError, read_objects
+    return [(where, row) for where, row, _ in iter_rows(path, lacking, kind)]
 
+
+def iter_rows(
+    path: Path, lacking: Callable[[dict[str, Any]], list[str]], kind: str = "non-string"
+) -> Iterator[tuple[str, dict[str, Any], tuple[int, int] | None]]:
+    """As :func:`read_rows`, one row at a time (a row may hold megabytes the loader need
+    not keep), each with its ``(offset, length)`` in the file (see ``jsonl.read_object_at``;
+    None in a ``.gz`` file)."""
+    from ..jsonl import JSONLinesError, read_objects_at
+
+    seen: set[str] = set()
     try:
-        rows = list(read_objects(path))
+        for where, row, span in read_objects_at(path):
+            missing = lacking(row)
+            if missing:
+                raise SuiteError(f"{where}: missing or {kind} field(s) {', '.join(missing)}")
+            if row["task_id"] in seen:
+                raise SuiteError(f"{where}: duplicate task_id {row['task_id']!r}")
+            seen.add(row["task_id"])
+            yield where, row, span
     except (OSError, EOFError) as e:
         raise SuiteError(f"{path}: cannot read ({e})") from None
     except JSONLinesError as e:
         raise SuiteError(str(e)) from None
-    seen: set[str] = set()
-    for where, row in rows:
-        missing = lacking(row)
-        if missing:
-            raise SuiteError(f"{where}: missing or {kind} field(s) {', '.join(missing)}")
-        if row["task_id"] in seen:
-            raise SuiteError(f"{where}: duplicate task_id {row['task_id']!r}")
-        seen.add(row["task_id"])
-    if not rows:
+    if not seen:
         raise SuiteError(f"{path}: no problems in file")
-    return rows
 
 
 def suite_name_for(path: Path) -> str:

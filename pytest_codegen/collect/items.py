@@ -51,7 +51,7 @@ class SuiteSamples:
         return True
 
     def collect(self) -> Iterator[SampleItem]:
-        samples = settings_of(self.config).samples
+        settings = settings_of(self.config)
         kinds = kinds_of(self.config)
         try:
             problems = self.load_problems()
@@ -67,11 +67,12 @@ class SuiteSamples:
                     f"node name {name!r}"
                 )
             seen[name] = problem.id
-            wanted = [i for i in range(samples) if self.wants(name, f"{name}[s{i}]")]
             try:
                 kind = kinds.of(problem)
             except ValueError as e:  # a loader's problem that no kind grades
                 raise self.CollectError(f"{self.path}: {e}") from None
+            samples = settings.samples_for(kind.sampling_defaults)
+            wanted = [i for i in range(samples) if self.wants(name, f"{name}[s{i}]")]
             issues = kind.check(problem) if wanted else []
             if issues:  # graded as an error, with the reason, whatever the model writes
                 mark_unsolvable(problem, "; ".join(issues))

@@ -139,7 +139,12 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
         config.args = rest
     for sel in selections.values():
         builtin_files(config)[sel.path] = sel.name
-        _check_ids(sel, read_at_start(config, sel.path) or [], settings.samples)
+        problems = read_at_start(config, sel.path) or []
+        kinds = kinds_of(config)
+        samples = {
+            p.node_name: settings.samples_for(kinds.of(p).sampling_defaults) for p in problems
+        }
+        _check_ids(sel, samples)
     return selections
 
 
@@ -151,10 +156,11 @@ def _split(arg: str) -> tuple[str, list[str], str | None]:
     return head, parts, bracket + tail if bracket else None
 
 
-def _check_ids(sel: BuiltinSelection, problems: list[Problem], samples: int) -> None:
-    """Fail on a pasted id that names nothing, as pytest fails on a file's ("not found")."""
-    names = {p.node_name for p in problems}
-    items = {f"{name}[s{i}]" for name in names for i in range(samples)}
+def _check_ids(sel: BuiltinSelection, samples: dict[str, int]) -> None:
+    """Fail on a pasted id that names nothing, as pytest fails on a file's ("not found");
+    ``samples``: each problem's node name and its samples."""
+    names = set(samples)
+    items = {f"{name}[s{i}]" for name, n in samples.items() for i in range(n)}
     for arg in sel.ids:
         _, parts, param = _split(arg)
         if not parts:
@@ -162,7 +168,8 @@ def _check_ids(sel: BuiltinSelection, problems: list[Problem], samples: int) -> 
         if len(parts) > 1 or parts[0] not in names:
             what = f"no problem {parts[0]!r}" if len(parts) == 1 else "no nested names"
         elif param is not None and parts[0] + param not in items:
-            what = f"no sample {param} (--codegen-samples={samples}: s0 to s{samples - 1})"
+            n = samples[parts[0]]
+            what = f"no sample {param} (--codegen-samples={n}: s0 to s{n - 1})"
         else:
             continue
         raise pytest.UsageError(f"not found: {arg} (built-in suite {sel.name!r} has {what})")

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+CHUNK_BYTES = 1 << 20
+
 
 def read_content(path: Path) -> bytes:
     """A file's content as graded: a ``.gz`` file decompressed (raises ``OSError`` or
@@ -50,8 +52,13 @@ def digest(path: Path) -> tuple[str, int]:
             size += len(data)
             lines.append(f"{hashlib.sha256(data).hexdigest()}  {rel}\n")
         return hashlib.sha256("".join(lines).encode()).hexdigest(), size
-    data = read_content(path)
-    return hashlib.sha256(data).hexdigest(), len(data)
+    # Hashed a chunk at a time: a release file can be gigabytes, which none holds at once.
+    sha, size = hashlib.sha256(), 0
+    with gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK_BYTES):
+            sha.update(chunk)
+            size += len(chunk)
+    return sha.hexdigest(), size
 
 
 def git_blob_id(data: bytes) -> str:

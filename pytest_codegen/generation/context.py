@@ -17,7 +17,15 @@ from typing import Any
 import pytest
 
 from ..kinds.registry import kinds_of
-from ..models.base import Completion, GenerationRequest, Model, ModelError, Prompt
+from ..models.base import (
+    Completion,
+    GenerationRequest,
+    Model,
+    ModelError,
+    Prompt,
+    SamplingDefaults,
+    SamplingParams,
+)
 from ..problems import Problem
 from ..settings import Settings
 from .jobs import Job
@@ -67,6 +75,7 @@ class GenerationContext:
         self.started_at = started_at  # "regenerate" is judged against the run's start
         self.built_model: Model | None = None
         self.engine: Any = None  # built on first use, for a cacheable model
+        self.own_model: bool | None = None  # whether --codegen-model builds it (known on use)
 
     @property
     def model(self) -> Model:
@@ -110,10 +119,18 @@ class GenerationContext:
 
     def job(self, problem: Problem, sample_index: int, prompt: Prompt | None = None) -> Job:
         """The job of one sample: the problem's prompt as configured, unless ``prompt``."""
+        settings, kind = self.settings, kinds_of(self.config).of(problem)
         if prompt is None:
-            settings, kind = self.settings, kinds_of(self.config).of(problem)
             prompt = build_prompt(problem, settings.system_prompt, settings.prompt_template, kind)
-        return Job(problem, prompt, sample_index, self.settings.params)
+        return Job(problem, prompt, sample_index, self.params_for(kind.sampling_defaults))
+
+    def params_for(self, defaults: SamplingDefaults) -> SamplingParams:
+        """The sampling parameters of a kind's problems: the user's, else the model's own,
+        else the kind's ``defaults`` (see ``Settings.params_for``)."""
+        if self.own_model is None:
+            self.own_model = not conftest_overrides_model(self.config)
+        model = self.model if self.own_model else None
+        return self.settings.params_for(defaults, getattr(model, "defaults", None))
 
     def prefetch(self, samples: Iterable[tuple[Problem, int]]) -> None:
         """Start generating every sample of ``samples``: requests go out many at a time,

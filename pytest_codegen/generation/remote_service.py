@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..keys import CHANNEL_KEY, MODEL_SPEC_KEY
+from ..keys import CHANNEL_KEY, MODEL_DEFAULTS_KEY, MODEL_SPEC_KEY
 from ..models.base import Completion
 from .context import GenerationContext, conftest_overrides_model
 from .jobs import Job
@@ -148,6 +148,9 @@ class GenerationService:
         self.channels.append(channel)
         node.workerinput[CHANNEL_KEY] = channel
         node.workerinput[MODEL_SPEC_KEY] = self.generation.model.spec
+        # A kind's sampling defaults give way to the model's own (see Settings.params_for).
+        own = getattr(self.generation.model, "defaults", None)
+        node.workerinput[MODEL_DEFAULTS_KEY] = own.as_dict() if own is not None else {}
         wire = JobWire()
         # Called in execnet's receiving thread, in the order the worker sent them (so a
         # problem is known before a job names it); answered from threads of their own.

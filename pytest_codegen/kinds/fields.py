@@ -50,8 +50,14 @@ class LiveCodeBenchFields(TypedDict):
     starter_code: str  # LeetCode's class stub, else ""
     func_name: str  # the method a LeetCode problem calls; "" for a stdin program
     release: str  # the release that added it ("5" for test5.jsonl), "" if not known
-    public_test_cases: str  # as shipped (JSON), decoded when graded ...
-    private_test_cases: str  # ... as these (JSON, or base64+zlib+pickle of JSON)
+    # The tests, read again from the file when graded: the row's [offset, length] in
+    # ``source`` (a hidden-tests blob can be megabytes: none is kept for the whole run) ...
+    row_at: list[int]
+    source: str
+    # ... or, where the file cannot be read at an offset (a .gz file), as shipped: JSON,
+    # and JSON or base64+zlib+pickle of JSON ("" when read again from the file)
+    public_test_cases: str
+    private_test_cases: str
 
 
 class AppsFields(TypedDict):

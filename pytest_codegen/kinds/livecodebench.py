@@ -28,13 +28,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..collect.builtin_suites import read_rows
+from ..collect.builtin_suites import iter_rows
 from ..execution.extract import ExtractionError
 from ..execution.python.io_grader import Case, Rules
+from ..models.base import SamplingDefaults
 from ..problems import Problem, SuiteError
 from .fields import LiveCodeBenchFields, livecodebench_fields
 from .io_kind import IOKind
-from .livecodebench_cases import FUNCTIONAL, problem_cases
+from .livecodebench_cases import FUNCTIONAL, cases_at, problem_cases
 
 MODE_LIVECODEBENCH = "livecodebench"
 REQUIRED = (
@@ -48,6 +49,8 @@ REQUIRED = (
     "metadata",
 )
 PER_TEST_S = 6.0  # testing_util.run_test's timeout
+# lcb_runner/runner/parser.py: --n 10, --temperature 0.2
+SAMPLING = SamplingDefaults(samples=10, temperature=0.2, source="LiveCodeBench's")
 
 # LiveCodeBench's ``import_string``: run before every program, so code may use these unimported.
 IMPORTS = (
@@ -167,7 +170,7 @@ def release_of(path: Path) -> str:
 def load_livecodebench(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
     release = release_of(path)
-    for where, row in read_rows(path, _lacking):
+    for where, row, span in iter_rows(path, _lacking):
         try:
             metadata = json.loads(row["metadata"] or "{}")
         except ValueError as e:
@@ -185,8 +188,10 @@ def load_livecodebench(path: Path, suite: str) -> list[Problem]:
             starter_code=row["starter_code"],
             func_name=func_name or "",
             release=release,
-            public_test_cases=row["public_test_cases"],
-            private_test_cases=row["private_test_cases"],
+            row_at=list(span) if span is not None else [],
+            source=str(path.resolve()),
+            public_test_cases=row["public_test_cases"] if span is None else "",
+            private_test_cases=row["private_test_cases"] if span is None else "",
         )
         problems.append(
             Problem(
@@ -207,9 +212,13 @@ def load_livecodebench(path: Path, suite: str) -> list[Problem]:
 def cases_of(problem: Problem) -> list[Case]:
     """The problem's test cases, public then hidden, parsed for its mode."""
     fields = livecodebench_fields(problem)
-    decoded = problem_cases(
-        fields["public_test_cases"], fields["private_test_cases"], fields["where"]
-    )
+    if fields["row_at"]:
+        offset, length = fields["row_at"]
+        decoded = cases_at(fields["source"], offset, length, problem.id, fields["where"])
+    else:
+        decoded = problem_cases(
+            fields["public_test_cases"], fields["private_test_cases"], fields["where"]
+        )
     cases = []
     for case, hidden in decoded:
         if fields["func_name"] or case["testtype"] == FUNCTIONAL:
@@ -230,6 +239,7 @@ class LiveCodeBenchKind(IOKind):
     name = MODE_LIVECODEBENCH
     time_floor_s = PER_TEST_S
     own_time_limits = "LiveCodeBench's 6 s per test"
+    sampling_defaults = SAMPLING
 
     def is_row(self, row: Any) -> bool:
         return is_livecodebench_row(row)

@@ -8,7 +8,9 @@ is read by :class:`PlainDataUnpickler`, which builds only what pickle's own opco
 a pickle that names a class or function to call (how a pickle runs code) is rejected
 before anything of it runs. Decoding every problem of a release at once costs gigabytes
 (one harness found v6's, decoded up front, wrote 12.1 GB), so a problem's cases are decoded
-on first use and only the last two problems' are kept.
+on first use and only the last two problems' are kept; nor is a problem's blob kept between
+its gradings: the loader keeps where its row is in the file (a ``.gz`` file's rows excepted),
+and the row is read again when the problem is graded.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import io
 import json
 import pickle
 import zlib
+from pathlib import Path
 from typing import Any
 
+from ..jsonl import read_object_at
 from ..problems import SuiteError
 
 # The most a problem's hidden tests may decompress to: a bound against a zlib bomb.
@@ -106,10 +110,36 @@ def decode_public(text: str, where: str) -> list[dict[str, Any]]:
     return checked_cases(cases, where, "public_test_cases")
 
 
+def decoded_cases(public: str, private: str, where: str) -> tuple[tuple[dict[str, Any], bool], ...]:
+    """A problem's cases, public first, each with whether it is hidden."""
+    shown = decode_public(public, where)
+    hidden = decode_private(private, where) if private else []
+    return tuple([(case, False) for case in shown] + [(case, True) for case in hidden])
+
+
 @functools.lru_cache(maxsize=2)
 def problem_cases(public: str, private: str, where: str) -> tuple[tuple[dict[str, Any], bool], ...]:
     """A problem's cases, public first, each with whether it is hidden; kept for the few
     problems graded last (a problem's samples are graded one after another)."""
-    shown = decode_public(public, where)
-    hidden = decode_private(private, where) if private else []
-    return tuple([(case, False) for case in shown] + [(case, True) for case in hidden])
+    return decoded_cases(public, private, where)
+
+
+@functools.lru_cache(maxsize=2)
+def cases_at(
+    source: str, offset: int, length: int, question_id: str, where: str
+) -> tuple[tuple[dict[str, Any], bool], ...]:
+    """The cases of the row at ``offset`` of the release file ``source``, read again now
+    (as :func:`problem_cases`); a row that is no longer there, or is another problem's,
+    raises ``SuiteError``."""
+    try:
+        row = read_object_at(Path(source), offset, length)
+    except OSError as e:
+        raise SuiteError(f"{where}: cannot read the row again ({e})") from None
+    except ValueError:
+        row = None  # no longer a row at its offset
+    if not isinstance(row, dict) or row.get("question_id") != question_id:
+        raise SuiteError(f"{where}: the file changed since it was read (no longer this row)")
+    public, private = row.get("public_test_cases"), row.get("private_test_cases")
+    if not isinstance(public, str) or not isinstance(private, str):
+        raise SuiteError(f"{where}: the file changed since it was read (its tests are gone)")
+    return decoded_cases(public, private, where)

@@ -9,11 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, javatuples
+from ..execution.native.libraries import go_modules, javatuples, typescript
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
-from .native_program import NativeProgramKind, cut_at_stop, language_key, toolchain_of
+from .native_program import (
+    NativeProgramKind,
+    cut_at_stop,
+    language_key,
+    made_or_stop,
+    toolchain_of,
+)
 from .protocol import GradingRun
 
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
@@ -43,14 +49,25 @@ class MultiPLEKind(NativeProgramKind):
         return looks_like_multipl_e(path)
 
     def load(self, path: Path, suite: str) -> list[Problem]:
-        return load_multipl_e(path, suite)
+        problems = load_multipl_e(path, suite)
+        if any(problem.language == "ts" for problem in problems):
+            # Its compiler is installed now: a failed install stops the run in one line.
+            made_or_stop(typescript, str(path))
+        return problems
 
     def libraries(self, problem: Problem) -> programs.Libraries:
         if problem.language == "java":
             return programs.Libraries(jars=(javatuples(),))
         if problem.language == "go":
             return programs.Libraries(go_cache=go_modules()[1])
+        if problem.language == "ts":
+            return programs.Libraries(typescript=typescript()[0])
         return programs.Libraries()
+
+    def toolchain(self, problem: Problem) -> str | None:
+        node = super().toolchain(problem)
+        # TypeScript's compiler is a package of its own: its version is part of the run.
+        return f"tsc {typescript()[1]} on node {node}" if problem.language == "ts" else node
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:
         stops = list(native_fields(problem).get("stop_tokens", []))

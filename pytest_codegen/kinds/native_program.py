@@ -6,6 +6,7 @@ sample's sandbox (``execution/native``), and MultiPL-E's status of the run is it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import outcomes
@@ -30,7 +31,18 @@ EMPTY_BODY = {
     "go": '    panic("empty")\n',
     "rs": "    unimplemented!()\n",
     "java": "        throw new UnsupportedOperationException();\n",
+    "ts": '    throw new Error("empty");\n',
+    "pl": '    die "empty";\n',
+    "rb": '  raise "empty"\n',
+    "php": '    throw new Exception("empty");\n',
+    "lua": '  error("empty")\n',
+    "r": '\n  stop("empty")\n',  # its prompt ends on the function's brace
+    "rkt": '  (error "empty")',
+    "ml": '  failwith "empty"\n',
+    "sh": "    return 1\n",
 }
+# What closes a function where it is not a brace (nothing: an OCaml expression ends itself).
+FUNCTION_END = {"rb": "end\n", "lua": "end\n", "rkt": ")\n", "ml": ""}
 
 
 def toolchain_of(key: str, where: str) -> Toolchain:
@@ -38,6 +50,15 @@ def toolchain_of(key: str, where: str) -> Toolchain:
     the suite file that needs it)."""
     try:
         return find(key)
+    except ToolchainMissing as e:
+        raise SuiteError(f"{where}: {e}") from None
+
+
+def made_or_stop(make: Callable[[], object], where: str) -> None:
+    """Make what a language's programs need besides its toolchain (``libraries.py``) now,
+    or stop the run in one line (``where``: the suite file that needs it)."""
+    try:
+        make()
     except ToolchainMissing as e:
         raise SuiteError(f"{where}: {e}") from None
 
@@ -67,7 +88,8 @@ class NativeProgramKind(Kind):
     def empty_solution(self, problem: Problem) -> str:
         body = EMPTY_BODY[problem.language]
         # Where the tests do not close the prompt's function, the completion does.
-        return body if problem.tests.lstrip().startswith("}") else body + "}\n"
+        end = FUNCTION_END.get(problem.language, "}\n")
+        return body if problem.tests.lstrip().startswith(end.strip()) else body + end
 
     def toolchain(self, problem: Problem) -> str | None:
         return find(problem.language).version

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..models.base import SamplingDefaults
 from ..outcomes import Verdict
 from ..problems import Problem
 
@@ -46,6 +47,9 @@ class Kind:
     # Whether tests that raise on an empty solution reject it (Python tests raise on its
     # None); where False, an error means the tests cannot run at all (a broken Jest file).
     errors_reject_empty: bool = True
+    # The samples per problem and temperature of the benchmark's own runner, used where the
+    # user set neither (``Settings.samples_for``/``params_for``); none by default.
+    sampling_defaults: SamplingDefaults = SamplingDefaults()
 
     def claims(self, path: Path, explicit: bool) -> bool:
         """Whether this kind reads the file ``path``, found while collecting (``explicit``:

@@ -37,6 +37,17 @@ class SamplingParams:
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
 
+@dataclasses.dataclass(frozen=True)
+class SamplingDefaults:
+    """The samples per problem and temperature a benchmark's own runner uses (LiveCodeBench:
+    n = 10, T = 0.2), which its problems are sampled with unless the user chose them; None
+    where it states none. ``source`` names whose they are ("LiveCodeBench's")."""
+
+    samples: int | None = None
+    temperature: float | None = None
+    source: str = ""
+
+
 def merge_params(base: SamplingParams | None, override: SamplingParams | None) -> SamplingParams:
     """``base`` with every parameter ``override`` sets replacing it."""
     base = base or SamplingParams()

@@ -28,9 +28,10 @@ from typing import Any
 
 from .. import __version__
 from ..execution.time_limits import FACTOR
-from ..models.base import merge_params
+from ..models.base import SamplingDefaults, merge_params
 from ..settings import Settings
 
+NO_DEFAULTS = SamplingDefaults()
 # Fields of a run's identity, as said in a refusal, in the order they are listed.
 LABELS = {
     "harness": "harness version",
@@ -47,15 +48,16 @@ LABELS = {
 _VERSION_PARTS = {"python": 2, "node": 1}
 
 
-def run_identity(settings: Settings, model: Any = None) -> dict[str, Any]:
+def run_identity(
+    settings: Settings, model: Any = None, defaults: SamplingDefaults = NO_DEFAULTS
+) -> dict[str, Any]:
     """This process's part of each record's ``run`` (``node`` is added per React sample);
     ``model``: the model built from ``--codegen-model``, whose own parameters (an alias's, a
-    built-in name's) count with the flags'."""
-
-    params: dict[str, Any] = merge_params(
-        getattr(model, "defaults", None), settings.params
-    ).as_dict()
-    params["samples"] = settings.samples
+    built-in name's) count with the flags'; ``defaults``: the sampling defaults of the
+    record's kind, which count where the user set neither."""
+    own = getattr(model, "defaults", None)
+    params: dict[str, Any] = merge_params(own, settings.params_for(defaults, own)).as_dict()
+    params["samples"] = settings.samples_for(defaults)
     params["extract"] = settings.extract
     if settings.system_prompt is not None:
         params["system_prompt"] = _digest(settings.system_prompt)

@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..options import OPTIONS
 from .compare_run import FLAG, comparison_lines, read_runs, write_comparison
@@ -17,7 +18,7 @@ from .comparison import compare_runs
 PROG = "codegen-compare"
 # pytest's exit status for a usage error, so scripts see the same status either way.
 USAGE_ERROR = 4
-TAKEN = ("k", "compare_out", "html")
+TAKEN = ("k", "compare_out", "html", "date_window")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -43,19 +44,21 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     described = {option.name: option for option in OPTIONS}
-    k_option = described["k"]
-    try:
-        ks = k_option.default if args.k is None else k_option.parse(args.k)
-    except ValueError as e:
-        print(f"ERROR: {k_option.flag_name}: {e}", file=sys.stderr)
-        return USAGE_ERROR
+    values: dict[str, Any] = {}
+    for name in ("k", "date_window"):
+        option, raw = described[name], getattr(args, name)
+        try:
+            values[name] = option.default if raw is None else option.parse(raw)
+        except ValueError as e:
+            print(f"ERROR: {option.flag_name}: {e}", file=sys.stderr)
+            return USAGE_ERROR
     base = Path.cwd()
     try:
         runs = read_runs(base, list(args.files), FLAG)
     except ValueError as e:
         print(f"ERROR: {e}", file=sys.stderr)
         return USAGE_ERROR
-    comparison = compare_runs(runs, ks)
+    comparison = compare_runs(runs, values["k"], date_window=values["date_window"])
     print(f"codegen: comparison of {len(runs)} runs")
     for line in comparison_lines(comparison):
         print(line)

@@ -17,10 +17,11 @@ import pytest
 
 from ..scoring.intervals import interval_text
 from ..settings import Settings
-from .breakdowns import Breakdown
+from .breakdowns import breakdown_lines
 from .comparable import differences, identity
 from .comparison import Comparison, Pair, compare_runs
 from .merge import refuse_grading_flags, sample_records
+from .terminal import aligned
 
 FLAG = "--codegen-compare"
 MAX_FLIPS_LISTED = 10
@@ -92,7 +93,9 @@ class ComparedRuns:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        self.comparison = compare_runs(self.runs, self.settings.k)
+        self.comparison = compare_runs(
+            self.runs, self.settings.k, date_window=self.settings.date_window
+        )
         # Not "no tests collected": every run's samples were read.
         session.testscollected = sum(len(records) for _, records in self.runs)
         session.testsfailed = 0
@@ -139,10 +142,10 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             [str(rank), run.name, run.model]
             + [interval_text(run.pass_at_k[k], run.ci[k]) for k in c.ks]
         )
-    lines += _aligned(table)
+    lines += aligned(table)
     lines.append("pass@k ± its 95% interval (standard error over problems)")
     if not c.pairs:
-        return lines + breakdown_lines(c)
+        return lines + breakdown_lines(c.breakdowns, [r.name for r in c.runs], c.ks)
     lines.append("")
     lines.append(
         f"pairs (pass@{c.k}, a - b): * significant at {c.alpha:g} after Holm's correction "
@@ -167,7 +170,7 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             lines.append("")
             lines.append(f"pairs at pass@{k} (Holm's correction over its {len(pairs)} pairs)")
             lines += _pair_table(pairs)
-    lines += breakdown_lines(c)
+    lines += breakdown_lines(c.breakdowns, [r.name for r in c.runs], c.ks)
     lines.append("")
     for pair in c.pairs:
         if not pair.flips:
@@ -202,37 +205,4 @@ def _pair_table(pairs: list[Pair]) -> list[str]:
                 pair.test,
             ]
         )
-    return _aligned(table)
-
-
-def breakdown_lines(comparison: Comparison) -> list[str]:
-    """Each run's pass@k ± its 95% interval in each category (and difficulty): one table
-    per facet and suite, a row per value (and k), a column per run."""
-    c = comparison
-    lines: list[str] = []
-    tables: dict[tuple[str, str], list[Breakdown]] = {}
-    for part in c.breakdowns:
-        tables.setdefault((part.facet, part.suite), []).append(part)
-    for (facet, suite), parts in tables.items():
-        lines.append("")
-        lines.append(f"by {facet} ({suite}): pass@k ± its 95% interval over the {facet}'s problems")
-        table = [[facet, "problems", *(["k"] if len(c.ks) > 1 else []), *(r.name for r in c.runs)]]
-        for part in parts:
-            for k in c.ks:
-                cells = []
-                for run in c.runs:
-                    score = part.scores[run.name][k]
-                    cells.append("n/a" if score is None else interval_text(*score))
-                table.append(
-                    [part.value, str(part.problems), *([str(k)] if len(c.ks) > 1 else []), *cells]
-                )
-        lines += _aligned(table)
-    return lines
-
-
-def _aligned(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
+    return aligned(table)

@@ -26,7 +26,7 @@ from ..scoring.paired import (
     sign_flip_p,
 )
 from ..scoring.passk import latest_samples, pass_at_k
-from .breakdowns import Breakdown, Key, breakdowns, facet_values
+from .breakdowns import WINDOWS, Breakdown, Key, breakdowns, facet_values
 
 SIGN_FLIP = "paired sign-flip"
 Z_CLUSTERED = "paired z-test, clustered by category"
@@ -145,6 +145,7 @@ def compare_runs(
     alpha: float = 0.05,
     resamples: int = 10_000,
     seed: int = 0,
+    date_window: str = "quarter",
 ) -> Comparison:
     """Compare the named runs (name, records) on the problems graded in all of them.
 
@@ -156,6 +157,10 @@ def compare_runs(
     differences (a sign-flip test over a few categories could never reach 0.05); the interval of
     the difference is a bootstrap over problems (or categories), shared by all pairs. A pair is
     significant when its Holm-adjusted p-value is below ``alpha``.
+
+    The breakdowns are by category, difficulty and ``date_window`` (see :mod:`.breakdowns`);
+    within each release window, the pairs are compared again on that window's problems
+    (Holm's correction over the window's pairs).
     """
     if len(runs) < 2:
         raise ValueError("a comparison needs at least two runs")
@@ -198,6 +203,18 @@ def compare_runs(
         kk: _pairs_at(scored, common, clusters, kk, alpha=alpha, resamples=resamples, seed=seed)
         for kk in sorted(set(ks))
     }
+    parts = breakdowns(
+        [(run.name, run.counts) for run in scored],
+        facet_values([run.samples for run in scored], common, date_window),
+        common,
+        ks,
+    )
+    for part in parts:
+        if part.facet in WINDOWS:
+            within = _pairs_at(
+                scored, part.keys, None, k, alpha=alpha, resamples=resamples, seed=seed
+            )
+            part.pairs = [{"a": p.a, "b": p.b, **_pair_json(p), "p_holm": p.p_holm} for p in within]
     return Comparison(
         runs=scored,
         pairs=by_k[k],
@@ -210,12 +227,7 @@ def compare_runs(
         clusters=len({c for c in clusters if "\0\0" not in c}) if clusters else 0,
         samples=max((n for run in scored for n, _ in run.counts.values()), default=0),
         by_k=by_k,
-        breakdowns=breakdowns(
-            [(run.name, run.counts) for run in scored],
-            facet_values([run.samples for run in scored], common),
-            common,
-            ks,
-        ),
+        breakdowns=parts,
     )
 
 

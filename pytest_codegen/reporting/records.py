@@ -100,6 +100,10 @@ class SampleRecord(_Required, total=False):
     #: The problem's difficulty, where its suite rates its problems (LiveCodeBench:
     #: ``easy``, ``medium``, ``hard``; APPS: ``introductory``, ``interview``, ``competition``).
     difficulty: str
+    #: When the problem's contest took place (ISO date, with its time), where its suite dates
+    #: its problems (LiveCodeBench's ``contest_date``): summaries and comparisons break scores
+    #: down by windows of it.
+    contest_date: str
     #: What it tried besides answering, as ``{"category", "evidence"}`` (empty when nothing
     #: was seen; the categories are in ``pytest_codegen.attempts``).
     attempts: list[dict[str, str]]

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import outcomes
 from ..datasets.content import describe_all
+from ..kinds.registry import kinds_of
 from ..scoring.passk import repair_curve
-from .terminal import attempt_lines, format_table, generation_lines, repair_lines
+from .breakdowns import window_lines
+from .terminal import attempt_lines, format_table, generation_lines, repair_lines, sampling_lines
 
 if TYPE_CHECKING:
     from ..controller import RunReporter
@@ -26,6 +28,16 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             tr.write_line("no samples were graded")
         return
     for line in format_table(reporter.rows, reporter.settings.k):
+        tr.write_line(line)
+    defaulted = {
+        kind.name: (kind.sampling_defaults, reporter.settings.defaulted(kind.sampling_defaults))
+        for kind in kinds_of(reporter.config)
+    }
+    for line in sampling_lines(reporter.records.values(), defaulted):
+        tr.write_line(line)
+    records = list(reporter.records.values())
+    settings = reporter.settings
+    for line in window_lines(records, "pass@k", settings.k, settings.date_window):
         tr.write_line(line)
     for gate in reporter.gate_results:
         tr.write_line(

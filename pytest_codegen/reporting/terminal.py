@@ -156,3 +156,44 @@ def attempt_lines(records: Iterable[dict[str, Any]]) -> list[str]:
                 f"({flagged / len(own):.1%})"
             )
     return lines
+
+
+def sampling_lines(
+    records: Iterable[dict[str, Any]], defaulted: dict[str, tuple[Any, tuple[str, ...]]]
+) -> list[str]:
+    """One line per suite sampled by its kind's defaults (``defaulted``: kind name -> its
+    ``SamplingDefaults`` and what of them the user left to them): what its records state was
+    used, where it is the kind's."""
+    lines: dict[str, str] = {}
+    for record in records:
+        suite, kind = str(record.get("suite")), str(record.get("mode") or "")
+        if suite in lines or not defaulted.get(kind, (None, ()))[1]:
+            continue
+        defaults, names = defaulted[kind]
+        params = (record.get("run") or {}).get("params") or {}
+        used = {
+            name: params.get(name) for name in names if params.get(name) == getattr(defaults, name)
+        }
+        if not used:  # the model's own parameters won
+            continue
+        said = [
+            f"{used['samples']} samples a problem" if name == "samples" else f"temperature {value}"
+            for name, value in used.items()
+        ]
+        flags = " and ".join(f"--codegen-{name}" for name in used)
+        lines[suite] = (
+            f"sampling of {suite}: {' and '.join(said)} ({defaults.source} "
+            + ("defaults; " if len(used) > 1 else "default; ")
+            + flags
+            + (" set others)" if len(used) > 1 else " sets another)")
+        )
+    return [lines[suite] for suite in sorted(lines)]
+
+
+def aligned(rows: list[list[str]]) -> list[str]:
+    """A table's rows as lines, each column as wide as its widest cell."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]

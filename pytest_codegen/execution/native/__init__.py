@@ -1,2 +1,3 @@
-"""Execution of programs in other languages than Python (C++, JavaScript, Go, Rust, Java):
-their toolchains, how a program is built and run, and the confined process that runs them."""
+"""Execution of programs in other languages than Python (C++, JavaScript, TypeScript, Go,
+Rust, Java, Perl, Ruby, PHP, Lua, R, Racket, OCaml, Bash): their toolchains, how a program is
+built and run, and the confined process that runs them."""

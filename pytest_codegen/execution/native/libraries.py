@@ -2,8 +2,8 @@
 sample: the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's
 ``rustc`` links the built ones), the npm package its JavaScript tests use (js-md5), the Go
 modules its Go tests import (testify) with a warm build cache (the standard library and
-testify compiled once; each sample gets a linked copy), and the javatuples jar MultiPL-E's
-Java programs import.
+testify compiled once; each sample gets a linked copy), the javatuples jar MultiPL-E's
+Java programs import, and the TypeScript compiler its TypeScript programs are compiled with.
 
 They live under ``<cache>/native-libraries/<host>/`` (readable by the samples' uids), made
 by the trusted side under a lock, from the registries' ordinary clients (cargo, go, mvn, npm).
@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -29,6 +30,9 @@ RUST_CRATES = {"rand": "0.4", "regex": "1", "md5": "0.7.0"}
 GO_REQUIRES = {"github.com/stretchr/testify": "v1.8.0"}
 JAVATUPLES = "org.javatuples:javatuples:1.2"
 NPM_PACKAGES = ("js-md5@0.7.3",)  # HumanEval-X's JavaScript/162 requires it
+# MultiPL-E installs the newest; pinned here so that runs compare. The last release whose
+# compiler is JavaScript run by the machine's Node (7 is a native binary).
+TYPESCRIPT = "5.9.3"
 
 
 def library_root() -> Path:
@@ -57,8 +61,10 @@ def _run(argv: list[str], cwd: Path, what: str, **env: str) -> None:
         stdin=subprocess.DEVNULL,
     )
     if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-        raise ToolchainMissing(f"{what}: {' '.join(argv[:3])} failed: {' '.join(tail)}")
+        # The first line that names an error (npm ends on where its log is), else the last.
+        lines = (done.stderr or done.stdout).strip().splitlines() or [""]
+        said = next((line for line in lines if "error" in line.lower()), lines[-1])
+        raise ToolchainMissing(f"{what}: {' '.join(argv[:3])} failed: {said.strip()}")
 
 
 @functools.cache
@@ -157,6 +163,21 @@ def node_modules() -> str:
             subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
             (folder / ".ready").touch()
     return str(folder / "node_modules")
+
+
+@functools.cache
+def typescript() -> tuple[str, str]:
+    """``(package folder, version)`` of the TypeScript compiler, installed once with npm."""
+    npm = find("ts").tools["npm"]
+    with _made_once("typescript") as (folder, ready):
+        if not ready:
+            argv = [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder)]
+            _run([*argv, f"typescript@{TYPESCRIPT}"], folder, "TypeScript's compiler")
+            subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
+            (folder / ".ready").touch()
+    package = folder / "node_modules" / "typescript"
+    version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
+    return str(package), str(version)
 
 
 def link_tree(source: str, target: str) -> None:

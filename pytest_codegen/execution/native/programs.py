@@ -11,6 +11,26 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
 - Rust: ``rustc FILE -o BIN``, then the binary, as C++.
 - Java: ``javac -encoding UTF8 -d OUT Problem.java`` with javatuples on the class path, a
   failed build ``SyntaxError``; ``java -ea -cp OUT:JAR Problem`` as C++'s run.
+- TypeScript: ``tsc --target esnext FILE`` (a type error fails it too: ``SyntaxError``), then
+  ``node FILE.js`` as JavaScript's run.
+- Perl: ``perl FILE``; ``Timeout``; exiting non-zero, or ``ERROR`` in its output,
+  ``Exception``; else ``OK``.
+- Ruby: ``ruby FILE``; ``Timeout``; exit 0 ``OK``; else ``Exception`` when it wrote nothing
+  to stderr (a failed test/unit assertion reports on stdout), ``SyntaxError`` when it did.
+- PHP: ``php FILE``; ``PHP Parse error`` in its stdout is ``SyntaxError``, exiting non-zero
+  (a timeout too: upstream has no ``Timeout`` for PHP) ``Exception``, else ``OK``.
+- Lua: ``lua FILE`` (Lua 5.3 with luaunit); ``Timeout``; exit 0 ``OK``; else ``Exception``.
+- R: ``Rscript FILE``; ``Timeout``; exit 0 ``OK``; else ``SyntaxError`` when ``unexpected``
+  is in its output, ``Exception`` otherwise (upstream's ``AssertionError``, nothing on
+  stderr, fails alike).
+- Racket: ``racket FILE``; anything on stderr (rackunit's failures; it exits 0) or exiting
+  non-zero (a timeout too: upstream reads only the exit status) is ``SyntaxError`` when
+  stderr says ``read-syntax``, ``Exception`` otherwise; else ``OK``.
+- OCaml: ``ocaml FILE`` (the toplevel); ``Timeout``; exit 0 ``OK``; ``Syntax error`` on
+  stderr ``SyntaxError``; else ``Exception`` (upstream's ``AssertionError``, an
+  ``Assert_failure``, fails alike).
+- Bash: ``bash FILE``; ``Timeout``; exit 0 ``OK``; ``syntax error`` on stderr
+  ``SyntaxError``; else ``Exception``.
 
 Each step runs under the sample's deadline (upstream gives each step 15 s, Go's 30 s); JVMs
 get heap and code-cache sizes that fit the sandbox's address-space limit.
@@ -51,10 +71,11 @@ class Libraries:
     go_module: str = ""  # a module folder (go.mod, go.sum, mod/): its requirements
     go_cache: str = ""  # a warm build cache, linked into the sample's folder
     node_modules: str = ""  # npm packages JavaScript programs require
+    typescript: str = ""  # the typescript package (its compiler, ``lib/tsc.js``)
 
     def trees(self) -> tuple[str, ...]:
         """What the sample must read of them."""
-        trees = (*self.jars, self.rust_deps, self.go_module, self.node_modules)
+        trees = (*self.jars, self.rust_deps, self.go_module, self.node_modules, self.typescript)
         return tuple(t for t in trees if t)
 
 
@@ -64,11 +85,11 @@ SOURCE_NAMES = {
     "multipl-e": {"java": "Problem.java"},
     "humaneval-x": {"java": "Main.java"},
 }
-DEFAULT_NAMES = {"cpp": "main.cpp", "js": "main.js", "go": "main_test.go", "rs": "main.rs"}
+DEFAULT_NAMES = {"go": "main_test.go"}  # else main.<key>: main.cpp, main.rs, main.pl ...
 
 
 def source_name(language: str, benchmark: str = "multipl-e") -> str:
-    return SOURCE_NAMES[benchmark].get(language) or DEFAULT_NAMES[language]
+    return SOURCE_NAMES[benchmark].get(language) or DEFAULT_NAMES.get(language, f"main.{language}")
 
 
 def build(
@@ -145,9 +166,32 @@ def build(
             step(*javac, "-encoding", "UTF8", "-cp", path, "-d", out, name),
             step(tools["java"], *JVM_FLAGS, *asserts, "-cp", path, main),
         ]
+    elif lang == "ts":
+        if not libs.typescript:
+            raise ValueError("TypeScript programs need the typescript package (Libraries)")
+        tsc = os.path.join(libs.typescript, "lib", "tsc.js")
+        steps = [
+            step(tools["node"], tsc, "--target", "esnext", name),
+            step(tools["node"], name[: -len(".ts")] + ".js"),
+        ]
+    elif lang in INTERPRETED:
+        steps = [step(tools[INTERPRETED[lang]], name)]
     else:
         raise ValueError(f"no build for language {lang!r}")
-    return Build(files, steps, compiled=lang in ("cpp", "rs", "java"), links=links)
+    return Build(files, steps, compiled=lang in ("cpp", "rs", "java", "ts"), links=links)
+
+
+# Languages whose program is one file given to one interpreter.
+INTERPRETED = {
+    "pl": "perl",
+    "rb": "ruby",
+    "php": "php",
+    "lua": "lua5.3",
+    "r": "Rscript",
+    "rkt": "racket",
+    "ml": "ocaml",
+    "sh": "bash",
+}
 
 
 def humaneval_x_passed(language: str, made: Build, results: list[dict[str, Any]]) -> str:
@@ -176,10 +220,29 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
         if "[setup failed]" in last["stdout"] or "[build failed]" in last["stdout"]:
             return SYNTAX_ERROR
         return EXCEPTION if "FAIL" in last["stdout"] else OK
+    if language == "php":
+        if "PHP Parse error" in last["stdout"]:
+            return SYNTAX_ERROR
+        return OK if last["exit_code"] == 0 and not last["timeout"] else EXCEPTION
+    if language == "rkt":
+        if last["stderr"] or last["exit_code"] != 0 or last["timeout"]:
+            return SYNTAX_ERROR if "read-syntax" in last["stderr"] else EXCEPTION
+        return OK
     if last["timeout"]:
         return TIMEOUT
-    if last["exit_code"] == 0 and len(results) == len(made.steps):
+    ran = len(results) == len(made.steps)
+    if language == "pl" and ran and last["exit_code"] == 0:
+        return EXCEPTION if "ERROR" in last["stdout"] + last["stderr"] else OK
+    if last["exit_code"] == 0 and ran:
         return OK
-    if language == "js" and "SyntaxError" in last["stderr"]:
+    if language in ("js", "ts") and "SyntaxError" in last["stderr"]:
+        return SYNTAX_ERROR
+    if language == "rb" and last["stderr"]:
+        return SYNTAX_ERROR
+    if language == "r" and "unexpected" in last["stdout"] + last["stderr"]:
+        return SYNTAX_ERROR
+    if language == "ml" and "Syntax error" in last["stderr"]:
+        return SYNTAX_ERROR
+    if language == "sh" and "syntax error" in last["stderr"]:
         return SYNTAX_ERROR
     return EXCEPTION

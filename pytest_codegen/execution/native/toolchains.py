@@ -36,6 +36,12 @@ class Language:
     memory_mb: int = 2048  # the address space a process needs (JVMs and V8 reserve much)
     max_procs: int = 64  # processes and threads of its uid (JVMs and Go start many threads)
     file_mb: int = 64  # the largest file it writes (Go's build cache holds the runtime's)
+    version_args: tuple[str, ...] = ("--version",)  # how its compiler states its version
+    # The test library its programs load (MultiPL-E's tests use one): the interpreter's
+    # arguments that load it, and the Debian package that provides it.
+    probe: tuple[str, ...] = ()
+    probe_package: str = ""
+    etc: tuple[str, ...] = ()  # configuration it reads outside the system trees
 
 
 LANGUAGES: dict[str, Language] = {
@@ -43,9 +49,52 @@ LANGUAGES: dict[str, Language] = {
     for lang in (
         Language("cpp", "C++", ("g++",), "g++"),
         Language("js", "JavaScript", ("node",), "nodejs", memory_mb=4096),
-        Language("go", "Go", ("go",), "golang-go", 4096, max_procs=256, file_mb=512),
+        # npm installs the compiler (``libraries.typescript``); Debian's npm brings nodejs.
+        Language("ts", "TypeScript", ("node", "npm"), "npm", memory_mb=4096),
+        Language("go", "Go", ("go",), "golang-go", 4096, 256, 512, version_args=("version",)),
         Language("rs", "Rust", ("rustc",), "rustc", max_procs=128),
-        Language("java", "Java", ("javac", "java"), "openjdk-17-jdk-headless", 8192, 256),
+        Language(
+            "java",
+            "Java",
+            ("javac", "java"),
+            "openjdk-17-jdk-headless",
+            8192,
+            256,
+            version_args=("-version",),
+        ),
+        Language(
+            "pl",
+            "Perl",
+            ("perl",),
+            "perl",
+            probe=("-MTest::Deep", "-e", "1"),
+            probe_package="libtest-deep-perl",
+            etc=("/etc/perl",),
+        ),
+        Language(
+            "rb",
+            "Ruby",
+            ("ruby",),
+            "ruby",
+            # Loading test/unit arms its runner at exit; there is nothing to run here.
+            probe=("-e", "require 'test/unit'; Test::Unit::AutoRunner.need_auto_run = false"),
+            probe_package="ruby-test-unit",
+        ),
+        Language("php", "PHP", ("php",), "php-cli", etc=("/etc/php",)),
+        Language("r", "R", ("Rscript",), "r-base-core", etc=("/etc/R",)),
+        Language("rkt", "Racket", ("racket",), "racket", etc=("/etc/racket",)),
+        Language("ml", "OCaml", ("ocaml",), "ocaml-interp", version_args=("-version",)),
+        Language("sh", "Bash", ("bash",), "bash"),
+        # MultiPL-E's image runs Debian's lua5.3 with lua-unit (``lua`` there).
+        Language(
+            "lua",
+            "Lua",
+            ("lua5.3",),
+            "lua5.3",
+            version_args=("-v",),
+            probe=("-e", "require('luaunit')"),
+            probe_package="lua-unit",
+        ),
     )
 }
 # Other names the benchmarks use for the same languages (HumanEval-X's directories,
@@ -56,6 +105,13 @@ ALIASES = {
     "rust": "rs",
     "golang": "go",
     "go_test.go": "go",
+    "typescript": "ts",
+    "perl": "pl",
+    "ruby": "rb",
+    "humaneval_to_r.py": "r",  # what MultiPL-E's R rows say
+    "racket": "rkt",
+    "ocaml": "ml",
+    "bash": "sh",
 }
 
 
@@ -108,10 +164,22 @@ def find(key: str) -> Toolchain:
         env["JAVA_HOME"] = str(Path(found["javac"]).parents[1])
         roots.append(env["JAVA_HOME"])
         roots += _linked_out(env["JAVA_HOME"])
+    roots += [folder for folder in lang.etc if os.path.isdir(folder)]
     compiler = found[lang.tools[0]]
-    asked = {"java": [compiler, "-version"], "go": [compiler, "version"]}
-    version = _first_line(asked.get(key, [compiler, "--version"])) or "unknown version"
+    if lang.probe:
+        _check_library(lang, compiler)
+    version = _first_line([compiler, *lang.version_args]) or "unknown version"
     return Toolchain(key, version, found, tuple(roots), env)
+
+
+def _check_library(lang: Language, interpreter: str) -> None:
+    try:
+        _first_line([interpreter, *lang.probe])
+    except ToolchainMissing:
+        raise ToolchainMissing(
+            f"{lang.label} samples need a test library that {os.path.basename(interpreter)} "
+            f"cannot load (install the Debian package {lang.probe_package})"
+        ) from None
 
 
 def _linked_out(root: str) -> list[str]:

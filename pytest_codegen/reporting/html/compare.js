@@ -193,6 +193,35 @@
         });
         table.querySelector('tbody').appendChild(tr);
       });
+      if (part.pairs && part.pairs.length) windowPairs(box, tables, part);
+    });
+  }
+
+  // A release window's pairs, under its facet's table: a − b on the window's problems.
+  function windowPairs(box, tables, part) {
+    var id = 'pairs ' + part.facet + ' ' + part.suite, table = tables[id];
+    if (!table) {
+      box.appendChild(el('h4', { text: 'Pairs by ' + part.facet + ' (' + part.suite +
+        '), pass@' + DATA.k + ', Holm\u2019s correction within each ' + part.facet }));
+      table = tables[id] = el('table', { 'class': 'pairs window-pairs', 'data-facet': part.facet,
+        'data-suite': part.suite });
+      table.appendChild(el('thead', {}, [el('tr', {}, [part.facet, 'a', 'b', 'a − b',
+        '95% interval', 'p (Holm)', 'significant'].map(function (t) {
+        return el('th', { text: t });
+      }))]));
+      table.appendChild(el('tbody'));
+      box.appendChild(el('div', { 'class': 'table-scroll' }, [table]));
+    }
+    part.pairs.forEach(function (p) {
+      table.querySelector('tbody').appendChild(el('tr', { 'data-value': part.value,
+        'data-pair': p.a + ' ' + p.b, 'data-diff': p.diff,
+        'data-significant': p.significant ? '1' : '0' }, [
+        el('td', { text: part.value }), el('td', { text: p.a }), el('td', { text: p.b }),
+        el('td', { 'class': 'num', text: signed(p.diff) }),
+        el('td', { 'class': 'num', text: '[' + signed(p.ci[0]) + ', ' + signed(p.ci[1]) + ']' }),
+        el('td', { 'class': 'num', text: pval(p.p_holm) }),
+        el('td', { 'class': p.significant ? 'sig' : '', text: p.significant ? 'yes' : 'no' })
+      ]));
     });
   }
 

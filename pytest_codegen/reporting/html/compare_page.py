@@ -83,6 +83,10 @@ def compare_data(comparison: Comparison) -> dict[str, Any]:
                     }
                     for name, by_k in part.scores.items()
                 },
+                "pairs": [
+                    {**pair, "a": shown_text(pair["a"]), "b": shown_text(pair["b"])}
+                    for pair in part.pairs
+                ],
             }
             for part in c.breakdowns
         ],

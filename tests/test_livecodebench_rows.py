@@ -1,0 +1,78 @@
+"""A LiveCodeBench problem keeps where its row is in the release file, not its tests: the
+row is read again when the problem is graded (a ``.gz`` file's problems keep their tests, as
+no offset reads it again cheaply), and a file changed since it was read fails the problem in
+one line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from conftest import read_results
+from livecodebench_data import (
+    PAIR_RIGHT,
+    PAIR_ROW,
+    SUM_RIGHT,
+    SUM_ROW,
+    write_release,
+    write_samples,
+)
+
+from pytest_codegen.kinds import livecodebench_cases
+from pytest_codegen.kinds.livecodebench import LiveCodeBenchKind, load_livecodebench
+from pytest_codegen.problems import SuiteError
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cases():
+    livecodebench_cases.cases_at.cache_clear()
+    livecodebench_cases.problem_cases.cache_clear()
+
+
+def test_a_problem_keeps_its_rows_place_and_reads_its_tests_when_graded(tmp_path):
+    release = write_release(tmp_path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    problems = load_livecodebench(release, "test")
+    raw = release.read_bytes()
+    for problem, row in zip(problems, (SUM_ROW, PAIR_ROW), strict=True):
+        assert problem.extra["private_test_cases"] == problem.extra["public_test_cases"] == ""
+        offset, length = problem.extra["row_at"]
+        assert json.loads(raw[offset : offset + length]) == row
+        json.dumps(problem.extra)  # still JSON-safe
+    _, cases, _ = LiveCodeBenchKind().cases(problems[0])
+    assert [(c.given, c.expected, c.hidden) for c in cases] == [
+        ("3\n1 2 3\n", "6\n", False),
+        ("2\n10 20\n", "30\n", True),
+        ("1\n-5\n", "-5\n", True),
+    ]
+
+
+def test_a_file_changed_since_it_was_read_fails_the_problem_in_one_line(tmp_path):
+    release = write_release(tmp_path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    problems = load_livecodebench(release, "test")
+    write_release(release, [PAIR_ROW, SUM_ROW])  # the rows swapped
+    with pytest.raises(SuiteError, match=r"test.jsonl:1: the file changed since it was read"):
+        LiveCodeBenchKind().cases(problems[0])
+    release.unlink()
+    with pytest.raises(SuiteError, match=r"test.jsonl:2: cannot read the row again"):
+        LiveCodeBenchKind().cases(problems[1])
+
+
+def test_a_gz_release_file_keeps_its_tests_and_grades(pytester):
+    content = "".join(json.dumps(r) + "\n" for r in (SUM_ROW, PAIR_ROW)).encode()
+    (pytester.path / "test.jsonl.gz").write_bytes(gzip.compress(content))
+    problems = load_livecodebench(pytester.path / "test.jsonl.gz", "test")
+    assert problems[0].extra["row_at"] == []
+    assert problems[0].extra["private_test_cases"] == SUM_ROW["private_test_cases"]
+    replay = write_samples(
+        pytester.path / "samples.jsonl", [("abc001_a", SUM_RIGHT), ("1234", PAIR_RIGHT)]
+    )
+    result = pytester.runpytest_subprocess(
+        "test.jsonl.gz",
+        f"--codegen-model=replay:{replay}",
+        "--codegen-samples=1",
+        "--codegen-results=r.jsonl",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["task_id"]: r["tests_passed"] for r in records} == {"abc001_a": 3, "1234": 3}
