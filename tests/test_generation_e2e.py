@@ -139,6 +139,17 @@ def cached_entries(cache) -> int:
     )
 
 
+# A process started by a background job inherits SIGINT ignored (POSIX shells ignore it in
+# asynchronous commands: `.ci/run &`, `nohup`), and Python keeps ignoring a signal it starts
+# with ignored: the run under test would never see the SIGINT. It gets SIGINT's default back,
+# as the foreground job of a terminal has it, then becomes the pytest run (same pid).
+SIGINT_AS_A_TERMINAL_HAS_IT = [
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])",
+]
+
+
 @pytest.mark.parametrize("how", ["sigint", "sigint_plain", "kill_worker"])
 def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
     """Interrupted midway (SIGINT to pytest, with xdist or without; or an xdist worker
@@ -157,6 +168,7 @@ def test_interrupted_run_resumes_without_repeating_requests(pytester, how):
         server.hold_after = answered
         args = [
             sys.executable,
+            *SIGINT_AS_A_TERMINAL_HAS_IT,
             "-X",
             "faulthandler",  # a run that does not end is made to say where it stands
             "-m",
