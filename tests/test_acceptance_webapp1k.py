@@ -130,7 +130,10 @@ def test_addcomment_table3_passes_and_hostile_variants_get_their_outcomes(pytest
         "--codegen-model=replay:samples.jsonl",
         f"--codegen-samples={len(names)}",
         "--codegen-k=1",
-        "--codegen-timeout=5",
+        # Margin a loaded host cannot eat: a failed 2 GB allocation costs V8 several full
+        # collections of Jest's heap first (~12 s measured at load 18 on 2 cores), and a 5 s
+        # limit turned it into a timeout. Only render_loop runs into this limit (twice).
+        "--codegen-timeout=30",
         "--codegen-results=r.jsonl",
         timeout=600,
     )
