@@ -266,6 +266,7 @@ class RunReporter:
                 {
                     "model": self.model_spec,
                     "k": list(self.settings.k),
+                    "date_window": self.settings.date_window,
                     "duration_s": round(time.time() - self.started_at, 2),
                     "pytest_version": pytest.__version__,
                     "plugin_version": __version__,

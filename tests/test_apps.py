@@ -5,6 +5,9 @@ reference, plain and -n 2."""
 from __future__ import annotations
 
 import json
+import sys
+import types
+from pathlib import Path
 
 import pytest
 from conftest import XDIST_MODES, read_results
@@ -106,3 +109,40 @@ def test_results_compared_as_apps_compares_them():
     assert same_result([1, 2], [[1, 2]])
     assert same_result([(1, 2)], [[[1, 2]]])
     assert not same_result([2, 1], [[1, 2]])
+
+
+def test_code_contests_converted_as_the_docs_say_is_graded_as_apps(pytester):
+    """docs/apps.md's converter, run on a row in CodeContests' form (its Hugging Face
+    fields), writes a file that is graded as APPS, its Python 3 solution the reference."""
+    page = (Path(__file__).parent.parent / "docs" / "apps.md").read_text(encoding="utf-8")
+    converter = page.split("## CodeContests")[1].split("```python\n")[1].split("```")[0]
+    row = {
+        "name": "1548_A. Sum",
+        "description": "Print the sum of the numbers on the second line.",
+        "public_tests": {"input": ["3\n1 2 3\n"], "output": ["6\n"]},
+        "private_tests": {"input": ["2\n10 20\n"], "output": ["30\n"]},
+        "generated_tests": {"input": ["1\n-5\n"], "output": ["-5\n"]},
+        "solutions": {"language": [2, 3], "solution": ["int main() {}", SUM]},
+    }
+    # The one thing not run here: the download; datasets.load_dataset gives this row.
+    loader = types.ModuleType("datasets")
+    loader.load_dataset = lambda name, split: [row]  # type: ignore[attr-defined]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "datasets", loader)
+        patch.chdir(pytester.path)
+        exec(compile(converter, "docs/apps.md", "exec"), {})
+    [converted] = [json.loads(line) for line in (pytester.path / "code_contests-test.jsonl").open()]
+    assert json.loads(converted["input_output"])["inputs"] == [
+        "3\n1 2 3\n",
+        "2\n10 20\n",
+        "1\n-5\n",
+    ]
+    result = pytester.runpytest_subprocess(
+        "code_contests-test.jsonl", "--codegen-model=reference", "--codegen-results=r.jsonl"
+    )
+    result.assert_outcomes(passed=1)
+    [record] = read_results(pytester.path / "r.jsonl")
+    assert (record["task_id"], record["nodeid"]) == (
+        "1548_A. Sum",
+        "code_contests-test.jsonl::1548_A._Sum[s0]",
+    )

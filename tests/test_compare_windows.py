@@ -228,3 +228,62 @@ def test_the_page_shows_each_windows_scores_and_pairs(tmp_path):
         ("2024-Q4", -1.0),
     ]
     assert {r.attrs["data-pair"] for r in rows} == {"early.jsonl late.jsonl"}
+
+
+def _window_rows(dom) -> list[tuple[str, str, str]]:
+    table = dom.find(id="windows").find("table", data_facet="quarter")
+    return [
+        (
+            tr.attrs["data-window"],
+            tr.find_all("td")[1].text(),
+            tr.find_all("td")[3].attrs["data-value"],
+        )
+        for tr in table.find("tbody").find_all("tr")
+    ]
+
+
+@needs_chromium
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_run_report_shows_pass_at_k_by_release_window(pytester, xdist):
+    results = grade_both(pytester, xdist, "--codegen-html=report.html")
+    dom = parse(dump_dom((pytester.path / "report.html").as_uri(), pytester.path))
+    assert "data-error" not in dom.find("html").attrs
+    assert "hidden" not in dom.find(id="windows-panel").attrs
+    # careless ran last: the same windows and scores as its summary's table.
+    assert _window_rows(dom) == [("2024-Q1", "3", "1"), ("2024-Q2", "3", "0")]
+    lines = results["careless"].stdout.lines
+    head = lines.index(
+        "by quarter (release): pass@k ± its 95% interval over the quarter's problems"
+    )
+    assert [ln.split()[:3] for ln in lines[head + 2 : head + 4]] == [
+        ["2024-Q1", "3", "1.000"],
+        ["2024-Q2", "3", "0.000"],
+    ]
+
+
+@needs_chromium
+def test_the_report_follows_the_window_option_and_has_none_without_dates(pytester, tmp_path):
+    grade_both(pytester, [], "--codegen-html=report.html", "--codegen-date-window=month")
+    dom = parse(dump_dom((pytester.path / "report.html").as_uri(), pytester.path))
+    table = dom.find(id="windows").find("table", data_facet="month")
+    months = [tr.attrs["data-window"] for tr in table.find("tbody").find_all("tr")]
+    assert months == [d[:7] for d in MONTHS]
+
+    # Built from a results file after the fact, by month too; "off" and a suite without
+    # contest dates have no window panel.
+    build = [sys.executable, "-m", "pytest_codegen.reporting.html", "careless.jsonl", "-k", "1"]
+    for window, expect in (("month", months), ("off", None)):
+        out = tmp_path / f"{window}.html"
+        done = subprocess.run(
+            [*build, "-o", str(out), "--date-window", window],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        dom = parse(dump_dom(out.as_uri(), tmp_path))
+        if expect is None:
+            assert "hidden" in dom.find(id="windows-panel").attrs
+        else:
+            rows = dom.find(id="windows").find("table", data_facet="month").find("tbody")
+            assert [tr.attrs["data-window"] for tr in rows.find_all("tr")] == expect

@@ -1,69 +1,117 @@
-"""LiveCodeBench by name: ``--codegen-suite livecodebench`` reads a pinned release file
-(here a small one, pinned with PYTEST_CODEGEN_DATASETS and served from 127.0.0.1), its
-problems' node ids ``livecodebench::<question_id>[sI]``, and a tampered or cut-short
-download is refused in one line, the same with -n 2."""
+"""LiveCodeBench and APPS by name (``--codegen-suite livecodebench``, ``apps``): no digest is
+pinned (their host's could not be read), so each file's rows are counted and the first copy's
+digests are recorded and required of every later copy. Small files in the upstream layout,
+catalogued with PYTEST_CODEGEN_DATASETS as the built-in entries are and served from
+127.0.0.1: node ids ``livecodebench::<question_id>[sI]``, releases, and a cut-short, short or
+changed download refused in one line, the same with -n 2."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
 import pytest
 from conftest import XDIST_MODES, read_results
 from livecodebench_data import PAIR_RIGHT, PAIR_ROW, SUM_RIGHT, SUM_ROW, write_samples
-from test_datasets import cache, pin, server  # noqa: F401 - fixtures
+from test_apps import ROWS as APPS_ROWS
+from test_datasets import cache, error_lines, pin, server  # noqa: F401 - fixtures
 
-URL = "https://huggingface.co/datasets/livecodebench/code_generation_lite/resolve/main/test.jsonl"
+from pytest_codegen.datasets.catalog import named_datasets
+
+LCB = named_datasets()["livecodebench"]
+APPS = named_datasets()["apps"]
+RECORD = "livecodebench-release_v6.first-download.json"
 
 
-def _pin_and_serve(pytester, monkeypatch, served_data, content: bytes, served: bytes) -> None:
-    pin(
-        pytester,
-        monkeypatch,
-        livecodebench={
-            "source": "livecodebench",
-            "version": "release_v1",
-            "url": URL,
-            "format": "file",
-            "path": "test.jsonl",
-            "sha256": hashlib.sha256(content).hexdigest(),
-            "size": len(content),
-        },
+def jsonl(*rows: dict) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+RELEASES = {"test.jsonl": jsonl(SUM_ROW), "test2.jsonl": jsonl(PAIR_ROW)}
+
+
+def _catalogue(pytester, monkeypatch, **rows: int) -> None:
+    """The built-in entries as they are, with this test's small files' rows."""
+    entries = {}
+    for dataset, counts in ((LCB, rows or {n: 1 for n in RELEASES}), (APPS, {"test.jsonl": 2})):
+        entry = {k: getattr(dataset, k) for k in ("source", "version", "url", "format", "path")}
+        entries[dataset.name] = {**entry, "rows": counts, "trust": "first-download"}
+    pin(pytester, monkeypatch, **entries)
+
+
+def _serve(server, releases: dict[str, bytes]) -> dict[str, str]:  # noqa: F811
+    return {name: server.serve(LCB.url + name, data) for name, data in releases.items()}
+
+
+def _run(pytester, *args: str):
+    return pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--codegen-results=r.jsonl", *args, timeout=300
     )
-    served_data.serve(URL, served)
 
 
-def _content() -> bytes:
-    return "".join(json.dumps(r) + "\n" for r in (SUM_ROW, PAIR_ROW)).encode()
+def _tree_sha256(releases: dict[str, bytes]) -> str:
+    manifest = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(releases.items())
+    )
+    return hashlib.sha256(manifest.encode()).hexdigest()
+
+
+def test_the_built_in_entries_pin_a_revision_and_count_every_release():
+    assert LCB.first_download and APPS.first_download
+    assert "/resolve/0fe84c3912ea0c4d4a78037083943e8f0c4dd505/" in LCB.url
+    assert LCB.file_names == [f"test{n}.jsonl" for n in ("", 2, 3, 4, 5, 6)]
+    # LiveCodeBench's README: release_v1 ... release_v6 hold 400, 511, 612, 713, 880, 1055.
+    totals = [sum(list(LCB.rows.values())[:n]) for n in range(1, 7)]
+    assert totals == [400, 511, 612, 713, 880, 1055]
+    assert APPS.rows == {"test.jsonl": 5000}
+    assert "not pinned" in LCB.about and "not pinned" in APPS.about
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_the_named_suite_is_graded_by_question_id(pytester, monkeypatch, server, cache, xdist):  # noqa: F811
-    content = _content()
-    _pin_and_serve(pytester, monkeypatch, server, content, content)
+def test_downloaded_recorded_and_graded_by_question_id(pytester, monkeypatch, server, cache, xdist):  # noqa: F811
+    _catalogue(pytester, monkeypatch)
+    paths = _serve(server, RELEASES)
     replay = write_samples(
         pytester.path / "samples.jsonl", [("abc001_a", SUM_RIGHT), ("1234", PAIR_RIGHT)]
     )
-    result = pytester.runpytest_subprocess(
-        "--codegen-suite=livecodebench",
-        "livecodebench::1234",
-        f"--codegen-model=replay:{replay}",
-        "--codegen-results=r.jsonl",
-        "--codegen-samples=1",
-        *xdist,
-        timeout=300,
+    args = ("--codegen-suite=livecodebench", f"--codegen-model=replay:{replay}", *xdist)
+    first = _run(pytester, *args, "--codegen-samples=1", "livecodebench::1234")
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str()[-2000:] + first.stderr.str()
+    first.stderr.fnmatch_lines(
+        ["codegen: livecodebench release_v6 has no pinned digest; recorded this first download's*"]
     )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+    record = json.loads((cache / "datasets" / RECORD).read_text())
+    assert record["sha256"] == _tree_sha256(RELEASES)
     records = read_results(pytester.path / "r.jsonl")
     assert {r["nodeid"]: r["outcome"] for r in records} == {
         "livecodebench::abc001_a[s0]": "passed",
         "livecodebench::1234[s0]": "passed",
     }
+    assert {r["data"]["sha256"] for r in records} == {record["sha256"]}
+
+    # Again, release v1 only: nothing downloaded, the same identity.
+    second = _run(pytester, *args, "--codegen-samples=1", "--codegen-release=v1")
+    assert second.ret == pytest.ExitCode.OK, second.stdout.str()[-2000:]
+    assert all(server.requests[p] == 1 for p in paths.values())
+    records = read_results(pytester.path / "r.jsonl")
+    assert [r["nodeid"] for r in records] == ["livecodebench::abc001_a[s0]"]
+    assert records[0]["data"]["sha256"] == record["sha256"]
+
+
+def test_a_transfer_cut_short_once_is_tried_again(pytester, monkeypatch, server, cache):  # noqa: F811
+    _catalogue(pytester, monkeypatch)
+    paths = _serve(server, RELEASES)
+    server.faults[paths["test2.jsonl"]] = ["cut"]
+    result = _run(pytester, "--codegen-suite=livecodebench", "--codegen-model=empty")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stderr.str()
+    assert "download was cut short" in result.stderr.str()
+    assert server.requests[paths["test2.jsonl"]] == 2
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-@pytest.mark.parametrize("fault", ["tampered", "cut short"])
-def test_a_tampered_or_cut_short_download_is_refused(
+@pytest.mark.parametrize("fault", ["cut short", "a row short", "changed after the first"])
+def test_a_bad_download_is_refused_in_one_line(
     pytester,
     monkeypatch,
     server,  # noqa: F811
@@ -71,13 +119,83 @@ def test_a_tampered_or_cut_short_download_is_refused(
     xdist,
     fault,
 ):
-    content = _content()
-    served = content.replace(b"abc001_a", b"abc001_b") if fault == "tampered" else content[:-40]
-    _pin_and_serve(pytester, monkeypatch, server, content, served)
-    result = pytester.runpytest_subprocess(
-        "--codegen-suite=livecodebench", "--codegen-model=reference", *xdist, timeout=300
-    )
-    said = result.stdout.str() + result.stderr.str()
+    _catalogue(pytester, monkeypatch)
+    paths = _serve(server, RELEASES)
+    if fault == "cut short":
+        server.faults[paths["test2.jsonl"]] = ["cut"] * 3
+        said = "failed 3 times (was cut short"
+    elif fault == "a row short":
+        _serve(server, {"test2.jsonl": b""})
+        said = "(test2.jsonl holds 0 rows where 1 are catalogued)"
+    else:
+        assert (
+            _run(pytester, "--codegen-suite=livecodebench", "--codegen-model=empty", "--co").ret
+            == 0
+        )
+        shutil.rmtree(cache / "datasets" / "livecodebench-release_v6")
+        _serve(server, {"test2.jsonl": jsonl({**PAIR_ROW, "question_title": "Another"})})
+        said = f"had {hashlib.sha256(RELEASES['test2.jsonl']).hexdigest()}"
+    result = _run(pytester, "--codegen-suite=livecodebench", "--codegen-model=empty", *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "ERROR: livecodebench: the download from" in said
-    assert "is not livecodebench release_v1" in said
+    [line] = error_lines(result)
+    assert line.startswith("ERROR: livecodebench: the download from")
+    assert said in line
+    assert not (cache / "datasets" / "livecodebench-release_v6").exists()
+
+
+def test_a_cached_copy_changed_since_is_refused(pytester, monkeypatch, server, cache):  # noqa: F811
+    _catalogue(pytester, monkeypatch)
+    _serve(server, RELEASES)
+    assert _run(pytester, "--codegen-suite=livecodebench", "--codegen-model=empty", "--co").ret == 0
+    cached = cache / "datasets" / "livecodebench-release_v6" / "code_generation_lite"
+    (cached / "test.jsonl").write_bytes(jsonl({**SUM_ROW, "question_title": "Other title"}))
+    result = _run(pytester, "--codegen-suite=livecodebench", "--codegen-model=empty", "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = error_lines(result)
+    assert "is not the one first downloaded (test.jsonl is" in line
+    assert "to download it again" in line
+
+
+def test_a_placed_copy_must_hold_the_rows_and_match_the_record(pytester, monkeypatch, cache):  # noqa: F811
+    _catalogue(pytester, monkeypatch)
+    placed = pytester.path / "data" / "livecodebench" / "code_generation_lite"
+    placed.mkdir(parents=True)
+    (placed / "test.jsonl").write_bytes(RELEASES["test.jsonl"])
+    args = (
+        "--codegen-suite=livecodebench",
+        "--codegen-model=empty",
+        "--codegen-data-dir=data",
+        "--co",
+    )
+    result = _run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "(it has no test2.jsonl)" in error_lines(result)[0]
+    (placed / "test2.jsonl").write_bytes(RELEASES["test2.jsonl"])
+    assert _run(pytester, *args).ret == 0  # the first copy: recorded
+    assert (cache / "datasets" / RECORD).exists()
+    (placed / "test2.jsonl").write_bytes(jsonl({**PAIR_ROW, "difficulty": "hard"}))
+    result = _run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "where its first download, recorded in" in error_lines(result)[0]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_apps_by_name_is_graded_by_its_rules(pytester, monkeypatch, server, cache, xdist):  # noqa: F811
+    _catalogue(pytester, monkeypatch)
+    server.serve(APPS.url, jsonl(*APPS_ROWS))
+    result = _run(pytester, "--codegen-suite=apps", "--codegen-model=reference", *xdist)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:] + result.stderr.str()
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["nodeid"]: r["outcome"] for r in records} == {
+        "apps::4000[s0]": "passed",
+        "apps::4001[s0]": "passed",
+    }
+    assert {r["data"]["version"] for r in records} == {"main"}
+
+
+def test_a_catalogue_entry_without_a_pin_needs_its_rows(pytester, monkeypatch):
+    entry = {k: getattr(APPS, k) for k in ("source", "version", "url", "format", "path")}
+    pin(pytester, monkeypatch, apps={**entry, "trust": "first-download"})
+    result = _run(pytester, "--codegen-suite=apps", "--codegen-model=empty", "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "dataset 'apps': trust first-download needs rows" in result.stderr.str()

@@ -1,5 +1,6 @@
 """The named suites' catalogue: ``catalog.json`` in the package, with the pinned version, URL and
-content hash of each.
+content hash of each (or, for a suite whose host publishes no digest we could read, the
+expected rows of each file and ``"trust": "first-download"``: see :mod:`.first_download`).
 
 ``PYTEST_CODEGEN_DATASETS`` names a JSON file of entries in the same form that replace or add
 names (a mirror's own pins, a test's small files); ``PYTEST_CODEGEN_DATA_URL`` redirects every
@@ -17,7 +18,10 @@ from pathlib import Path
 _BUILTIN = Path(__file__).resolve().parent / "catalog.json"
 CATALOG_ENV = "PYTEST_CODEGEN_DATASETS"
 URL_ENV = "PYTEST_CODEGEN_DATA_URL"
-FORMATS = ("file", "gzip", "tar.gz")
+FORMATS = ("file", "gzip", "tar.gz", "files")
+PINNED = "pinned"
+FIRST_DOWNLOAD = "first-download"
+TRUSTS = (PINNED, FIRST_DOWNLOAD)
 
 
 class CatalogError(ValueError):
@@ -32,6 +36,13 @@ class Dataset:
     archive); ``path`` is the suite's file or tree under its upstream name, inside the archive
     or ``<data dir>/<name>/``. ``sha256`` and ``size`` are of the content as graded (see
     :mod:`.content`); ``git_blob`` pins a file by its git object id instead.
+
+    Format ``files``: several files under one base ``url`` (ending in ``/``), laid out in the
+    directory ``path``; ``rows`` names them. ``rows`` maps each file to the number of rows it
+    must hold. ``trust`` is ``pinned`` (``sha256`` or ``git_blob`` required) or
+    ``first-download``: no digest is pinned, the rows are counted, and the first copy's
+    digest is recorded and required of every later one (not a pin: see
+    :mod:`.first_download`).
     """
 
     name: str
@@ -43,6 +54,8 @@ class Dataset:
     sha256: str | None = None
     size: int | None = None
     git_blob: str | None = None
+    rows: dict[str, int] | None = None
+    trust: str = PINNED
     about: str = ""
 
     @property
@@ -56,6 +69,15 @@ class Dataset:
     @property
     def is_tree(self) -> bool:
         return self.format == "tar.gz"
+
+    @property
+    def file_names(self) -> list[str]:
+        """The files a ``files`` download holds, in its ``path`` directory."""
+        return list(self.rows or {}) if self.format == "files" else []
+
+    @property
+    def first_download(self) -> bool:
+        return self.trust == FIRST_DOWNLOAD
 
 
 def _entries(path: Path) -> dict[str, Dataset]:
@@ -79,10 +101,31 @@ def _entries(path: Path) -> dict[str, Dataset]:
             raise CatalogError(f"{path}: dataset {name!r}: {e}") from None
         if dataset.format not in FORMATS:
             raise CatalogError(f"{path}: dataset {name!r}: format must be one of {FORMATS}")
-        if not (dataset.sha256 or dataset.git_blob):
-            raise CatalogError(f"{path}: dataset {name!r}: no sha256 or git_blob to verify it by")
+        problem = _problem(dataset)
+        if problem:
+            raise CatalogError(f"{path}: dataset {name!r}: {problem}")
         found[name] = dataset
     return found
+
+
+def _problem(dataset: Dataset) -> str:
+    """What makes an entry unusable ("" for nothing)."""
+    if dataset.trust not in TRUSTS:
+        return f"trust must be one of {TRUSTS}"
+    rows = dataset.rows
+    if rows is not None and not (
+        isinstance(rows, dict)
+        and all(isinstance(k, str) and type(v) is int and v >= 0 for k, v in rows.items())
+    ):
+        return "rows must map file names to row counts"
+    if dataset.format == "files" and (not rows or not dataset.url.endswith("/")):
+        return "format files needs rows (its files) and a url ending in /"
+    if dataset.first_download:
+        if not rows:
+            return "trust first-download needs rows, the rows each file must hold"
+    elif not (dataset.sha256 or dataset.git_blob):
+        return "no sha256 or git_blob to verify it by (or trust first-download and rows)"
+    return ""
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,7 +6,8 @@ the cache, ``<cache root>/datasets/<source>-<version>/<path>``. A download happe
 lock, so xdist workers and concurrent runs wait for the first one instead of racing; it goes to
 a temporary directory that is renamed into place only once its content matches the pinned hash,
 so the cache never holds half a download. A transfer cut short or undecodable is tried again
-(:data:`ATTEMPTS` in all); a whole file with the wrong content is refused at once.
+(:data:`ATTEMPTS` in all); a whole file with the wrong content is refused at once. A suite with
+no pinned digest is checked by :mod:`.first_download` instead.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from . import first_download
 from .catalog import Dataset, named_datasets
 from .content import digest, git_blob_id, identity, read_content
 
@@ -47,11 +49,12 @@ def locate(
     progress: Callable[[str], None],
 ) -> tuple[Path, dict[str, Any]]:
     """The suite's file or directory, and its ``data`` identity."""
+    root = cache_root / "datasets"
     if data_dir is not None:
         for candidate in _placed(dataset, data_dir):
             if candidate.exists():
                 try:
-                    reason = _mismatch(dataset, candidate)
+                    reason = _mismatch(dataset, candidate, root)
                 except _Corrupt as e:
                     reason = str(e)
                 if reason is not None:
@@ -61,12 +64,19 @@ def locate(
                         f" this copy as it is by giving its path instead of --codegen-suite"
                         f" {dataset.name}"
                     )
-                return candidate, _identity(dataset, candidate)
-    home = cache_root / "datasets" / f"{dataset.source}-{dataset.version}"
+                return candidate, _identity(dataset, candidate, root)
+    home = root / f"{dataset.source}-{dataset.version}"
     target = home / dataset.path
     if not target.exists():
         _download(dataset, home, data_dir, progress)
-    return target, _identity(dataset, target)
+    elif dataset.first_download:
+        reason = first_download.size_mismatch(dataset, target, root)
+        if reason is not None:
+            raise DataError(
+                f"{dataset.name}: the cached copy in {home} is not the one first downloaded"
+                f" ({reason}); delete {home} to download it again"
+            )
+    return target, _identity(dataset, target, root)
 
 
 def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
@@ -79,15 +89,21 @@ def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
     return [data_dir / folder / path for folder in folders for path in paths]
 
 
-def _identity(dataset: Dataset, path: Path) -> dict[str, Any]:
+def _identity(dataset: Dataset, path: Path, root: Path) -> dict[str, Any]:
+    if dataset.first_download:  # the digest recorded of the first copy (made now if none)
+        return identity(
+            dataset.name, dataset.version, first_download.remember(dataset, path, root)["sha256"]
+        )
     sha256 = dataset.sha256 or digest(path)[0]  # a git_blob pin: hashed from verified bytes
     return identity(dataset.name, dataset.version, sha256)
 
 
-def _mismatch(dataset: Dataset, path: Path) -> str | None:
+def _mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
     """Why the content at ``path`` is not the pinned one (None: it is). Raises
     :class:`_Corrupt` for a file that cannot be decoded."""
     try:
+        if dataset.first_download:
+            return first_download.mismatch(dataset, path, root)
         if dataset.git_blob:
             found = git_blob_id(read_content(path))
             if found != dataset.git_blob:
@@ -107,6 +123,11 @@ def offline_hint(dataset: Dataset, data_dir: Path | None) -> str:
     """Where to put the data by hand, for a machine that cannot download it."""
     where = data_dir if data_dir is not None else Path("DIR")
     flag = "" if data_dir is not None else " and pass --codegen-data-dir DIR"
+    if dataset.format == "files":
+        return (
+            f"put the files {', '.join(dataset.file_names)} from that URL in"
+            f" {where / dataset.name / dataset.path}{flag}"
+        )
     if dataset.is_tree:
         return (
             f"unpack that archive (or check out the repository at {dataset.version}) as"
@@ -140,12 +161,10 @@ def _download(
             work = Path(tempfile.mkdtemp(prefix=f".{home.name}.", dir=root))
             try:
                 progress(f"codegen: downloading {dataset.name} {dataset.version} from {url}")
-                archive = work / "download"
-                received = _get(dataset, url, archive, data_dir)
-                _unpack(dataset, archive, work / "tree", members)
+                received = _fetch(dataset, url, work, data_dir, members)
                 for member in members:
                     reason = (
-                        _mismatch(member, work / "tree" / member.path)
+                        _mismatch(member, work / "tree" / member.path, root)
                         if (work / "tree" / member.path).exists()
                         else f"it has no {member.path}"
                     )
@@ -158,6 +177,9 @@ def _download(
                     aside = work / "old"
                     os.rename(home, aside)
                 os.rename(work / "tree", home)
+                for member in members:
+                    if member.first_download:
+                        _remember(member, home / member.path, root, progress)
                 progress(
                     f"codegen: {dataset.name} {dataset.version}: {received:,} bytes, verified,"
                     f" in {home}"
@@ -173,6 +195,30 @@ def _download(
             f"{dataset.name}: the download from {url} failed {ATTEMPTS} times ({problem});"
             f" nothing was kept in {root}"
         )
+
+
+def _remember(dataset: Dataset, path: Path, root: Path, progress: Callable[[str], None]) -> None:
+    had = first_download.recorded(dataset, root) is not None
+    first = first_download.remember(dataset, path, root)
+    if not had:
+        progress(
+            f"codegen: {dataset.name} {dataset.version} has no pinned digest; recorded this first"
+            f" download's, sha256 {first['sha256'][:12]}, which every later copy must match"
+            f" (not a pin)"
+        )
+
+
+def _fetch(
+    dataset: Dataset, url: str, work: Path, data_dir: Path | None, members: list[Dataset]
+) -> int:
+    """Download into ``work/tree`` laid out as upstream ships it; the bytes received."""
+    if dataset.format != "files":
+        received = _get(dataset, url, work / "download", data_dir)
+        _unpack(dataset, work / "download", work / "tree", members)
+        return received
+    folder = work / "tree" / dataset.path
+    folder.mkdir(parents=True)
+    return sum(_get(dataset, url + name, folder / name, data_dir) for name in dataset.file_names)
 
 
 def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> int:

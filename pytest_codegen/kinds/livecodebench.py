@@ -1,4 +1,5 @@
-"""LiveCodeBench code generation (the "lite" release files, ``test.jsonl`` … ``test6.jsonl``):
+"""LiveCodeBench code generation (the "lite" release files, ``test.jsonl`` … ``test6.jsonl``,
+one by one or a directory of them, as ``--codegen-suite livecodebench`` downloads them):
 JSON lines with ``question_id``, ``question_title``, ``question_content``, ``platform``,
 ``contest_id``, ``contest_date``, ``starter_code``, ``difficulty``, ``public_test_cases``,
 ``private_test_cases`` and ``metadata``.
@@ -244,7 +245,17 @@ class LiveCodeBenchKind(IOKind):
     def is_row(self, row: Any) -> bool:
         return is_livecodebench_row(row)
 
+    def claims(self, path: Path, explicit: bool) -> bool:
+        if explicit and path.is_dir():  # the named suite: a directory of release files
+            return super().claims(path / "test.jsonl", explicit)
+        return super().claims(path, explicit)
+
     def load(self, path: Path, suite: str) -> list[Problem]:
+        if path.is_dir():
+            files = sorted(
+                (int(release_of(f)), f) for f in path.glob("test*.jsonl") if release_of(f)
+            )
+            return [p for _, file in files for p in load_livecodebench(file, suite)]
         return load_livecodebench(path, suite)
 
     def entry_name(self, problem: Problem) -> str | None:

@@ -194,11 +194,11 @@ def breakdown_lines(
     return lines
 
 
-def window_lines(
+def run_windows(
     records: Sequence[Mapping[str, Any]], name: str, ks: Sequence[int], window: str
-) -> list[str]:
-    """A run's pass@k by release window (``--codegen-date-window``), for its summary: a
-    table for each suite whose problems fall in at least two windows (none for "off")."""
+) -> list[Breakdown]:
+    """One run's pass@k by release window (``--codegen-date-window``): a part per window of
+    each suite whose problems fall in at least two (none for "off"), its run called ``name``."""
     if window not in WINDOWS:
         return []
     counts = per_problem(records)
@@ -208,4 +208,12 @@ def window_lines(
             samples.setdefault((str(record["suite"]), str(record["task_id"])), []).append(record)
     problems = sorted(key for key in samples if counts.get(key, (0, 0))[0] > 0)
     values = {window: facet_values([samples], problems, window)[window]}
-    return breakdown_lines(breakdowns([(name, counts)], values, problems, ks), [name], ks)
+    return breakdowns([(name, counts)], values, problems, ks)
+
+
+def window_lines(
+    records: Sequence[Mapping[str, Any]], name: str, ks: Sequence[int], window: str
+) -> list[str]:
+    """A run's pass@k by release window, for its summary: a table for each suite whose
+    problems fall in at least two windows (see :func:`run_windows`)."""
+    return breakdown_lines(run_windows(records, name, ks, window), [name], ks)

@@ -4,10 +4,11 @@ The report is one HTML file with everything inline (CSS, JavaScript and the data
 mailed, attached to a CI run or opened from disk without network access.
 
 The page draws everything from that data: a header with totals, the pass@k table per suite and
-category, an SVG chart of pass@k over k per suite, a stacked bar of outcomes per category, and a
-paginated problem list with sorting and filtering. A problem's drill-down (its prompt, and each
-sample's code, outcome, test messages and output) is only built when it is opened, so reports
-with tens of thousands of samples stay responsive.
+category, pass@k by release window where problems carry a contest date, an SVG chart of pass@k over
+k per suite, a stacked bar of outcomes per category, and a paginated problem list with sorting and
+filtering. A problem's drill-down (its prompt, and each sample's code, outcome, test messages and
+output) is only built when it is opened, so reports with tens of thousands of samples stay
+responsive.
 
 The view state lives in the URL fragment, so a link can point at a view or at one problem:
 ``report.html#problem=HumanEval/3&sample=2``, ``#show=failing&sort=rate-asc&q=sort``.

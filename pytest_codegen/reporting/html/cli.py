@@ -53,6 +53,7 @@ def build_from_results(
     output: str | Path,
     ks: Sequence[int] = DEFAULT_KS,
     model: str | None = None,
+    date_window: str = "quarter",
 ) -> dict[str, Any]:
     """Read a results JSONL, score it and write the report; returns the meta used."""
     results = Path(results)
@@ -65,6 +66,7 @@ def build_from_results(
         "started": None,
         "duration_s": None,
         "k": list(ks),
+        "date_window": date_window,
         "pytest_version": _pytest_version(),
         "plugin_version": _plugin_version(),
         "source": str(results),
@@ -87,10 +89,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "-k", "--k", type=_parse_ks, default=list(DEFAULT_KS), help="pass@k values (1,5,10)"
     )
     parser.add_argument("--model", help="model name for the header (default: from the records)")
+    parser.add_argument(
+        "--date-window",
+        choices=("quarter", "month", "year", "off"),
+        default="quarter",
+        help="pass@k by release window of contest_date, as --codegen-date-window (quarter)",
+    )
     args = parser.parse_args(argv)
     output = args.output or args.results.with_suffix(".html")
     try:
-        build_from_results(args.results, output, args.k, args.model)
+        build_from_results(args.results, output, args.k, args.model, args.date_window)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,5 +1,9 @@
 """The report's data: per-sample records grouped into problems and scored, as one JSON object.
 
+With problems that carry a ``contest_date`` (LiveCodeBench), ``windows`` holds the run's
+pass@k by release window (``meta["date_window"]``, as ``--codegen-date-window``), the parts
+:func:`pytest_codegen.reporting.breakdowns.run_windows` gives the summary.
+
 :func:`report_data` is everything the page shows. Problems count their samples by the one
 rule of :func:`pytest_codegen.scoring.latest_samples`, as the summary and the gates do.
 """
@@ -14,8 +18,10 @@ from ... import outcomes
 from ...attempts import tally
 from ...scoring.intervals import clusters_across_suites, mean_interval
 from ...scoring.passk import latest_samples, pass_at_k
+from ..breakdowns import WINDOWS, run_windows
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
+RUN_NAME = "run"  # the one run of a report, in its release-window parts
 
 # Per-sample output beyond this many characters is cut, so one chatty sample cannot make the
 # report unreadably large; the cut is marked in the text.
@@ -186,6 +192,8 @@ def report_data(
         for outcome, count in problem["counts"].items():
             counts[outcome] = counts.get(outcome, 0) + count
     graded = sum(counts.get(o, 0) for o in outcomes.GRADED)
+    window = meta.get("date_window", "quarter")
+    window = window if window in WINDOWS else "off"
     return {
         "format": 1,
         "meta": _clean(dict(meta)),
@@ -204,6 +212,9 @@ def report_data(
             "attempts": attempt_counts(records),
         },
         "problems": problems,
+        # pass@k by release window of contest_date, as the summary shows it
+        "date_window": window,
+        "windows": [part.to_json(ks) for part in run_windows(list(records), RUN_NAME, ks, window)],
     }
 
 

@@ -322,6 +322,40 @@
     table.appendChild(body);
   }
 
+  // The run's pass@k by release window (contest_date): a table per suite, a row per window
+  // and k, as the summary's "by quarter" table.
+  function renderWindows() {
+    var parts = DATA.windows || [];
+    if (!parts.length) return;
+    document.getElementById('windows-panel').hidden = false;
+    var box = document.getElementById('windows'), bodies = {};
+    parts.forEach(function (part) {
+      var body = bodies[part.suite];
+      if (!body) {
+        box.appendChild(el('h3', { text: 'By ' + part.facet + ' (' + part.suite + ')' }));
+        var head = el('tr', {}, [el('th', { text: part.facet }), el('th', { text: 'Problems' }),
+          el('th', { text: 'k' }), el('th', { text: 'pass@k' })]);
+        body = bodies[part.suite] = el('tbody');
+        box.appendChild(el('div', { 'class': 'table-scroll' }, [el('table', {
+          'class': 'summary windows', 'data-facet': part.facet, 'data-suite': part.suite
+        }, [el('thead', {}, [head]), body])]));
+      }
+      var scores = (part.runs[0] || {})['pass@k'] || {};
+      KS.forEach(function (k) {
+        var score = scores[String(k)] || {}, v = score.value, ci = score.ci;
+        body.appendChild(el('tr', { 'data-window': part.value, 'data-k': k }, [
+          el('td', { text: part.value }), el('td', { text: num(part.problems) }),
+          el('td', { text: String(k) }),
+          el('td', { 'data-value': v == null ? '' : v, 'data-ci': ci ? ci[0] + ' ' + ci[1] : '',
+            title: ci ? '95% interval ' + pct(ci[0]) + '\u2013' + pct(ci[1]) : 'n/a',
+            text: v == null ? 'n/a' : pct(v) + (!ci ? '' : Math.abs((v - ci[0]) - (ci[1] - v)) < 5e-4
+              ? ' \u00b1 ' + ((ci[1] - ci[0]) * 50).toFixed(1)
+              : ' (' + (ci[0] * 100).toFixed(1) + '\u2013' + (ci[1] * 100).toFixed(1) + ')') })
+        ]));
+      });
+    });
+  }
+
   // ---- charts -------------------------------------------------------------------------------
   function renderPassK() {
     var box = document.getElementById('chart-passk');
@@ -879,6 +913,7 @@
     renderHeader();
     renderCards();
     renderSummary();
+    renderWindows();
     renderPassK();
     renderOutcomes();
     wireControls();

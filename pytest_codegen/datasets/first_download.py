@@ -1,0 +1,131 @@
+"""Named suites with no pinned digest (``"trust": "first-download"``): the files of APPS and
+LiveCodeBench live in Hugging Face's LFS store, whose SHA256 we could not read when they were
+catalogued, so their entries carry the URL and the rows each file must hold instead.
+
+What is checked, and what is not: every copy used (a download, a ``--codegen-data-dir``
+copy) must hold the catalogued number of rows in each file. The first copy that does is
+recorded in the user cache (``<cache>/datasets/<source>-<version>.first-download.json``: each
+file's sha256 and size), and every later copy must match that record: a later download, a
+placed copy, or (by size, which costs no read) the cached copy at the start of each run. This
+is not a pin: nothing says the first copy was the upstream one, and a cleared cache forgets
+the record. Every record's ``data.sha256`` is the recorded digest, so two results files still
+tell whether they graded the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .catalog import Dataset
+from .content import digest
+
+RECORD_SUFFIX = ".first-download.json"
+
+
+def record_path(dataset: Dataset, root: Path) -> Path:
+    """Where the first copy's digests are kept: beside the download in ``root``."""
+    return root / f"{dataset.source}-{dataset.version}{RECORD_SUFFIX}"
+
+
+def recorded(dataset: Dataset, root: Path) -> dict[str, Any] | None:
+    """The record of the first copy, or None if there is none (or it cannot be read)."""
+    try:
+        found = json.loads(record_path(dataset, root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) and isinstance(found.get("files"), dict) else None
+
+
+def files_of(dataset: Dataset, path: Path) -> dict[str, Path]:
+    """Each catalogued file's name and where it is: in the directory ``path`` (format
+    ``files``), or ``path`` itself."""
+    if dataset.format == "files":
+        return {name: path / name for name in dataset.file_names}
+    return {name: path for name in dataset.rows or {}}
+
+
+def count_rows(path: Path) -> int:
+    """The non-empty lines of a JSON-lines file, read a line at a time."""
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+def mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
+    """Why the copy at ``path`` cannot be used (None: it can): a file missing, another number
+    of rows than catalogued, or bytes other than the first copy's. Raises ``OSError`` for a
+    file that cannot be read."""
+    files = files_of(dataset, path)
+    for name, file in files.items():
+        if not file.is_file():
+            return f"it has no {name}"
+        rows, expected = count_rows(file), (dataset.rows or {})[name]
+        if rows != expected:
+            return f"{name} holds {rows:,} rows where {expected:,} are catalogued"
+    first = recorded(dataset, root)
+    if first is None:
+        return None
+    for name, file in files.items():
+        sha256, size = digest(file)
+        want = first["files"].get(name) or {}
+        if (sha256, size) != (want.get("sha256"), want.get("size")):
+            return (
+                f"{name} has sha256 {sha256} ({size:,} bytes) where its first download, recorded"
+                f" in {record_path(dataset, root)}, had {want.get('sha256')}"
+                f" ({want.get('size') or 0:,} bytes)"
+            )
+    return None
+
+
+def size_mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
+    """The cheap check of a cached copy at each run: each file's size against the record."""
+    first = recorded(dataset, root)
+    if first is None:
+        return None
+    for name, file in files_of(dataset, path).items():
+        want = (first["files"].get(name) or {}).get("size")
+        try:
+            size = file.stat().st_size
+        except OSError:
+            return f"it has no {name}"
+        if size != want:
+            return f"{name} is {size:,} bytes where its first download had {want or 0:,}"
+    return None
+
+
+def remember(dataset: Dataset, path: Path, root: Path) -> dict[str, Any]:
+    """The record of the first copy: read, or made now from the copy at ``path`` (already
+    checked by :func:`mismatch`) and written whole."""
+    first = recorded(dataset, root)
+    if first is not None:
+        return first
+    files = {}
+    for name, file in files_of(dataset, path).items():
+        sha256, size = digest(file)
+        files[name] = {"sha256": sha256, "size": size}
+    if dataset.format == "files":  # a tree's identity, as content.digest computes it
+        manifest = "".join(
+            f"{files[name]['sha256']}  {name}\n" for name in sorted(files, key=str.encode)
+        )
+        whole = hashlib.sha256(manifest.encode()).hexdigest()
+    else:
+        whole = next(iter(files.values()))["sha256"]
+    first = {
+        "name": dataset.name,
+        "version": dataset.version,
+        "url": dataset.url,
+        "sha256": whole,
+        "size": sum(f["size"] for f in files.values()),
+        "files": files,
+        "note": "the digests of the first copy used: not a pin",
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".record.", dir=root)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(first, out, indent=1)
+    os.replace(tmp, record_path(dataset, root))
+    return first
