@@ -108,6 +108,9 @@ class JestRunner:
         self._served = 0
         self._baseline_resources = 0
         self._next_id = 0
+        # where the last file's time went in the runner, phase -> [wall ms, CPU ms]
+        # (runner.js's profile(); printed by benchmarks/perf/react_throughput.py --profile)
+        self.last_profile: dict[str, Any] = {}
 
     # -- isolation facts
     @property
@@ -349,6 +352,8 @@ class JestRunner:
                 output_limit=self.output_limit,
             )
             verdict.duration_s = duration
+            self.last_profile = dict(answer.get("profile") or {})
+            self.last_profile["runner"] = answer.get("durationMs")
             self._served += 1
             leaked = int(answer.get("resources", 0)) > self._baseline_resources
             if forged or leaked or answer.get("violations") or self._served >= self.recycle_after:
