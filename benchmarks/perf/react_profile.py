@@ -109,9 +109,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--samples", type=int, default=10, help="samples per problem")
-    parser.add_argument(
-        "--limit", type=int, default=None, help="grade only the first this many"
-    )
+    parser.add_argument("--limit", type=int, default=None, help="grade only the first this many")
     args = parser.parse_args()
     problems = load_webapp1k(SUITE, "react")
     rows, _ = build_samples(problems, args.samples)
@@ -122,4 +120,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -141,6 +141,7 @@ class JestRunner:
             "--no-incremental-marking",
             "--single-threaded-gc",
         ]
+        args += os.environ.get("RS_EXTRA", "").split()  # TEMP
         if self.permission_flag:
             args += permission_args(self.permission_flag, self.toolchain, work)
         return [*args, str(RUNNER_JS), str(self.toolchain), str(work)]
