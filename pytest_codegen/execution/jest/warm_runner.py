@@ -108,9 +108,7 @@ class JestRunner:
         self._served = 0
         self._baseline_resources = 0
         self._next_id = 0
-        # where the last file's time went in the runner, phase -> [wall ms, CPU ms]
-        # (runner.js's profile(); printed by benchmarks/perf/react_throughput.py --profile)
-        self.last_profile: dict[str, Any] = {}
+        self.last_profile: dict[str, Any] = {}  # runner.js's profile() of the last file
 
     # -- isolation facts
     @property
@@ -141,7 +139,6 @@ class JestRunner:
             "--no-incremental-marking",
             "--single-threaded-gc",
         ]
-        args += os.environ.get("RS_EXTRA", "").split()  # TEMP
         if self.permission_flag:
             args += permission_args(self.permission_flag, self.toolchain, work)
         return [*args, str(RUNNER_JS), str(self.toolchain), str(work)]
@@ -353,8 +350,7 @@ class JestRunner:
                 output_limit=self.output_limit,
             )
             verdict.duration_s = duration
-            self.last_profile = dict(answer.get("profile") or {})
-            self.last_profile["runner"] = answer.get("durationMs")
+            self.last_profile = {**answer.get("profile", {}), "runner": answer.get("durationMs")}
             self._served += 1
             leaked = int(answer.get("resources", 0)) > self._baseline_resources
             if forged or leaked or answer.get("violations") or self._served >= self.recycle_after:
