@@ -23,7 +23,11 @@ moves by ~10% from run to run on a busy machine ((1)'s minutes meet more of its 
 (3)'s half minute): ``--repeat N`` prints the median and the per-run range.
 
     python benchmarks/perf/react_throughput.py [--samples 10] [--repeat 1] [--single N]
-                                               [--same-code]
+                                               [--same-code] [--profile]
+
+``--profile`` then prints where a sample's time goes: the runner's phases (react_profile.py,
+one warm runner over the first 60 samples), and what pytest and xdist cost per item on as
+many empty tests.
 
 Every sample's code differs (a trailing comment naming the sample), so the runner's memo of
 Babel's output (``transformer.js``) never serves a sample from an earlier one: the cautious
@@ -48,7 +52,9 @@ from humaneval_throughput import (  # this script's directory is on sys.path
     byte_compile_plugin,
     children_cpu,
     per_run_ratios,
+    run_xdist_floor,
 )
+from react_profile import print_profile, profile_runner
 
 from pytest_codegen.execution.jest.node_env import NodeInfo, ensure_toolchain, find_node
 from pytest_codegen.execution.jest.plain_jest import Sample, lay_out, passed, read_report, run_jest
@@ -201,6 +207,9 @@ def main() -> None:
         action="store_true",
         help="samples of one kind share their code (Babel's output is reused)",
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="then print where a sample's time goes"
+    )
     args = parser.parse_args()
     byte_compile_plugin()
 
@@ -229,6 +238,7 @@ def main() -> None:
 
         single_times, batched_times, plugin_times, body_times, graded_times = [], [], [], [], []
         cpu: dict[int, list[float]] = {1: [], 2: [], 3: []}  # CPU seconds per sample, by run
+        xdist_cpu = run_xdist_floor(total, workdir) / total if args.profile else 0.0
         for _ in range(args.repeat):
             before = children_cpu()
             t_single, v_single = run_single(node, toolchain, single_dirs, subset)
@@ -305,6 +315,9 @@ def main() -> None:
         f"same verdicts (1) vs (3):       {not diff_single} (on the {len(subset)} samples of (1))"
         + (f" ({len(diff_single)} differ, e.g. {diff_single[:3]})" if diff_single else "")
     )
+    if args.profile:
+        print(f"pytest and xdist alone:         {xdist_cpu * ms:.1f} ms CPU per item (empty tests)")
+        print_profile(profile_runner(rows[:60], by_id))
 
 
 if __name__ == "__main__":

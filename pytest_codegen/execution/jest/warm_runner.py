@@ -108,6 +108,7 @@ class JestRunner:
         self._served = 0
         self._baseline_resources = 0
         self._next_id = 0
+        self.last_profile: dict[str, Any] = {}  # runner.js's profile() of the last file
 
     # -- isolation facts
     @property
@@ -349,6 +350,7 @@ class JestRunner:
                 output_limit=self.output_limit,
             )
             verdict.duration_s = duration
+            self.last_profile = {**answer.get("profile", {}), "runner": answer.get("durationMs")}
             self._served += 1
             leaked = int(answer.get("resources", 0)) > self._baseline_resources
             if forged or leaked or answer.get("violations") or self._served >= self.recycle_after:

@@ -10,6 +10,7 @@ const CHANNEL_KEY = '__pytestCodegenChannel';
 
 let JSDOMEnvironment = null;
 let pending = null;
+let mark = () => {}; // the runner's profile (runner.js)
 
 // Jest's modern fake timers replace the window's Date (sinon's clock), which guard.js keeps
 // read-only: it lets Date be assigned only while `replacing` (Jest installing or removing its
@@ -44,7 +45,8 @@ function guardTimerSwaps(timers, global) {
   }
 }
 
-function configure(toolchain) {
+function configure(toolchain, marker) {
+  if (typeof marker === 'function') mark = marker;
   const jsdomEnv = require(require.resolve('jest-environment-jsdom', {paths: [toolchain]}));
   JSDOMEnvironment = jsdomEnv.TestEnvironment || jsdomEnv.default;
 }
@@ -56,6 +58,7 @@ function offer(channel) {
 function makeEnvironment() {
   return class GuardedEnvironment extends JSDOMEnvironment {
     constructor(config, context) {
+      mark('environment');
       super(config, context);
       const channel = pending;
       pending = null;
@@ -66,6 +69,12 @@ function makeEnvironment() {
         writable: false,
       });
       if (this.fakeTimersModern) guardTimerSwaps(this.fakeTimersModern, this.global);
+      mark('environment end');
+    }
+
+    teardown() {
+      mark('teardown');
+      return super.teardown();
     }
   };
 }
