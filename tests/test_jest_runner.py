@@ -195,6 +195,26 @@ def test_file_writes_outside_the_sample_directory_are_blocked(runner):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("sandbox_uid", ["auto", None], ids=["as-root-drops-uid", "own-uid"])
+def test_a_sample_cannot_leave_a_package_for_the_next_sample(sandbox_uid):
+    # With its own uid (a user without root) only Node's permissions and Landlock hold the
+    # runner: its work root and each sample's directory must be read-only to it all the same.
+    plant = sample("plant_module.prelude.js", CORRECT)
+    use = "import planted from 'planted';\n" + CORRECT
+    with JestRunner(find_node(), cache_root=shared_cache(), sandbox_uid=sandbox_uid) as runner:
+        planting = grade(runner, plant)
+        assert planting.outcome == PASSED, planting.message  # it caught the refusals
+        targets = [
+            line.split()[2] for line in planting.stdout.splitlines() if "refused:" in line
+        ]
+        assert len(targets) == 2, planting.stdout
+        assert not any(Path(target).exists() for target in targets)
+        assert runner.alive  # the next sample runs in the same runner, after the attempt
+        using = grade(runner, use)
+    assert using.outcome == ERROR
+    assert "Cannot find module 'planted'" in using.message
+
+
 def test_environment_secrets_are_not_visible(runner):
     assert os.environ["PCG_TEST_SECRET"]
     verdict = grade(runner, sample("env_secret.prelude.js", CORRECT))

@@ -2,7 +2,7 @@
 environment.
 
 The runner (:mod:`.warm_runner`) is started with Node's file-system permissions (reads of the
-toolchain, our JS and the work root only, writes to the work root only), as root under an
+toolchain, our JS and the work root only, writes to Jest's cache in it only), as root under an
 otherwise unused uid that owns nothing, and with an allowlisted environment (no API keys).
 Node's permissions are checked inside the process the samples run in; where the kernel has
 Landlock, the same allowlist (plus the system libraries Node itself loads) is also enforced
@@ -82,19 +82,26 @@ def limit_resources(memory_mb: int, files: list[tuple[str, int]] | None = None) 
             raise OSError("Landlock refused to confine the Jest runner")
 
 
+def jest_cache(work: Path) -> Path:
+    """Jest's cache in a runner's work root: the one place the runner may write."""
+    return work / ".jest-cache"
+
+
 def landlock_rules(node_path: str, toolchain: Path, work: Path) -> list[tuple[str, int]]:
-    """What the runner may open: Node's installation, the toolchain and our JS to read, its
-    work root to write (the samples' files, Jest's cache), and ``/proc/self`` (Node reads
+    """What the runner may open: Node's installation, the toolchain, our JS and its work root
+    (the samples' files) to read, Jest's cache alone to write, and ``/proc/self`` (Node reads
     its own memory use there; it names the runner's own process once it starts)."""
     install = Path(os.path.realpath(node_path)).parent.parent
-    read = [str(install), str(toolchain), str(PACKAGE_DIR), *landlock.SYSTEM_READ]
-    rules = landlock.allowlist(read, [str(work), *landlock.DEVICES], [])
+    read = [str(install), str(toolchain), str(PACKAGE_DIR), str(work), *landlock.SYSTEM_READ]
+    rules = landlock.allowlist(read, [str(jest_cache(work)), *landlock.DEVICES], [])
     # Unresolved: the child opens it, and so finds its own pid's directory.
     return [*rules, ("/proc/self", landlock.READ_FILE | landlock.READ_DIR)]
 
 
 def permission_args(flag: str, toolchain: Path, work: Path) -> list[str]:
-    """Node's permission flags: read the toolchain, our JS and ``work``; write ``work`` only."""
+    """Node's permission flags: read the toolchain, our JS and ``work``; write Jest's cache
+    only. A sample's own directory and the work root stay read-only to it, so that a sample
+    cannot leave files (a ``node_modules`` of its own) where the next sample's lookups go."""
     args: list[str] = []
     reads = [toolchain, PACKAGE_DIR, work]
     # Jest looks for package.json and node_modules in every directory above a file.
@@ -103,13 +110,14 @@ def permission_args(flag: str, toolchain: Path, work: Path) -> list[str]:
             reads.append(Path(parent, name))
     args.append(flag)
     args += [f"--allow-fs-read={p}" for p in reads]
-    args.append(f"--allow-fs-write={work}")
+    args.append(f"--allow-fs-write={jest_cache(work)}")
     return args
 
 
 def runner_env(work: Path) -> dict[str, str]:
-    """The runner's environment: an allowlist, with ``work`` as its home and temp directory."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work)}
+    """The runner's environment: an allowlist, with ``work`` as its home and Jest's cache as
+    its temp directory."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(jest_cache(work))}
     env["NODE_ENV"] = "test"
     # fetch-mock makes new loggers of the `debug` package on every call, and each asks
     # whether stderr is a terminal unless told its colours (its output is never enabled).

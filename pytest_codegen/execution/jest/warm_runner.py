@@ -14,10 +14,11 @@ Isolation, from the outside in:
 - **memory**: ``RLIMIT_DATA`` and V8's heap limit; an out-of-memory runner dies -> ``crashed``;
 - **files, processes**: Node's permission model (``--permission``, or
   ``--experimental-permission`` on Node 20): reads of the toolchain, our JS and the work root
-  only, writes to the work root only, no child processes, workers, native addons or inspector;
-  as root, the runner also drops to an otherwise unused uid that owns nothing but Jest's
+  only, writes to Jest's cache in it only, no child processes, workers, native addons or
+  inspector; as root, the runner also drops to an otherwise unused uid that owns nothing but Jest's
   transform cache, so it can write nowhere else and signal no other process;
-- **environment**: an allowlist (PATH, HOME/TMPDIR = the work root, locale, TZ); no API keys;
+- **environment**: an allowlist (PATH, HOME = the work root, TMPDIR = Jest's cache, locale,
+  TZ); no API keys;
 - **results**: answers come on a private pipe and must carry a secret the runner read before any
   sample existed; per-test results come from ``node/guard.js``, which locks the test framework
   before the sample loads (see its docstring) and are cross-checked against Jest's own; a
@@ -46,6 +47,7 @@ from ...outcomes import CRASHED, ERROR, TIMEOUT, Verdict
 from ...problems import MODE_JEST
 from .confinement import (
     choose_uid,
+    jest_cache,
     landlock_rules,
     limit_resources,
     node_permission_flag,
@@ -148,7 +150,7 @@ class JestRunner:
         self.close()
         work = Path(tempfile.mkdtemp(prefix="pytest-codegen-jest-")).resolve()
         os.chmod(work, 0o755)
-        cache = work / ".jest-cache"
+        cache = jest_cache(work)
         cache.mkdir()
         warm = work / "warmup"
         warm.mkdir()
@@ -357,7 +359,7 @@ class JestRunner:
                 self.close()  # a sample may have left something behind: start clean
         shutil.rmtree(sample_dir, ignore_errors=True)
         if self._work is not None:
-            cache = self._work / ".jest-cache"
+            cache = jest_cache(self._work)
             for child in cache.iterdir() if cache.is_dir() else []:
                 shutil.rmtree(child, ignore_errors=True)
         return verdict
