@@ -204,9 +204,7 @@ def test_a_sample_cannot_leave_a_package_for_the_next_sample(sandbox_uid):
     with JestRunner(find_node(), cache_root=shared_cache(), sandbox_uid=sandbox_uid) as runner:
         planting = grade(runner, plant)
         assert planting.outcome == PASSED, planting.message  # it caught the refusals
-        targets = [
-            line.split()[2] for line in planting.stdout.splitlines() if "refused:" in line
-        ]
+        targets = [line.split()[2] for line in planting.stdout.splitlines() if "refused:" in line]
         assert len(targets) == 2, planting.stdout
         assert not any(Path(target).exists() for target in targets)
         assert runner.alive  # the next sample runs in the same runner, after the attempt
