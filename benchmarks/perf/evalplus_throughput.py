@@ -23,6 +23,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -40,6 +41,10 @@ evaluate(dataset="humaneval", samples=sys.argv[1], parallel=2, i_just_wanna_run=
 sys.stdout.flush()
 os._exit(0)
 """
+# What byte_compile_plugin does, for the plugin of another Python.
+COMPILE_PLUGIN = (
+    "import compileall, pytest_codegen as p; compileall.compile_dir(p.__path__[0], quiet=1)"
+)
 
 
 def write_data(work: Path, problems: int, inputs: int, samples: int) -> tuple[Path, Path]:
@@ -85,9 +90,11 @@ def run_evalplus(python: str, data: Path, samples: Path, work: Path) -> tuple[fl
     return wall, cpu, verdicts
 
 
-def run_plugin(data: Path, samples: Path, work: Path, n: int) -> tuple[float, float, dict]:
+def run_plugin(
+    data: Path, samples: Path, work: Path, n: int, python: str = sys.executable
+) -> tuple[float, float, dict]:
     cpu = children_cpu()
-    wall, records = run_pytest_codegen(data, samples, work, n)
+    wall, records = run_pytest_codegen(data, samples, work, n, python)
     cpu = children_cpu() - cpu
     verdicts = {
         (r["task_id"], r["sample_index"]): (
@@ -107,6 +114,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--evalplus-python", default=str(DEFAULT_EVALPLUS))
     parser.add_argument("--profile", action="store_true", help="where a sample's CPU goes")
+    parser.add_argument(
+        "--against",
+        metavar="PYTHON",
+        help="also grade with the plugin of this Python (another checkout's virtualenv) in "
+        "every repeat: an A/B on a noisy machine",
+    )
     args = parser.parse_args()
     byte_compile_plugin()
     with tempfile.TemporaryDirectory(prefix="evalplus-perf-") as tmp:
@@ -116,15 +129,23 @@ def main() -> None:
         # The expected outputs, measured once by each (EvalPlus caches them by the file's hash).
         run_evalplus(args.evalplus_python, data, samples, work)
         run_plugin(data, samples, work, args.samples)
-        runs: dict[str, list[tuple[float, float]]] = {"theirs": [], "ours": []}
+        order = ["theirs", "ours"] + (["against"] if args.against else [])
+        if args.against:
+            # Byte-compiled alike (see byte_compile_plugin), then its expected outputs.
+            subprocess.run([args.against, "-c", COMPILE_PLUGIN], check=True)
+            run_plugin(data, samples, work, args.samples, args.against)
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in order}
         agree, loads = True, [os.getloadavg()[0]]
         for i in range(args.repeat):
             # Which one goes first alternates: each run leaves the machine busier for the next.
-            for name in ("theirs", "ours") if i % 2 == 0 else ("ours", "theirs"):
+            for name in order if i % 2 == 0 else reversed(order):
                 if name == "theirs":
                     wall, cpu, theirs = run_evalplus(args.evalplus_python, data, samples, work)
-                else:
+                elif name == "ours":
                     wall, cpu, ours = run_plugin(data, samples, work, args.samples)
+                else:
+                    wall, cpu, other = run_plugin(data, samples, work, args.samples, args.against)
+                    agree = agree and other == theirs
                 runs[name].append((wall, cpu))
             agree = agree and ours == theirs
             loads.append(os.getloadavg()[0])
@@ -135,9 +156,13 @@ def main() -> None:
         walls = {k: [w for w, _ in v] for k, v in runs.items()}
         cpus = {k: [c for _, c in v] for k, v in runs.items()}
         medians = {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in runs}
-        names = {"theirs": "evalplus 0.3.1 evaluate", "ours": "pytest-codegen -n 2"}
-        for key, name in names.items():
-            wall, cpu = medians[key]
+        names = {
+            "theirs": "evalplus 0.3.1 evaluate",
+            "ours": "pytest-codegen -n 2",
+            "against": "  the same, --against",
+        }
+        for key in order:
+            name, (wall, cpu) = names[key], medians[key]
             print(
                 f"{name + ':':24} {wall:7.2f} s  {total / wall:7.1f} samples/s  "
                 f"{cpu * 1e3 / total:6.1f} ms CPU per sample"
@@ -147,6 +172,13 @@ def main() -> None:
             f"{per_run_ratios(walls['theirs'], walls['ours'])}; "
             f"{medians['theirs'][1] / medians['ours'][1]:.2f} CPU"
         )
+        if args.against:
+            print(
+                "ratio (evalplus / --against): "
+                f"{medians['theirs'][0] / medians['against'][0]:.2f} wall"
+                f"{per_run_ratios(walls['theirs'], walls['against'])}; "
+                f"{medians['theirs'][1] / medians['against'][1]:.2f} CPU"
+            )
         print(f"every base and plus verdict agrees: {agree}")
         if args.profile:
             profile(data, samples, work, total, args.samples, args.repeat)
