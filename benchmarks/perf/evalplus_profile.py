@@ -113,8 +113,11 @@ def grade_by_role(data: Path, samples: Path) -> dict[str, float]:
     return per_sample
 
 
-def profile(data: Path, samples: Path, work: Path, total: int, n: int, repeat: int) -> None:
-    """Print where a sample's CPU goes (medians of ``repeat``)."""
+def profile(
+    data: Path, samples: Path, work: Path, total: int, n: int, repeat: int, whole_ms: float
+) -> None:
+    """Print where a sample's CPU goes (medians of ``repeat``), beside ``whole_ms``, the
+    whole run's CPU per sample."""
     here = str(Path(__file__).parent)
     stub_dir = work / "stub"
     stub_dir.mkdir(exist_ok=True)
@@ -159,7 +162,10 @@ def profile(data: Path, samples: Path, work: Path, total: int, n: int, repeat: i
     m: dict[str, Any] = {name: statistics.median(values) for name, values in rows.items()}
     bookkeeping = m["stubbed"] - m["start-up"] - m["floor"]
     grading = m["grading process"] + m["zygote"] + m["sample processes"]
-    print(f"where a sample's CPU goes (ms per sample, medians of {repeat}):")
+    print(
+        f"where a sample's CPU goes (ms per sample, medians of {repeat}; each part is a run of "
+        f"its own, so on a busy machine they need not add up to the whole run's {whole_ms:.1f})"
+    )
     lines = [
         ("start-up (pytest -n 2 --collect-only), spread over the samples", m["start-up"]),
         ("pytest and xdist per item (as many empty tests)", m["floor"]),
