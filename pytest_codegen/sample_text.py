@@ -27,6 +27,7 @@ things can go wrong with them:
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -46,16 +47,26 @@ def encodable(text: str) -> str:
 
 
 def encodable_data(value: Any) -> Any:
-    """A copy of JSON-like data (dicts, lists, tuples, scalars) with :func:`encodable` applied
-    to every string in it, keys included."""
+    """JSON-like data (dicts, lists, tuples, scalars) with :func:`encodable` applied to every
+    string in it, keys included: ``value`` itself when none holds a surrogate (nearly always,
+    and one pass of json's C encoder tells: every record and report of a run goes through
+    here), else a copy."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON data throughout: each part looked at
+        return _encodable_copy(value)
+    return value if _SURROGATE.search(text) is None else _encodable_copy(value)
+
+
+def _encodable_copy(value: Any) -> Any:
     if isinstance(value, str):
         return encodable(value)
     if isinstance(value, dict):
-        return {encodable_data(k): encodable_data(v) for k, v in value.items()}
+        return {_encodable_copy(k): _encodable_copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [encodable_data(v) for v in value]
+        return [_encodable_copy(v) for v in value]
     if isinstance(value, tuple):
-        return tuple(encodable_data(v) for v in value)
+        return tuple(_encodable_copy(v) for v in value)
     return value
 
 

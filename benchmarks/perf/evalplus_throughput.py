@@ -4,11 +4,13 @@
 The dataset has P problems of E base and 10 x E plus inputs each (small arithmetic, the
 canonical solution instant: every limit is EvalPlus's 1 s floor); the samples are the
 canonical solutions, N per problem, every other one wrong on its last plus input. Prints each
-one's wall time and samples/s, the ratio, and whether every base and plus verdict agrees. The
-expected outputs are measured first by each (not timed).
+one's wall time, samples/s and CPU per sample (its whole process tree), the ratios, the load
+average, and whether every base and plus verdict agrees. The expected outputs are measured
+first by each (not timed). ``--profile`` also prints where a sample's CPU goes
+(``evalplus_profile.py``).
 
     python benchmarks/perf/evalplus_throughput.py [--problems 40] [--inputs 10] [--samples 5]
-        [--repeat 1] [--evalplus-python PATH]
+        [--repeat 1] [--evalplus-python PATH] [--profile]
 
 ``--evalplus-python``: a Python with evalplus==0.3.1 (default: the virtualenv that
 tests/test_evalplus_fidelity.py keeps in pytest's cache).
@@ -21,10 +23,13 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from evalplus_profile import profile
+from humaneval_throughput import byte_compile_plugin, children_cpu, per_run_ratios
 from plugin_run import run_pytest_codegen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +41,10 @@ evaluate(dataset="humaneval", samples=sys.argv[1], parallel=2, i_just_wanna_run=
 sys.stdout.flush()
 os._exit(0)
 """
+# What byte_compile_plugin does, for the plugin of another Python.
+COMPILE_PLUGIN = (
+    "import compileall, pytest_codegen as p; compileall.compile_dir(p.__path__[0], quiet=1)"
+)
 
 
 def write_data(work: Path, problems: int, inputs: int, samples: int) -> tuple[Path, Path]:
@@ -65,24 +74,28 @@ def write_data(work: Path, problems: int, inputs: int, samples: int) -> tuple[Pa
     return data, sample_file
 
 
-def run_evalplus(python: str, data: Path, samples: Path, work: Path) -> tuple[float, dict]:
+def run_evalplus(python: str, data: Path, samples: Path, work: Path) -> tuple[float, float, dict]:
     env = {**os.environ, "HUMANEVAL_OVERRIDE_PATH": str(data), "XDG_CACHE_HOME": str(work)}
     # It asks before overwriting its results file, and there is no one to answer.
     samples.with_name("samples_eval_results.json").unlink(missing_ok=True)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), children_cpu()
     subprocess.run([python, "-c", DRIVER, str(samples)], env=env, check=True, capture_output=True)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, children_cpu() - cpu
     results = json.loads(samples.with_name("samples_eval_results.json").read_text())["eval"]
     verdicts = {
         (task, i): (r["base_status"] == "pass", r["plus_status"] == "pass")
         for task, rows in results.items()
         for i, r in enumerate(rows)
     }
-    return wall, verdicts
+    return wall, cpu, verdicts
 
 
-def run_plugin(data: Path, samples: Path, work: Path, n: int) -> tuple[float, dict]:
-    wall, records = run_pytest_codegen(data, samples, work, n)
+def run_plugin(
+    data: Path, samples: Path, work: Path, n: int, python: str = sys.executable
+) -> tuple[float, float, dict]:
+    cpu = children_cpu()
+    wall, records = run_pytest_codegen(data, samples, work, n, python)
+    cpu = children_cpu() - cpu
     verdicts = {
         (r["task_id"], r["sample_index"]): (
             r.get("base_outcome") == "passed",
@@ -90,7 +103,7 @@ def run_plugin(data: Path, samples: Path, work: Path, n: int) -> tuple[float, di
         )
         for r in records
     }
-    return wall, verdicts
+    return wall, cpu, verdicts
 
 
 def main() -> None:
@@ -100,7 +113,15 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--evalplus-python", default=str(DEFAULT_EVALPLUS))
+    parser.add_argument("--profile", action="store_true", help="where a sample's CPU goes")
+    parser.add_argument(
+        "--against",
+        metavar="PYTHON",
+        help="also grade with the plugin of this Python (another checkout's virtualenv) in "
+        "every repeat: an A/B on a noisy machine",
+    )
     args = parser.parse_args()
+    byte_compile_plugin()
     with tempfile.TemporaryDirectory(prefix="evalplus-perf-") as tmp:
         work = Path(tmp)
         data, samples = write_data(work, args.problems, args.inputs, args.samples)
@@ -108,23 +129,60 @@ def main() -> None:
         # The expected outputs, measured once by each (EvalPlus caches them by the file's hash).
         run_evalplus(args.evalplus_python, data, samples, work)
         run_plugin(data, samples, work, args.samples)
-        theirs_walls, ours_walls, agree = [], [], True
-        for _ in range(args.repeat):
-            wall, theirs = run_evalplus(args.evalplus_python, data, samples, work)
-            theirs_walls.append(wall)
-            wall, ours = run_plugin(data, samples, work, args.samples)
-            ours_walls.append(wall)
+        order = ["theirs", "ours"] + (["against"] if args.against else [])
+        if args.against:
+            # Byte-compiled alike (see byte_compile_plugin), then its expected outputs.
+            subprocess.run([args.against, "-c", COMPILE_PLUGIN], check=True)
+            run_plugin(data, samples, work, args.samples, args.against)
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in order}
+        agree, loads = True, [os.getloadavg()[0]]
+        for i in range(args.repeat):
+            # Which one goes first alternates: each run leaves the machine busier for the next.
+            for name in order if i % 2 == 0 else reversed(order):
+                if name == "theirs":
+                    wall, cpu, theirs = run_evalplus(args.evalplus_python, data, samples, work)
+                elif name == "ours":
+                    wall, cpu, ours = run_plugin(data, samples, work, args.samples)
+                else:
+                    wall, cpu, other = run_plugin(data, samples, work, args.samples, args.against)
+                    agree = agree and other == theirs
+                runs[name].append((wall, cpu))
             agree = agree and ours == theirs
-        theirs_wall, ours_wall = statistics.median(theirs_walls), statistics.median(ours_walls)
+            loads.append(os.getloadavg()[0])
         print(
             f"{total} samples x {args.inputs} base + {10 * args.inputs} plus inputs, "
-            f"median of {args.repeat}"
+            f"median of {args.repeat}; load average (1 min) {min(loads):.1f} to {max(loads):.1f}"
         )
-        walls = (("evalplus 0.3.1 evaluate", theirs_wall), ("pytest-codegen -n 2", ours_wall))
-        for name, wall in walls:
-            print(f"{name + ':':24} {wall:7.2f} s  {total / wall:7.1f} samples/s")
-        print(f"ratio (evalplus / ours): {theirs_wall / ours_wall:.2f}")
+        walls = {k: [w for w, _ in v] for k, v in runs.items()}
+        cpus = {k: [c for _, c in v] for k, v in runs.items()}
+        medians = {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in runs}
+        names = {
+            "theirs": "evalplus 0.3.1 evaluate",
+            "ours": "pytest-codegen -n 2",
+            "against": "  the same, --against",
+        }
+        for key in order:
+            name, (wall, cpu) = names[key], medians[key]
+            print(
+                f"{name + ':':24} {wall:7.2f} s  {total / wall:7.1f} samples/s  "
+                f"{cpu * 1e3 / total:6.1f} ms CPU per sample"
+            )
+        print(
+            f"ratio (evalplus / ours): {medians['theirs'][0] / medians['ours'][0]:.2f} wall"
+            f"{per_run_ratios(walls['theirs'], walls['ours'])}; "
+            f"{medians['theirs'][1] / medians['ours'][1]:.2f} CPU"
+        )
+        if args.against:
+            print(
+                "ratio (evalplus / --against): "
+                f"{medians['theirs'][0] / medians['against'][0]:.2f} wall"
+                f"{per_run_ratios(walls['theirs'], walls['against'])}; "
+                f"{medians['theirs'][1] / medians['against'][1]:.2f} CPU"
+            )
         print(f"every base and plus verdict agrees: {agree}")
+        if args.profile:
+            whole_ms = medians["ours"][1] * 1e3 / total
+            profile(data, samples, work, total, args.samples, args.repeat, whole_ms)
 
 
 if __name__ == "__main__":

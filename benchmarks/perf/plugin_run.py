@@ -11,13 +11,16 @@ import time
 from pathlib import Path
 
 
-def run_pytest_codegen(data: Path, samples: Path, work: Path, n: int) -> tuple[float, list[dict]]:
-    """(wall time, the records of ``--codegen-results``) of grading ``samples`` (N a problem)."""
+def run_pytest_codegen(
+    data: Path, samples: Path, work: Path, n: int, python: str = sys.executable
+) -> tuple[float, list[dict]]:
+    """(wall time, the records of ``--codegen-results``) of grading ``samples`` (N a problem),
+    with the plugin installed for ``python`` (another checkout's virtualenv: an A/B)."""
     results = work / "r.jsonl"
     results.unlink(missing_ok=True)
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
+        [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
         + [f"--codegen-model=replay:{samples}", f"--codegen-samples={n}"]
         + [f"--codegen-results={results}", "--codegen-k=1"],
         cwd=work,

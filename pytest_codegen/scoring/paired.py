@@ -11,10 +11,12 @@ import math
 import random
 from collections import Counter
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .intervals import Z95, standard_error
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MCNEMAR = "McNemar exact"
 # z of 80% power, one-sided: a true difference of one MDD is found significant 4 times in 5.
@@ -79,6 +81,8 @@ def _tail_on_grid(groups: Sequence[tuple[int, int]], observed: int, limit: int) 
     top = sum(value * m for value, m in scaled)
     if top + 1 > limit:
         return None
+    import numpy as np  # only here: every pytest process imports this module at start-up
+
     dist = np.zeros(top + 1)
     dist[0], reach = 1.0, 0
     for value, m in scaled:
@@ -160,6 +164,8 @@ class ClusterBootstrap:
     def __init__(self, clusters: Sequence[str], *, resamples: int = 10_000, seed: int = 0) -> None:
         if not clusters:
             raise ValueError("a bootstrap needs at least one problem")
+        import numpy as np  # only here: every pytest process imports this module at start-up
+
         names = sorted(set(clusters))
         self.index = {name: i for i, name in enumerate(names)}
         self.of_problem = np.array([self.index[c] for c in clusters], dtype=np.intp)
@@ -170,12 +176,16 @@ class ClusterBootstrap:
 
     def means(self, scores: Sequence[float]) -> np.ndarray:
         """Each resample's mean of ``scores`` (one per problem, in the clusters' order)."""
+        import numpy as np
+
         sums = np.bincount(self.of_problem, weights=np.asarray(scores, dtype=float))
         return sums[self.draws].sum(axis=1) / self.sizes
 
     @staticmethod
     def interval(resampled: np.ndarray) -> tuple[float, float]:
         """The 2.5th and 97.5th percentiles (linear interpolation) of resampled values."""
+        import numpy as np
+
         low, high = np.percentile(resampled, [2.5, 97.5])
         return float(low), float(high)
 

@@ -123,7 +123,15 @@ def _grade_set(
     inputs: list[Any] = fields["base_input" if part == "base" else "plus_input"]
     time_limits = expected.time_limits()
     budget = set_budget(time_limits)
-    where = [f"loading the code for the {part} inputs"]
+    # Which input is being run (None while loading): what a failure's message names, written
+    # out only if one happens.
+    at: list[int | None] = [None]
+
+    def where() -> str:
+        i = at[0]
+        if i is None:
+            return f"loading the code for the {part} inputs"
+        return f"{part} input {i + 1} of {len(inputs)}, {entry}{_args(inputs[i])}"
 
     def grade(box: Sandbox) -> None:
         set_end = box.started + budget
@@ -137,21 +145,24 @@ def _grade_set(
             function = box.load(sources, entry, plan)
         except SampleTimeout:
             raise SampleTimeout(
-                f"{where[0]}: no result within the {part} set's {budget:.3g} s"
+                f"{where()}: no result within the {part} set's {budget:.3g} s"
             ) from None
+        if inputs and not isinstance(function, Remote):
+            at[0] = 0
+            raise _WrongOutput(f"{where()}: {entry} is {_show(function)}, not a function")
         atol = fields["atol"]
+        not_none_only = dataset == "mbpp" and entry in MBPP_NOT_NONE
         last = time.monotonic()
         for i, (args, want, limit) in enumerate(
             zip(inputs, expected.outputs, time_limits, strict=True)
         ):
-            where[0] = f"{part} input {i + 1} of {len(inputs)}, {entry}{_args(args)}"
-            if not isinstance(function, Remote):
-                raise _WrongOutput(f"{where[0]}: {entry} is {_show(function)}, not a function")
+            at[0] = i
             box.deadline = min(set_end, last + limit)
             try:
-                out = function(*args)
+                # The plan holds every input in order: its replies are these calls' results.
+                out = box.next_planned() if box.planned else function(*args)
             except SampleCrashed as e:
-                raise SampleCrashed(f"{where[0]}: {e}") from None
+                raise SampleCrashed(f"{where()}: {e}") from None
             except SampleTimeout:
                 why = (
                     f"its limit of {limit:.3g} s ({GT_TIME_LIMIT_FACTOR:g} x the canonical "
@@ -159,14 +170,14 @@ def _grade_set(
                     if box.deadline < set_end
                     else f"the {part} set's {budget:.3g} s"
                 )
-                raise SampleTimeout(f"{where[0]}: no result within {why}") from None
+                raise SampleTimeout(f"{where()}: no result within {why}") from None
             last = time.monotonic()
             if isinstance(out, Remote):
-                if dataset == "mbpp" and entry in MBPP_NOT_NONE:
+                if not_none_only:
                     out = object()  # only its being an object, not None, is judged
                 else:
                     raise _WrongOutput(
-                        f"{where[0]}: returned an object that is not plain data ({out!r}), "
+                        f"{where()}: returned an object that is not plain data ({out!r}), "
                         f"expected {_show(want)}"
                     )
             ok, atol = matches(dataset, entry, args, out, want, atol)
@@ -176,10 +187,10 @@ def _grade_set(
                     if entry == "find_zero" and dataset != "mbpp"
                     else _show(want)
                 )
-                raise _WrongOutput(f"{where[0]}: expected {shown}, got {_show(out)}")
+                raise _WrongOutput(f"{where()}: expected {shown}, got {_show(out)}")
 
     def classify(exc: Exception) -> Verdict:
-        return classify_at(exc, where[0], _WrongOutput)
+        return classify_at(exc, where(), _WrongOutput)
 
     verdict = grade_in_sandbox(
         limits, hide, problems.MODE_EVALPLUS, grade, classify, problem_imports(problem)

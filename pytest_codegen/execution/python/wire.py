@@ -199,9 +199,13 @@ def read_requests(fd: int) -> Iterator[dict[str, Any]]:
             del pending[:end]
 
 
+# Made once: json.loads would sniff the bytes' encoding and look its decoder up on every line.
+_decode_line = json.JSONDecoder().decode
+
+
 def loads(line: bytes) -> dict[str, Any]:
     try:
-        message = json.loads(line)
+        message = _decode_line(line.decode("utf-8"))
     except (ValueError, RecursionError) as e:
         raise WireError(f"not a JSON message ({type(e).__name__})") from None
     if type(message) is not dict:
