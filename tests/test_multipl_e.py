@@ -46,11 +46,7 @@ def self_test_inputs() -> list[Path]:
     found: dict[str, Path] = {}
     for folder in (MORE_TEST_INPUTS, OWN_TEST_INPUTS, TEST_INPUTS):
         found.update({input_language(p): p for p in sorted(folder.glob("*-HumanEval53.json"))})
-    return [
-        found[lang]
-        for lang in sorted(found)
-        if lang in SECOND_STATUS and toolchain_here(lang)
-    ]
+    return [found[lang] for lang in sorted(found) if lang in SECOND_STATUS and toolchain_here(lang)]
 
 
 ADD = FIXTURES / "multipl_e" / "add.jsonl"

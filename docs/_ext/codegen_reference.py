@@ -240,7 +240,12 @@ def benchmark_rows() -> list[Row]:
         for name, path in builtin_suites().items()
     ]
     for name, data in named_datasets().items():
-        pin = f"sha256 {data.sha256[:12]}…" if data.sha256 else f"git blob {data.git_blob[:12]}…"
+        if data.sha256:
+            pin = f"sha256 {data.sha256[:12]}…"
+        elif data.git_blob:
+            pin = f"git blob {data.git_blob[:12]}…"
+        else:  # nothing upstream to pin it by
+            pin = "not pinned: its first download's sha256, recorded"
         if data.size:
             pin += f", {data.size:,} bytes"
         rows.append((name, data.version, pin, data.about, data.url))

@@ -18,6 +18,11 @@ _BUILTIN = Path(__file__).resolve().parent / "catalog.json"
 CATALOG_ENV = "PYTEST_CODEGEN_DATASETS"
 URL_ENV = "PYTEST_CODEGEN_DATA_URL"
 FORMATS = ("file", "gzip", "tar.gz")
+# How a suite's content is checked: against the catalogue's pin, or, where upstream publishes
+# no digest the catalogue could pin, against the digest of its first download, recorded in
+# the cache (a check that the cached copy has not changed since, not a pin).
+VERIFY_PIN = "pin"
+VERIFY_FIRST_DOWNLOAD = "first-download"
 
 
 class CatalogError(ValueError):
@@ -31,7 +36,8 @@ class Dataset:
     ``source`` names the download several suites share (WebApp1K's four test sets are one
     archive); ``path`` is the suite's file or tree under its upstream name, inside the archive
     or ``<data dir>/<name>/``. ``sha256`` and ``size`` are of the content as graded (see
-    :mod:`.content`); ``git_blob`` pins a file by its git object id instead.
+    :mod:`.content`); ``git_blob`` pins a file by its git object id instead. ``verify``
+    ``first-download`` marks a suite with neither (see :data:`VERIFY_FIRST_DOWNLOAD`).
     """
 
     name: str
@@ -44,6 +50,11 @@ class Dataset:
     size: int | None = None
     git_blob: str | None = None
     about: str = ""
+    verify: str = VERIFY_PIN
+
+    @property
+    def pinned(self) -> bool:
+        return self.verify == VERIFY_PIN
 
     @property
     def download_url(self) -> str:
@@ -79,8 +90,17 @@ def _entries(path: Path) -> dict[str, Dataset]:
             raise CatalogError(f"{path}: dataset {name!r}: {e}") from None
         if dataset.format not in FORMATS:
             raise CatalogError(f"{path}: dataset {name!r}: format must be one of {FORMATS}")
-        if not (dataset.sha256 or dataset.git_blob):
+        if dataset.verify not in (VERIFY_PIN, VERIFY_FIRST_DOWNLOAD):
+            raise CatalogError(
+                f"{path}: dataset {name!r}: verify must be {VERIFY_PIN!r} or"
+                f" {VERIFY_FIRST_DOWNLOAD!r}"
+            )
+        if dataset.pinned and not (dataset.sha256 or dataset.git_blob):
             raise CatalogError(f"{path}: dataset {name!r}: no sha256 or git_blob to verify it by")
+        if not dataset.pinned and (dataset.sha256 or dataset.git_blob):
+            raise CatalogError(
+                f"{path}: dataset {name!r}: a pinned digest and verify {dataset.verify!r}"
+            )
         found[name] = dataset
     return found
 

@@ -7,11 +7,16 @@ lock, so xdist workers and concurrent runs wait for the first one instead of rac
 a temporary directory that is renamed into place only once its content matches the pinned hash,
 so the cache never holds half a download. A transfer cut short or undecodable is tried again
 (:data:`ATTEMPTS` in all); a whole file with the wrong content is refused at once.
+
+A suite the catalogue cannot pin (``verify: first-download``) is checked against the digest
+of its first download instead, which is recorded beside it (:data:`FIRST_DOWNLOAD`): a cached
+copy that changed since is refused, and every record carries the digest of what it graded.
 """
 
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shutil
 import tarfile
@@ -27,6 +32,7 @@ from .catalog import Dataset, named_datasets
 from .content import digest, git_blob_id, identity, read_content
 
 ATTEMPTS = 3
+FIRST_DOWNLOAD = ".first-download.json"  # hidden: a tree's digest leaves it out
 TIMEOUT_S = 60.0
 _CHUNK = 1 << 16
 
@@ -66,7 +72,27 @@ def locate(
     target = home / dataset.path
     if not target.exists():
         _download(dataset, home, data_dir, progress)
+    elif not dataset.pinned:
+        _check_first_download(dataset, home)
     return target, _identity(dataset, target)
+
+
+def _check_first_download(dataset: Dataset, home: Path) -> None:
+    """Refuse a cached copy whose content is not what its first download recorded."""
+    try:
+        recorded = json.loads((home / FIRST_DOWNLOAD).read_text())[dataset.path]
+        found, size = digest(home / dataset.path)
+    except (OSError, ValueError, KeyError, EOFError, zlib.error) as e:
+        raise DataError(
+            f"{dataset.name}: the cached copy in {home} has no readable record of its first"
+            f" download ({type(e).__name__}: {e}); delete {home} to download it again"
+        ) from None
+    if (found, size) != (recorded["sha256"], recorded["size"]):
+        raise DataError(
+            f"{dataset.name}: the cached {home / dataset.path} changed since its first"
+            f" download (content sha256 {found}, recorded {recorded['sha256']}); delete"
+            f" {home} to download it again"
+        )
 
 
 def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
@@ -87,6 +113,8 @@ def _identity(dataset: Dataset, path: Path) -> dict[str, Any]:
 def _mismatch(dataset: Dataset, path: Path) -> str | None:
     """Why the content at ``path`` is not the pinned one (None: it is). Raises
     :class:`_Corrupt` for a file that cannot be decoded."""
+    if not dataset.pinned:
+        return None  # nothing pinned: checked against its first download instead
     try:
         if dataset.git_blob:
             found = git_blob_id(read_content(path))
@@ -154,12 +182,14 @@ def _download(
                             f"{member.name}: the download from {url} is not {member.name}"
                             f" {member.version} ({reason}); nothing was kept in {root}"
                         )
+                recorded = _record_first_download(dataset, work / "tree", members)
                 if home.exists():  # a download that held other names: replaced whole
                     aside = work / "old"
                     os.rename(home, aside)
                 os.rename(work / "tree", home)
+                checked = recorded or "verified"
                 progress(
-                    f"codegen: {dataset.name} {dataset.version}: {received:,} bytes, verified,"
+                    f"codegen: {dataset.name} {dataset.version}: {received:,} bytes, {checked},"
                     f" in {home}"
                 )
                 return
@@ -173,6 +203,22 @@ def _download(
             f"{dataset.name}: the download from {url} failed {ATTEMPTS} times ({problem});"
             f" nothing was kept in {root}"
         )
+
+
+def _record_first_download(dataset: Dataset, tree: Path, members: list[Dataset]) -> str:
+    """Record the digests of the members the catalogue does not pin; what the progress
+    line says of them ("" when all are pinned)."""
+    found = {}
+    for member in members:
+        if not member.pinned:
+            sha256, size = digest(tree / member.path)
+            found[member.path] = {"sha256": sha256, "size": size, "url": member.url}
+    if not found:
+        return ""
+    (tree / FIRST_DOWNLOAD).write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+    own = found.get(dataset.path)
+    said = f"sha256 {own['sha256']}" if own else "its digest"
+    return f"not pinned upstream: {said} of this first download recorded"
 
 
 def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> int:
