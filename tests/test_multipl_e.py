@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
+from pytest_codegen.execution.native import programs
+from pytest_codegen.execution.native.libraries import cpp_prelude
 from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
 
 TEST_INPUTS = FIXTURES / "multipl_e" / "test_inputs"
@@ -288,3 +290,26 @@ def test_every_language_fails_a_wrong_answer_with_an_exception(pytester, mode):
     records = read_results(pytester.path / "r.jsonl")
     assert {r["category"] for r in records} == set(WRONG)
     assert {r["program_status"] for r in records} == {"Exception"}, records
+
+
+def test_cpp_headers_a_program_starts_with_are_precompiled_once_and_used_only_then(tmp_path):
+    """MultiPL-E's C++ prompts start with ``#include<assert.h>`` and ``bits/stdc++.h``: that
+    header is parsed once per host, and a program compiles with it only where those includes
+    come before any code of its own (a ``#define`` first could change what they declare)."""
+    (row,) = [json.loads(x) for x in ADD.read_text().splitlines() if '"HumanEval_53_add_cpp"' in x]
+    headers = programs.leading_includes("// a comment\n" + row["prompt"])
+    assert headers == ("#include<assert.h>", "#include<bits/stdc++.h>")
+    prelude = cpp_prelude(programs.CPP_STD["multipl-e"], headers)
+    assert Path(prelude + ".gch").is_file()
+    assert cpp_prelude(programs.CPP_STD["multipl-e"], headers) == prelude  # made once
+    libs = programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
+    tool = find("cpp")
+
+    def compile_argv(program: str) -> list[str]:
+        made = programs.build(tool, program, str(tmp_path), 30.0, libs)
+        return made.steps[0]["argv"]
+
+    program = row["prompt"] + "    return x + y;\n}\n" + row["tests"]
+    assert compile_argv(program)[2:4] == ["-include", prelude]
+    assert "-include" not in compile_argv("#define long int\n" + program)
+    assert "-include" not in compile_argv("#include<vector>\n" + program[program.index("//") :])
