@@ -2,7 +2,7 @@
 sample: the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's
 ``rustc`` links the built ones), the npm package its JavaScript tests use (js-md5), the Go
 modules its Go tests import (testify) with a warm build cache (the standard library and
-testify compiled once; each sample gets a linked copy), the javatuples jar MultiPL-E's
+testify compiled once; every sample reads it, none writes it), the javatuples jar MultiPL-E's
 Java programs import, the TypeScript compiler its TypeScript programs are compiled with, and
 the headers C++ programs start with, precompiled (``cpp_prelude``).
 

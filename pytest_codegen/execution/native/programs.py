@@ -69,7 +69,7 @@ class Libraries:
     rust_deps: str = ""  # the folder of the built crates ...
     rust_crates: tuple[tuple[str, str], ...] = ()  # ... and (crate, rlib) of each
     go_module: str = ""  # a module folder (go.mod, go.sum, mod/): its requirements
-    go_cache: str = ""  # a warm build cache, linked into the sample's folder
+    go_cache: str = ""  # a warm build cache, read (not written) by every sample
     node_modules: str = ""  # npm packages JavaScript programs require
     typescript: str = ""  # the typescript package (its compiler, ``lib/tsc.js``)
     # C++: a header of the includes its programs start with, precompiled beside it
@@ -80,7 +80,8 @@ class Libraries:
     def trees(self) -> tuple[str, ...]:
         """What the sample must read of them."""
         prelude = os.path.dirname(self.cpp_prelude)
-        trees = (*self.jars, self.rust_deps, self.go_module, self.node_modules, self.typescript)
+        trees = (*self.jars, self.rust_deps, self.go_module, self.go_cache, self.node_modules)
+        trees += (self.typescript,)
         return tuple(t for t in (*trees, prelude) if t)
 
 
@@ -159,7 +160,10 @@ def build(
             "CGO_ENABLED": "0",
         }
         if libs.go_cache:
-            links[".gocache"] = libs.go_cache
+            # The standard library and testify compiled once per host, shared: what the
+            # sample compiles it cannot add (Go goes on without storing it), so no sample
+            # reads another's results, and none pays for a copy of the cache.
+            go_env["GOCACHE"] = libs.go_cache
         if libs.go_module:
             module = Path(libs.go_module)
             files["go.mod"] = (module / "go.mod").read_text()
