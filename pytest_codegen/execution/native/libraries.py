@@ -205,12 +205,3 @@ def cpp_prelude(std: str, headers: tuple[str, ...]) -> str:
                     os.chmod(made, 0o644)
             (folder / ".ready").touch()
     return str(header) if (folder / "prelude.h.gch").exists() else ""
-
-
-def link_tree(source: str, target: str) -> None:
-    """A copy of ``source`` at ``target`` made of hard links (same file system) or copies:
-    the files stay the trusted side's, read-only to the sample, which adds its own."""
-    try:
-        subprocess.run(["cp", "-al", source, target], check=True, capture_output=True)
-    except subprocess.CalledProcessError:
-        shutil.copytree(source, target, dirs_exist_ok=True)

@@ -58,7 +58,6 @@ class Build:
     files: dict[str, str]
     steps: list[dict[str, Any]]
     compiled: bool  # a failed first step is a build failure (SyntaxError)
-    links: dict[str, str] = dataclasses.field(default_factory=dict)  # workdir name -> tree
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +126,6 @@ def build(
         return {"argv": list(argv), "env": {**env, **more}, "timeout_s": timeout_s}
 
     files = {name: program, ".tmp/.keep": ""}
-    links: dict[str, str] = {}
     binary = os.path.join(workdir, "main")
     humaneval_x = benchmark == "humaneval-x"
     if lang == "cpp":
@@ -193,7 +191,7 @@ def build(
         steps = [step(tools[INTERPRETED[lang]], name)]
     else:
         raise ValueError(f"no build for language {lang!r}")
-    return Build(files, steps, compiled=lang in ("cpp", "rs", "java", "ts"), links=links)
+    return Build(files, steps, compiled=lang in ("cpp", "rs", "java", "ts"))
 
 
 def leading_includes(program: str) -> tuple[str, ...]:
