@@ -1,11 +1,13 @@
 """MultiPL-E programs graded in the sandbox: its evaluator's own self-test, statuses as
 outcomes, the toolchain in every record, and a missing toolchain as one line.
 
-The self-test's inputs (``evaluation/test_inputs/<lang>-davinci-0.2-keep-HumanEval53.json``)
-of C++, JavaScript, TypeScript, Perl, Lua and Bash are shipped in
-``fixtures/multipl_e/test_inputs``; those of the other languages are read from
-``$MULTIPL_E_TEST_INPUTS`` or a copy in ``shared/data/multipl-e/test_inputs`` next to the
-project, where they are there.
+The self-test (``evaluation/test_inputs/<lang>-davinci-0.2-keep-HumanEval53.json``: HumanEval
+53 with a first completion that must be ``OK`` and a second that must not) runs in every
+supported language whose toolchain is on this host. Upstream's inputs of C++, JavaScript,
+TypeScript, Perl, Lua and Bash are shipped in ``fixtures/multipl_e/test_inputs``; those of Go,
+Java, Rust, Ruby, PHP, R, Racket and OCaml are the project's own, in the same format, in
+``fixtures/multipl_e/self_test``. Upstream's inputs of more languages can be added from
+``$MULTIPL_E_TEST_INPUTS`` (a copy of that folder); a shipped input of a language wins.
 """
 
 from __future__ import annotations
@@ -17,21 +19,38 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
+from pytest_codegen.execution.native import programs
+from pytest_codegen.execution.native.libraries import cpp_prelude
+from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
+
 TEST_INPUTS = FIXTURES / "multipl_e" / "test_inputs"
+OWN_TEST_INPUTS = FIXTURES / "multipl_e" / "self_test"
 MORE_TEST_INPUTS = Path(
     os.environ.get("MULTIPL_E_TEST_INPUTS")
     or ROOT.parent / "shared" / "data" / "multipl-e" / "test_inputs"
 )
 
 
+def input_language(path: Path) -> str:
+    return path.name.split("-")[0]
+
+
+def toolchain_here(lang: str) -> bool:
+    try:
+        find(lang)
+    except ToolchainMissing:
+        return False
+    return True
+
+
 def self_test_inputs() -> list[Path]:
-    """One input per language, the shipped one where there is one."""
-    found = {p.name: p for p in sorted(MORE_TEST_INPUTS.glob("*-HumanEval53.json"))}
-    found.update({p.name: p for p in TEST_INPUTS.glob("*-HumanEval53.json")})
-    return [found[name] for name in sorted(found)]
+    """One input per supported language whose toolchain is here, a shipped one first."""
+    found: dict[str, Path] = {}
+    for folder in (MORE_TEST_INPUTS, OWN_TEST_INPUTS, TEST_INPUTS):
+        found.update({input_language(p): p for p in sorted(folder.glob("*-HumanEval53.json"))})
+    return [found[lang] for lang in sorted(found) if lang in SECOND_STATUS and toolchain_here(lang)]
 
 
-SELF_TESTS = self_test_inputs()
 ADD = FIXTURES / "multipl_e" / "add.jsonl"
 # The status MultiPL-E's evaluators give each language's second completion (its self-test
 # only asks that it be an error, a timeout or an exception): a build or type error, or an
@@ -43,6 +62,7 @@ SECOND_STATUS = {
     "java": "SyntaxError",
     "js": "SyntaxError",
     "lua": "Exception",
+    "ml": "SyntaxError",
     "php": "Exception",
     "pl": "Exception",
     "r": "Exception",
@@ -53,6 +73,7 @@ SECOND_STATUS = {
     "ts": "SyntaxError",
 }
 OUTCOME = {"SyntaxError": "error", "Exception": "failed"}
+SELF_TESTS = self_test_inputs()
 
 
 def upstream_says_not_ok(status: str) -> bool:
@@ -65,7 +86,7 @@ def suite_and_replay(base: Path, inputs: list[Path]) -> tuple[Path, Path]:
     rows, samples = [], []
     for path in inputs:
         item = json.loads(path.read_text())
-        name = f"{item['name']}_{path.name.split('-')[0]}"
+        name = f"{item['name']}_{input_language(path)}"
         rows.append(
             {
                 **{k: item[k] for k in ("language", "prompt", "tests")},
@@ -95,8 +116,9 @@ def test_evaluator_self_test_first_completion_ok_second_not(pytester, mode):
     result.assert_outcomes(passed=len(SELF_TESTS), failed=len(SELF_TESTS))
     records = read_results(pytester.path / "r.jsonl")
     by_sample = {(r["task_id"], r["sample_index"]): r for r in records}
-    languages = [path.name.split("-")[0] for path in SELF_TESTS]
-    assert {"cpp", "js", "ts", "pl", "lua", "sh"} <= set(languages) <= set(SECOND_STATUS)
+    languages = [input_language(path) for path in SELF_TESTS]
+    # Every language whose toolchain is here has an input shipped.
+    assert set(languages) == {lang for lang in SECOND_STATUS if toolchain_here(lang)}
     for lang in languages:
         name = f"HumanEval_53_add_{lang}"
         first, second = by_sample[(name, 0)], by_sample[(name, 1)]
@@ -268,3 +290,26 @@ def test_every_language_fails_a_wrong_answer_with_an_exception(pytester, mode):
     records = read_results(pytester.path / "r.jsonl")
     assert {r["category"] for r in records} == set(WRONG)
     assert {r["program_status"] for r in records} == {"Exception"}, records
+
+
+def test_cpp_headers_a_program_starts_with_are_precompiled_once_and_used_only_then(tmp_path):
+    """MultiPL-E's C++ prompts start with ``#include<assert.h>`` and ``bits/stdc++.h``: that
+    header is parsed once per host, and a program compiles with it only where those includes
+    come before any code of its own (a ``#define`` first could change what they declare)."""
+    (row,) = [json.loads(x) for x in ADD.read_text().splitlines() if '"HumanEval_53_add_cpp"' in x]
+    headers = programs.leading_includes("// a comment\n" + row["prompt"])
+    assert headers == ("#include<assert.h>", "#include<bits/stdc++.h>")
+    prelude = cpp_prelude(programs.CPP_STD["multipl-e"], headers)
+    assert Path(prelude + ".gch").is_file()
+    assert cpp_prelude(programs.CPP_STD["multipl-e"], headers) == prelude  # made once
+    libs = programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
+    tool = find("cpp")
+
+    def compile_argv(program: str) -> list[str]:
+        made = programs.build(tool, program, str(tmp_path), 30.0, libs)
+        return made.steps[0]["argv"]
+
+    program = row["prompt"] + "    return x + y;\n}\n" + row["tests"]
+    assert compile_argv(program)[2:4] == ["-include", prelude]
+    assert "-include" not in compile_argv("#define long int\n" + program)
+    assert "-include" not in compile_argv("#include<vector>\n" + program[program.index("//") :])

@@ -1,16 +1,28 @@
-"""Throughput of HumanEval-X grading per language: pytest-codegen (``-n 2``, every sample in
-its sandbox, the crates, Go modules and Go build cache made once per host) vs the official
-harness's way on the same samples and machine, in the same run: one process per sample that
-compiles and runs it unconfined, two at a time (CodeGeeX's ``execution.py``: ``g++`` then
-``./a.out``, ``node``, ``go test`` in a module, ``cargo check`` then ``cargo test`` in one
-cargo project, ``javac`` then ``java``).
+"""Throughput of grading programs in other languages: pytest-codegen (``-n 2``, every sample
+in its sandbox; the crates, Go modules, Go build cache and C++'s precompiled headers made once
+per host) vs the official harnesses' way on the same samples and machine, in the same run: one
+process per sample that compiles and runs it unconfined, two at a time.
 
-The samples are the first P canonical solutions of each language. Prints, per language, each
-side's wall time and samples/s, the ratio (official time / ours: above 1, ours is faster)
-and how many passed on each side.
+- HumanEval-X, as CodeGeeX's ``execution.py``: ``g++`` then ``./a.out``, ``node``, ``go test``
+  in a module, ``cargo check`` then ``cargo test`` in one cargo project, ``javac`` then
+  ``java``. The problems are ``fixtures/humaneval_x`` (two a language) unless ``--data-dir``
+  holds HumanEval-X's files (then the first ``--problems`` of each).
+- MultiPL-E, as its ``eval_<lang>.py``: ``g++ -std=c++17`` then the binary, ``rustc`` then the
+  binary, ``javac`` then ``java -ea``, ``go test``; the problem is ``fixtures/multipl_e``'s add.
 
-    python benchmarks/perf/multilang_throughput.py [--problems 20] [--languages cpp,js,...]
-        [--data-dir ../shared/data/humaneval-x]
+Each problem is answered ``--samples`` times with its right answer, each copy a different
+program (a comment that names the sample), so nothing is reused from one sample to the next
+but what each side reuses by design. Prints per language each side's wall time and samples/s,
+the ratio (official time / ours: above 1, ours is faster), how many passed on each side, and
+where a sample's time goes: on our side the build step, the run step and the rest (the
+sandbox: a process of the zygote, its confinement, the supervisor), measured one sample at a
+time in this process, and the start of pytest and its workers (the wall time less the samples'
+own, shared by two workers); on the official side its build and its run. The last figure, a
+sample's time on the official side over ours, is the ratio a run tends to as it grows, once
+the start is shared by many samples.
+
+    python benchmarks/perf/multilang_throughput.py [--samples 10] [--languages cpp,go,...]
+        [--data-dir ../shared/data/humaneval-x --problems 20]
 """
 
 from __future__ import annotations
@@ -30,72 +42,125 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from pytest_codegen.execution.native import libraries  # noqa: E402
+from pytest_codegen.execution.native.program_run import run_program  # noqa: E402
 from pytest_codegen.execution.native.toolchains import find, tool_env  # noqa: E402
-from pytest_codegen.kinds.humaneval_x import assemble, load_humaneval_x  # noqa: E402
+from pytest_codegen.execution.python.sandbox import Limits  # noqa: E402
+from pytest_codegen.kinds.humaneval_x import HumanEvalXKind, assemble, load_humaneval_x  # noqa: E402
+from pytest_codegen.kinds.multipl_e import MultiPLEKind, load_multipl_e  # noqa: E402
+from pytest_codegen.kinds.native_program import cut_at_stop  # noqa: E402
 
-KEYS = {"cpp": "cpp", "js": "js", "go": "go", "rust": "rs", "java": "java"}
+# name -> (benchmark, our language key, HumanEval-X's file language)
+LANGUAGES = {
+    "cpp": ("humaneval-x", "cpp", "cpp"),
+    "js": ("humaneval-x", "js", "js"),
+    "go": ("humaneval-x", "go", "go"),
+    "rust": ("humaneval-x", "rs", "rust"),
+    "java": ("humaneval-x", "java", "java"),
+    "mple-cpp": ("multipl-e", "cpp", ""),
+    "mple-rs": ("multipl-e", "rs", ""),
+    "mple-java": ("multipl-e", "java", ""),
+    "mple-go": ("multipl-e", "go", ""),
+}
+# Right answers to fixtures/multipl_e/add.jsonl.
+MULTIPL_E_RIGHT = {
+    "cpp": "    return x + y;\n}\n",
+    "rs": "    x + y\n}\n",
+    "java": "        return x + y;\n    }\n",
+    "go": "    return x + y\n",
+}
+ADD = ROOT / "fixtures" / "multipl_e" / "add.jsonl"
 
 
-def official_one(language: str, program: str, work: Path, shared: dict[str, Path]) -> bool:
+class Clock:
+    """Seconds spent per step name, summed over samples."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = {}
+
+    def add(self, name: str, seconds: float) -> None:
+        self.spent[name] = self.spent.get(name, 0.0) + seconds
+
+
+def official_one(
+    benchmark: str, lang: str, program: str, work: Path, shared: dict[str, Path], clock: Clock
+) -> bool:
     """One sample the official way: a fresh folder, compile, run; whether it passed."""
     env = tool_env()
 
-    def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    def run(argv: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess[bytes]:
+        began = time.monotonic()
         try:
             return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=120)
         except subprocess.TimeoutExpired:  # a failed sample, as upstream counts it
             return subprocess.CompletedProcess(argv, -1, b"", b"timed out")
+        finally:
+            clock.add(what, time.monotonic() - began)
 
     folder = Path(tempfile.mkdtemp(dir=work))
+    humaneval_x = benchmark == "humaneval-x"
     try:
-        if language == "cpp":
+        if lang == "cpp":
             (folder / "test.cpp").write_text(program)
+            std = "-std=c++11" if humaneval_x else "-std=c++17"
             ssl = ["-lcrypto", "-lssl"] if "openssl/" in program else []
-            if run(["g++", "-std=c++11", "test.cpp", *ssl], folder).returncode:
+            if run(["g++", std, "test.cpp", *ssl], folder, "build").returncode:
                 return False
-            return run(["./a.out"], folder).returncode == 0
-        if language == "js":
+            return run(["./a.out"], folder, "run").returncode == 0
+        if lang == "js":
             (folder / "test.js").write_text(program)
             env["NODE_PATH"] = str(shared["node_modules"])
-            done = run(["node", "test.js"], folder)
+            done = run(["node", "test.js"], folder, "run")
             return not done.stderr and not done.stdout
-        if language == "go":
-            module = shared["go"]
-            for name in ("go.mod", "go.sum"):
-                shutil.copy(module / name, folder / name)
+        if lang == "go":
+            if humaneval_x:
+                module = shared["go"]
+                for name in ("go.mod", "go.sum"):
+                    shutil.copy(module / name, folder / name)
+                env.update(GOMODCACHE=str(module / "mod"), GOFLAGS="-mod=mod", GOPROXY="off")
             (folder / "main_test.go").write_text(program)
-            env.update(GOMODCACHE=str(module / "mod"), GOFLAGS="-mod=mod", GOPROXY="off")
-            return run(["go", "test", "main_test.go"], folder).returncode == 0
-        if language == "rust":
+            done = run(["go", "test", "main_test.go"], folder, "build and run")
+            return done.returncode == 0 and b"FAIL" not in done.stdout
+        if lang == "rs" and humaneval_x:
             project = shared["rust"]
             name = folder.name.lower().replace("-", "_")
             bin_dir = project / "src" / "bin"
             bin_dir.mkdir(parents=True, exist_ok=True)
             (bin_dir / f"{name}.rs").write_text(program)
             try:
-                if run(["cargo", "check", "--bin", name], project).returncode:
+                if run(["cargo", "check", "--bin", name], project, "build").returncode:
                     return False
-                return run(["cargo", "test", "--bin", name], project).returncode == 0
+                return run(["cargo", "test", "--bin", name], project, "run").returncode == 0
             finally:
                 (bin_dir / f"{name}.rs").unlink()
-        if language == "java":
-            (folder / "Main.java").write_text(program)
-            if run(["javac", "Main.java"], folder).returncode:
+        if lang == "rs":
+            (folder / "main.rs").write_text(program)
+            if run(["rustc", "main.rs", "-o", "main"], folder, "build").returncode:
                 return False
-            return run(["java", "-cp", str(folder), "Main"], folder).returncode == 0
-        raise ValueError(language)
+            return run(["./main"], folder, "run").returncode == 0
+        if lang == "java":
+            main = "Main" if humaneval_x else "Problem"
+            (folder / f"{main}.java").write_text(program)
+            classpath = [str(folder), *([str(shared["jar"])] if "jar" in shared else [])]
+            javac = ["javac", "-cp", ":".join(classpath), f"{main}.java"]
+            if run(javac, folder, "build").returncode:
+                return False
+            asserts = [] if humaneval_x else ["-ea"]
+            java = ["java", *asserts, "-cp", ":".join(classpath), main]
+            return run(java, folder, "run").returncode == 0
+        raise ValueError(lang)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def official(language: str, suite: Path, work: Path) -> tuple[float, int]:
-    problems = load_humaneval_x(suite, suite.stem)
+def shared_libraries(benchmark: str, lang: str, work: Path) -> dict[str, Path]:
     shared: dict[str, Path] = {}
-    if language == "js":
+    if lang == "js":
         shared["node_modules"] = Path(libraries.node_modules())
-    if language == "go":
+    if lang == "go" and benchmark == "humaneval-x":
         shared["go"] = Path(libraries.go_modules()[0])
-    if language == "rust":
+    if lang == "java" and benchmark == "multipl-e":
+        shared["jar"] = Path(libraries.javatuples())
+    if lang == "rs" and benchmark == "humaneval-x":
         # One cargo project for all samples, its crates built before timing, as upstream's.
         project = work / "rust-project"
         project.mkdir(exist_ok=True)
@@ -108,17 +173,27 @@ def official(language: str, suite: Path, work: Path) -> tuple[float, int]:
         (project / "src" / "main.rs").write_text("fn main() {}\n")
         subprocess.run(["cargo", "build"], cwd=project, env=tool_env(), capture_output=True)
         shared["rust"] = project
-    programs = [assemble(p, p.reference or "") for p in problems]
+    return shared
+
+
+def official(
+    benchmark: str, lang: str, programs: list[str], work: Path
+) -> tuple[float, int, Clock]:
+    shared = shared_libraries(benchmark, lang, work)
     # Untimed: the first program warms the user's build caches (Go's standard library), as
     # upstream's have been warmed by the programs before.
-    official_one(language, programs[0], work, shared)
+    official_one(benchmark, lang, programs[0], work, shared, Clock())
+    clock = Clock()
     started = time.monotonic()
     with ThreadPoolExecutor(2) as pool:
-        passed = sum(pool.map(lambda prog: official_one(language, prog, work, shared), programs))
-    return time.monotonic() - started, passed
+        passed = sum(
+            pool.map(lambda p: official_one(benchmark, lang, p, work, shared, clock), programs)
+        )
+    return time.monotonic() - started, passed, clock
 
 
-def ours(suite: Path, work: Path) -> tuple[float, int]:
+def ours(suite: Path, replay: Path, samples: int, work: Path) -> tuple[float, int, float]:
+    """Wall time of ``pytest -n 2``, samples passed, and the samples' own time summed."""
     results = work / "ours.jsonl"
     started = time.monotonic()
     subprocess.run(
@@ -131,7 +206,8 @@ def ours(suite: Path, work: Path) -> tuple[float, int]:
             "no:cacheprovider",
             "-n",
             "2",
-            "--codegen-model=reference",
+            f"--codegen-model=replay:{replay}",
+            f"--codegen-samples={samples}",
             str(suite),
             f"--codegen-results={results}",
         ],
@@ -141,36 +217,121 @@ def ours(suite: Path, work: Path) -> tuple[float, int]:
     )
     wall = time.monotonic() - started
     records = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-    return wall, sum(r["passed"] for r in records)
+    return wall, sum(r["passed"] for r in records), sum(r["duration_s"] for r in records)
+
+
+def ours_steps(benchmark: str, lang: str, problems: list, answers: list[str]) -> Clock:
+    """Our build step, run step and the rest, per sample, one at a time in this process."""
+    kind = HumanEvalXKind() if benchmark == "humaneval-x" else MultiPLEKind()
+    tool = find(lang)
+    clock = Clock()
+    limits = Limits(timeout_s=60.0, memory_mb=2048)
+    for problem, answer in zip(problems, answers, strict=True):
+        program = program_of(benchmark, problem, answer)
+        began = time.monotonic()
+        done = run_program(tool, program, limits, (), kind.libraries(problem), benchmark)
+        total = time.monotonic() - began
+        steps = [float(s.get("seconds", 0.0)) for s in done.steps]
+        names = ["build", "run"] if done.made is not None and done.made.compiled else []
+        names = names or ["build and run"]
+        for name, seconds in zip(names, steps, strict=False):
+            clock.add(name, seconds)
+        clock.add("sandbox", total - sum(steps))
+    return clock
+
+
+def program_of(benchmark: str, problem, answer: str) -> str:
+    if benchmark == "humaneval-x":
+        return assemble(problem, answer)
+    stops = list(problem.extra.get("stop_tokens", []))
+    return problem.prompt + cut_at_stop(answer, stops) + "\n" + problem.tests
+
+
+def samples_of(benchmark: str, lang: str, file_lang: str, args, work: Path):
+    """(suite file, problems, one answer per sample, its task id)."""
+    if benchmark == "humaneval-x":
+        source = args.data_dir / f"humaneval_{file_lang}.jsonl.gz" if args.data_dir else None
+        if source is not None and source.exists():
+            with gzip.open(source, "rt") as fh:
+                rows = [line for line in fh if line.strip()][: args.problems]
+        else:
+            fixture = ROOT / "fixtures" / "humaneval_x" / f"humaneval_{file_lang}.jsonl"
+            rows = [line for line in fixture.read_text().splitlines(keepends=True) if line.strip()]
+        suite = work / f"humaneval_{file_lang}.jsonl"
+        suite.write_text("".join(rows))
+        problems = load_humaneval_x(suite, suite.stem)
+        answers = {p.id: p.reference or "" for p in problems}
+    else:
+        (row,) = [x for x in ADD.read_text().splitlines() if f'"HumanEval_53_add_{lang}"' in x]
+        suite = work / f"add_{lang}.jsonl"
+        suite.write_text(row + "\n")
+        problems = load_multipl_e(suite, suite.stem)
+        answers = {problems[0].id: MULTIPL_E_RIGHT[lang]}
+    sampled = []
+    for index in range(args.samples):
+        for problem in problems:
+            # A different program each time: a comment first in the body (before any stop
+            # token), where it changes nothing.
+            sampled.append((problem, f"    // sample {index}\n" + answers[problem.id]))
+    return suite, sampled
+
+
+def per_sample(clock: Clock, n: int) -> str:
+    return ", ".join(f"{name} {seconds / n:.2f}" for name, seconds in clock.spent.items())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=10, help="answers to each problem")
+    parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--problems", type=int, default=20)
-    parser.add_argument("--languages", default="cpp,js,go,rust,java")
-    parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared/data/humaneval-x")
     args = parser.parse_args()
     print(
-        f"{'language':10} {'ours s':>8} {'ours/s':>8} {'official s':>10} {'official/s':>10}"
-        f" {'ratio':>6}  passed (ours, official)"
+        f"{'language':10} {'samples':>7} {'ours s':>7} {'ours/s':>7} {'official s':>10}"
+        f" {'official/s':>10} {'ratio':>6}  passed (ours, official)"
     )
-    for language in args.languages.split(","):
-        find(KEYS[language])
+    breakdowns = []
+    for name in args.languages.split(","):
+        benchmark, lang, file_lang = LANGUAGES[name]
+        find(lang)
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
-            suite = work / f"humaneval_{language}.jsonl"
-            with gzip.open(args.data_dir / f"humaneval_{language}.jsonl.gz", "rt") as fh:
-                rows = [line for line in fh if line.strip()][: args.problems]
-            suite.write_text("".join(rows))
-            ours_s, ours_passed = ours(suite, work)
-            official_s, official_passed = official(language, suite, work)
-        n = len(rows)
+            suite, sampled = samples_of(benchmark, lang, file_lang, args, work)
+            replay = work / "replay.jsonl"
+            counts: dict[str, int] = {}
+            lines = []
+            for problem, answer in sampled:
+                index = counts[problem.id] = counts.get(problem.id, -1) + 1
+                record = {"task_id": problem.id, "sample_index": index, "completion": answer}
+                lines.append(json.dumps(record) + "\n")
+            replay.write_text("".join(lines))
+            n = len(sampled)
+            ours_s, ours_passed, ours_busy = ours(suite, replay, args.samples, work)
+            programs = [program_of(benchmark, p, a) for p, a in sampled]
+            official_s, official_passed, official_clock = official(benchmark, lang, programs, work)
+            # One answer per problem, one at a time, for where our time goes.
+            firsts = {p.id: (p, a) for p, a in reversed(sampled)}
+            steps = ours_steps(
+                benchmark, lang, [p for p, _ in firsts.values()], [a for _, a in firsts.values()]
+            )
         print(
-            f"{language:10} {ours_s:8.1f} {n / ours_s:8.2f} {official_s:10.1f}"
-            f" {n / official_s:10.2f} {official_s / ours_s:6.2f}  {ours_passed}, {official_passed}"
-            f" of {n}",
+            f"{name:10} {n:7} {ours_s:7.1f} {n / ours_s:7.2f} {official_s:10.1f}"
+            f" {n / official_s:10.2f} {official_s / ours_s:6.2f}  {ours_passed}, {official_passed}",
             flush=True,
         )
+        start = max(ours_s - ours_busy / 2, 0.0)
+        ours_each = sum(steps.spent.values()) / len(firsts)
+        official_each = sum(official_clock.spent.values()) / n
+        breakdowns.append(
+            f"{name:10} ours: pytest and workers' start {start:.1f} s in all; a sample"
+            f" (s, one at a time): {per_sample(steps, len(firsts))}  |  official, a sample"
+            f" (s, two at a time): {per_sample(official_clock, n)}  |  a sample's time,"
+            f" official / ours: {official_each / ours_each:.2f}"
+        )
+    print("\nwhere the time goes")
+    for line in breakdowns:
+        print(line)
 
 
 if __name__ == "__main__":

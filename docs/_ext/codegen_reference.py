@@ -240,9 +240,11 @@ def benchmark_rows() -> list[Row]:
         for name, path in builtin_suites().items()
     ]
     for name, data in named_datasets().items():
-        if data.first_download:  # nothing pinned: the rows counted, the first copy recorded
-            counted = sum((data.rows or {}).values())
+        if data.first_download and data.rows:  # nothing pinned: rows counted, first copy recorded
+            counted = sum(data.rows.values())
             pin = f"not pinned: {counted:,} rows, first download's digest recorded"
+        elif data.first_download:
+            pin = "not pinned: its first download's digest recorded"
         elif data.sha256:
             pin = f"sha256 {data.sha256[:12]}…"
         else:

@@ -121,7 +121,10 @@ def _problem(dataset: Dataset) -> str:
     if dataset.format == "files" and (not rows or not dataset.url.endswith("/")):
         return "format files needs rows (its files) and a url ending in /"
     if dataset.first_download:
-        if not rows:
+        if dataset.sha256 or dataset.git_blob:
+            return "trust first-download pins nothing: a sha256 or git_blob means trust pinned"
+        # JSON lines can be counted as they are; other files (Parquet) only by their reader.
+        if not rows and dataset.path.endswith(".jsonl"):
             return "trust first-download needs rows, the rows each file must hold"
     elif not (dataset.sha256 or dataset.git_blob):
         return "no sha256 or git_blob to verify it by (or trust first-download and rows)"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, node_modules, rust_crates
+from ..execution.native.libraries import cpp_prelude, go_modules, node_modules, rust_crates
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_HUMANEVAL_X, Problem, SuiteError
 from .fields import native_fields
@@ -107,6 +107,11 @@ class HumanEvalXKind(NativeProgramKind):
             return programs.Libraries(go_module=module, go_cache=cache)
         if problem.language == "js":
             return programs.Libraries(node_modules=node_modules())
+        if problem.language == "cpp":
+            # The headers its programs start with: the same for every sample of a problem.
+            headers = programs.leading_includes(assemble(problem, ""))
+            prelude = cpp_prelude(programs.CPP_STD[self.name], headers)
+            return programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
         return programs.Libraries()
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:

@@ -1,15 +1,18 @@
 """MultiPL-E prompt files (``<benchmark>-<lang>-reworded.jsonl`` as nuprl/MultiPL-E ships
-them): rows of ``name``, ``language``, ``prompt``, ``tests`` and ``stop_tokens``. The program
-run is the prompt, the completion cut at its first stop token, then the tests, as MultiPL-E
-assembles it; it passes when its evaluator's rules say ``OK`` (see
+them, or the Parquet file of a configuration of its published dataset, ``humaneval-cpp``,
+``mbpp-rs``, ...): rows of ``name``, ``language``, ``prompt``, ``tests`` and
+``stop_tokens``. The program run is the prompt, the completion cut at its first stop token,
+then the tests, as MultiPL-E assembles it; it passes when its evaluator's rules say ``OK`` (see
 ``execution/native/programs.py``). MultiPL-E ships no solutions: ``reference`` cannot pass."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, javatuples, typescript
+from ..execution.native.libraries import cpp_prelude, go_modules, javatuples, typescript
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
@@ -24,13 +27,19 @@ from .protocol import GradingRun
 
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
 SUFFIXES = (".jsonl", ".jsonl.gz")
+PARQUET = ".parquet"
+PARQUET_NEEDS = "reading a Parquet file needs pyarrow (pip install 'pytest-codegen[multipl-e]')"
 # Its evaluator gives the build and the run 15 s each (Go's one step 30 s): the suite's own
 # limit for a sample, unless --codegen-timeout says otherwise.
 UPSTREAM_TIMEOUT_S = 30.0
 
 
 def looks_like_multipl_e(path: Path) -> bool:
-    """Whether the first row of ``path`` has MultiPL-E's fields."""
+    """Whether the first row of ``path`` has MultiPL-E's fields (a Parquet file: its
+    columns; without pyarrow to read them, any Parquet file, which then fails in one line)."""
+    if path.name.endswith(PARQUET) and path.is_file():
+        columns = parquet_columns(path)
+        return columns is None or set(FIELDS) <= columns
     if not path.name.endswith(SUFFIXES) or not path.is_file():
         return False
     try:
@@ -62,6 +71,10 @@ class MultiPLEKind(NativeProgramKind):
             return programs.Libraries(go_cache=go_modules()[1])
         if problem.language == "ts":
             return programs.Libraries(typescript=typescript()[0])
+        if problem.language == "cpp":
+            headers = programs.leading_includes(problem.prompt)
+            prelude = cpp_prelude(programs.CPP_STD[self.name], headers)
+            return programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
         return programs.Libraries()
 
     def toolchain(self, problem: Problem) -> str | None:
@@ -74,11 +87,38 @@ class MultiPLEKind(NativeProgramKind):
         return problem.prompt + cut_at_stop(code, stops) + "\n" + problem.tests
 
 
+def parquet_columns(path: Path) -> set[str] | None:
+    """The column names of a Parquet file (empty: not one); None without pyarrow."""
+    try:
+        import pyarrow.parquet as pq  # heavy and optional: only for a Parquet suite
+    except ImportError:
+        return None
+    try:
+        return set(pq.read_schema(path).names)
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        return set()
+
+
+def parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, row)`` of each row of a Parquet file; ``where`` is ``path: row N``."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise SuiteError(f"{path}: {PARQUET_NEEDS}") from None
+    try:
+        rows = pq.read_table(path, columns=list(FIELDS)).to_pylist()
+    except (OSError, ValueError) as e:
+        raise SuiteError(f"{path}: not a readable MultiPL-E Parquet file ({e})") from None
+    for index, row in enumerate(rows, 1):
+        yield f"{path}: row {index}", row
+
+
 def load_multipl_e(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
     seen: set[str] = set()
+    rows = parquet_rows(path) if path.name.endswith(PARQUET) else read_objects(path)
     try:
-        for where, row in read_objects(path):
+        for where, row in rows:
             missing = [f for f in FIELDS if f not in row]
             if missing:
                 raise SuiteError(f"{where}: a MultiPL-E row needs {', '.join(missing)}")

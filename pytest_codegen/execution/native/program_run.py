@@ -11,14 +11,12 @@ every process of its uid: no compiler, binary or forked child outlives it.
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import Any
 
 from ..python.errors import SampleCrashed, SampleTimeout
 from ..python.sandbox import Limits, Sandbox
 from . import programs
-from .libraries import link_tree
 from .toolchains import LANGUAGES, Toolchain
 
 SUPERVISOR = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
@@ -64,9 +62,6 @@ def run_program(
         with Sandbox(limits, hide, reads=tool.roots + libs.trees()) as box:
             isolation, workdir = box.isolation, str(box.workdir)
             made = programs.build(tool, program, workdir, limits.timeout_s, libs, benchmark)
-            for name, tree in made.links.items():
-                link_tree(tree, os.path.join(workdir, name))
-                open_folders(os.path.join(workdir, name))
             supervise = box.load((SUPERVISOR,), "run")
             # The sandbox's own deadline stays the outer bound; the steps share a slightly
             # shorter one, so a step that times out is reported as such.
@@ -78,9 +73,3 @@ def run_program(
     if not isinstance(steps, list) or not steps:
         return ProgramRun(made, [], crash="its supervisor returned no result")
     return ProgramRun(made, steps, isolation=isolation)
-
-
-def open_folders(root: str) -> None:
-    """Let the sample add files in the folders of a linked tree (its files stay ours)."""
-    for folder, _dirs, _files in os.walk(root):
-        os.chmod(folder, 0o777)
