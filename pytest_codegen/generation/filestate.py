@@ -58,6 +58,13 @@ class SharedState:
                     with contextlib.suppress(OSError):
                         os.close(fd)
 
+    def __del__(self) -> None:  # a rate limit's state is dropped, never closed
+        fds = getattr(self, "_fds", None)
+        if fds is not None and self._pid == os.getpid():
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
     @contextlib.contextmanager
     def _turn(self) -> Iterator[int | None]:
         """This process's turn at the file; the state file's descriptor (None: in memory,
