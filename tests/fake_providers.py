@@ -346,6 +346,11 @@ class FakeProviders:
 
 
 class _Server(ThreadingHTTPServer):
+    # A provider's listen queue, not socketserver's 5: a client opening a hundred connections
+    # at once would otherwise see most of them dropped and retried a second later (TCP's
+    # first SYN retransmission), a wait no real API imposes.
+    request_queue_size = 1024
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up
             super().handle_error(request, client_address)

@@ -22,6 +22,7 @@ from fake_providers import FakeProviders
 from many_problems import reply, write_suite
 
 from pytest_codegen.generation.budget import InFlightBudget
+from pytest_codegen.generation.filestate import SharedState
 from pytest_codegen.models.base import ANSWERED, FAILED, THROTTLED
 
 
@@ -193,3 +194,36 @@ def test_a_killed_process_leaves_no_slot_behind(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+COUNTER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from pytest_codegen.generation.filestate import SharedState
+
+    shared = SharedState(Path(sys.argv[1]))
+    for _ in range(int(sys.argv[2])):
+        with shared.edit() as state:
+            state["count"] = state.get("count", 0) + 1
+    shared.close()
+    """
+)
+
+
+def test_processes_editing_one_state_file_lose_no_edit(tmp_path: Path) -> None:
+    # The files stay open between turns; the lock still gives each edit to one process at
+    # a time, so every increment of three processes (and of this one) is kept.
+    path = tmp_path / "shared.state"
+    counters = [
+        subprocess.Popen([sys.executable, "-c", COUNTER, str(path), "300"]) for _ in range(3)
+    ]
+    mine = SharedState(path)
+    for _ in range(100):
+        with mine.edit() as state:
+            state["count"] = state.get("count", 0) + 1
+    assert [counter.wait(timeout=600) for counter in counters] == [0, 0, 0]
+    mine.close()
+    with mine.edit() as state:  # closed: the next turn opens the files again
+        assert state["count"] == 1000
+    mine.close()

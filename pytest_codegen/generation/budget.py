@@ -144,6 +144,7 @@ class InFlightBudget:
         self.wake()
         with contextlib.suppress(OSError), self._shared.edit() as state:
             _held(state).pop(self._token, None)
+        self._shared.close()
         if self._alive_fd is not None and self._alive is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self._alive / self._token)
