@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..cachedir import atomic_write
 from .catalog import Dataset
 from .content import digest
 
@@ -127,9 +126,5 @@ def remember(dataset: Dataset, path: Path, root: Path) -> dict[str, Any]:
         "files": files,
         "note": "the digests of the first copy used: not a pin",
     }
-    root.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".record.", dir=root)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(first, out, indent=1)
-    os.replace(tmp, record_path(dataset, root))
+    atomic_write(record_path(dataset, root), json.dumps(first, indent=1))
     return first
