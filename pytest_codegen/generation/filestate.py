@@ -52,15 +52,15 @@ class SharedState:
     def close(self) -> None:
         """Close the files (a later turn opens them again)."""
         with self._lock:
-            fds, self._fds = self._fds, None
-            if fds is not None and self._pid == os.getpid():
-                for fd in fds:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
+            self._close_files()
 
     def __del__(self) -> None:  # a rate limit's state is dropped, never closed
-        fds = getattr(self, "_fds", None)
-        if fds is not None and self._pid == os.getpid():
+        if hasattr(self, "_fds"):
+            self._close_files()
+
+    def _close_files(self) -> None:
+        fds, self._fds = self._fds, None
+        if fds is not None and self._pid == os.getpid():  # a forked child's are the parent's
             for fd in fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
