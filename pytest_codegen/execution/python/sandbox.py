@@ -150,11 +150,10 @@ class Sandbox:
         return entry_point
 
     def call(self, target: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        if self._planned and not self.diverged:
+        if self.planned:
             planned_target, _, given = self._planned[0]
             if planned_target == target and given is not None and same_objects(args, kwargs, given):
-                self._planned.popleft()
-                return result_of(self, self._receive(), planned=True)
+                return self.next_planned()
         message = {
             "op": "call",
             "target": target,
