@@ -10,11 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import cpp_prelude, go_modules, node_modules, rust_crates
+from ..execution.native.libraries import go_modules, node_modules, rust_crates
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_HUMANEVAL_X, Problem, SuiteError
 from .fields import native_fields
-from .native_program import EMPTY_BODY, NativeProgramKind, language_key, toolchain_of
+from .native_program import (
+    EMPTY_BODY,
+    NativeProgramKind,
+    cpp_libraries,
+    language_key,
+    toolchain_of,
+)
 from .protocol import GradingRun
 
 FIELDS = ("task_id", "prompt", "declaration", "canonical_solution", "test")
@@ -108,10 +114,7 @@ class HumanEvalXKind(NativeProgramKind):
         if problem.language == "js":
             return programs.Libraries(node_modules=node_modules())
         if problem.language == "cpp":
-            # The headers its programs start with: the same for every sample of a problem.
-            headers = programs.leading_includes(assemble(problem, ""))
-            prelude = cpp_prelude(programs.CPP_STD[self.name], headers)
-            return programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
+            return cpp_libraries(self.name, assemble(problem, ""))
         return programs.Libraries()
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:

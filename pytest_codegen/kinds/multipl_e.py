@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import cpp_prelude, go_modules, javatuples, typescript
+from ..execution.native.libraries import go_modules, javatuples, typescript
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
 from .native_program import (
     NativeProgramKind,
+    cpp_libraries,
     cut_at_stop,
     language_key,
     made_or_stop,
@@ -72,9 +73,7 @@ class MultiPLEKind(NativeProgramKind):
         if problem.language == "ts":
             return programs.Libraries(typescript=typescript()[0])
         if problem.language == "cpp":
-            headers = programs.leading_includes(problem.prompt)
-            prelude = cpp_prelude(programs.CPP_STD[self.name], headers)
-            return programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
+            return cpp_libraries(self.name, problem.prompt)
         return programs.Libraries()
 
     def toolchain(self, problem: Problem) -> str | None:

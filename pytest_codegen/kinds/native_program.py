@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import outcomes
 from ..execution.native import programs
+from ..execution.native.libraries import cpp_prelude
 from ..execution.native.program_run import run_program
 from ..execution.native.toolchains import Toolchain, ToolchainMissing, find, language
 from ..outcomes import Verdict
@@ -74,6 +75,14 @@ def cut_at_stop(completion: str, stop_tokens: list[str]) -> str:
     """``completion`` up to its first stop token, as MultiPL-E cuts what a model wrote."""
     ends = [at for at in (completion.find(t) for t in stop_tokens if t) if at >= 0]
     return completion[: min(ends)] if ends else completion
+
+
+def cpp_libraries(benchmark: str, start: str) -> programs.Libraries:
+    """A C++ problem's libraries: the headers its programs start with (those of ``start``,
+    the same for every sample of the problem), precompiled once per host."""
+    headers = programs.leading_includes(start)
+    prelude = cpp_prelude(programs.CPP_STD[benchmark], headers)
+    return programs.Libraries(cpp_prelude=prelude, cpp_prelude_headers=headers)
 
 
 class NativeProgramKind(Kind):

@@ -78,10 +78,9 @@ class Libraries:
 
     def trees(self) -> tuple[str, ...]:
         """What the sample must read of them."""
-        prelude = os.path.dirname(self.cpp_prelude)
         trees = (*self.jars, self.rust_deps, self.go_module, self.go_cache, self.node_modules)
-        trees += (self.typescript,)
-        return tuple(t for t in (*trees, prelude) if t)
+        trees += (self.typescript, os.path.dirname(self.cpp_prelude))
+        return tuple(t for t in trees if t)
 
 
 NO_LIBRARIES = Libraries()
