@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...scoring.passk import summarize
+from ..breakdowns import WINDOWS
 from ..results import load_results
 from .data import DEFAULT_KS, shown_text
 from .page import write_html
@@ -91,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", help="model name for the header (default: from the records)")
     parser.add_argument(
         "--date-window",
-        choices=("quarter", "month", "year", "off"),
+        choices=(*WINDOWS, "off"),
         default="quarter",
         help="pass@k by release window of contest_date, as --codegen-date-window (quarter)",
     )
