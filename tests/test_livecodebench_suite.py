@@ -35,7 +35,8 @@ def _catalogue(pytester, monkeypatch, **rows: int) -> None:
     """The built-in entries as they are, with this test's small files' rows."""
     entries = {}
     for dataset, counts in ((LCB, rows or {n: 1 for n in RELEASES}), (APPS, {"test.jsonl": 2})):
-        entry = {k: getattr(dataset, k) for k in ("source", "version", "url", "format", "path")}
+        keys = ("source", "version", "url", "format", "path", "cumulative")
+        entry = {k: getattr(dataset, k) for k in keys}
         entries[dataset.name] = {**entry, "rows": counts, "trust": "first-download"}
     pin(pytester, monkeypatch, **entries)
 
@@ -48,6 +49,16 @@ def _run(pytester, *args: str):
     return pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--codegen-results=r.jsonl", *args, timeout=300
     )
+
+
+def _both_passed_of(pytester, sha256: str) -> None:
+    """The run's records: both problems passed, each of the data ``sha256``."""
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["nodeid"]: r["outcome"] for r in records} == {
+        "livecodebench::abc001_a[s0]": "passed",
+        "livecodebench::1234[s0]": "passed",
+    }
+    assert {r["data"]["sha256"] for r in records} == {sha256}
 
 
 def _tree_sha256(releases: dict[str, bytes]) -> str:
@@ -65,6 +76,10 @@ def test_the_built_in_entries_pin_a_revision_and_count_every_release():
     totals = [sum(list(LCB.rows.values())[:n]) for n in range(1, 7)]
     assert totals == [400, 511, 612, 713, 880, 1055]
     assert APPS.rows == {"test.jsonl": 5000}
+    # release_vN is the first N files, and a run of it needs only those.
+    assert LCB.cumulative and not APPS.cumulative
+    assert LCB.files_for(2) == ["test.jsonl", "test2.jsonl"]
+    assert LCB.files_for(None) == LCB.files_for(9) == LCB.file_names
     assert "not pinned" in LCB.about and "not pinned" in APPS.about
 
 
@@ -83,20 +98,57 @@ def test_downloaded_recorded_and_graded_by_question_id(pytester, monkeypatch, se
     )
     record = json.loads((cache / "datasets" / RECORD).read_text())
     assert record["sha256"] == _tree_sha256(RELEASES)
-    records = read_results(pytester.path / "r.jsonl")
-    assert {r["nodeid"]: r["outcome"] for r in records} == {
-        "livecodebench::abc001_a[s0]": "passed",
-        "livecodebench::1234[s0]": "passed",
-    }
-    assert {r["data"]["sha256"] for r in records} == {record["sha256"]}
+    _both_passed_of(pytester, record["sha256"])
 
-    # Again, release v1 only: nothing downloaded, the same identity.
+    # Again, release v1 only: nothing downloaded; the identity is of the file graded.
     second = _run(pytester, *args, "--codegen-samples=1", "--codegen-release=v1")
     assert second.ret == pytest.ExitCode.OK, second.stdout.str()[-2000:]
     assert all(server.requests[p] == 1 for p in paths.values())
     records = read_results(pytester.path / "r.jsonl")
     assert [r["nodeid"] for r in records] == ["livecodebench::abc001_a[s0]"]
-    assert records[0]["data"]["sha256"] == record["sha256"]
+    assert records[0]["data"]["sha256"] == _tree_sha256({"test.jsonl": RELEASES["test.jsonl"]})
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_release_downloads_its_files_and_a_later_run_only_the_rest(
+    pytester,
+    monkeypatch,
+    server,  # noqa: F811
+    cache,  # noqa: F811
+    xdist,
+):
+    _catalogue(pytester, monkeypatch)
+    paths = _serve(server, RELEASES)
+    replay = write_samples(
+        pytester.path / "samples.jsonl", [("abc001_a", SUM_RIGHT), ("1234", PAIR_RIGHT)]
+    )
+    args = (
+        "--codegen-suite=livecodebench",
+        f"--codegen-model=replay:{replay}",
+        "--codegen-samples=1",
+        *xdist,
+    )
+    first = _run(pytester, *args, "--codegen-release=v1")
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str()[-2000:] + first.stderr.str()
+    assert (server.requests[paths["test.jsonl"]], server.requests[paths["test2.jsonl"]]) == (1, 0)
+    cached = cache / "datasets" / "livecodebench-release_v6" / "code_generation_lite"
+    assert [p.name for p in cached.iterdir()] == ["test.jsonl"]
+    assert list(json.loads((cache / "datasets" / RECORD).read_text())["files"]) == ["test.jsonl"]
+    records = read_results(pytester.path / "r.jsonl")
+    assert [(r["nodeid"], r["outcome"]) for r in records] == [
+        ("livecodebench::abc001_a[s0]", "passed")
+    ]
+    assert records[0]["data"]["sha256"] == _tree_sha256({"test.jsonl": RELEASES["test.jsonl"]})
+
+    # The latest release: test2.jsonl fetched and recorded now, test.jsonl not again.
+    second = _run(pytester, *args)
+    assert second.ret == pytest.ExitCode.OK, second.stdout.str()[-2000:] + second.stderr.str()
+    assert all(server.requests[p] == 1 for p in paths.values())
+    second.stderr.fnmatch_lines(["codegen: livecodebench release_v6 *sha256 * (test2.jsonl), *"])
+    record = json.loads((cache / "datasets" / RECORD).read_text())
+    assert sorted(record["files"]) == sorted(RELEASES)
+    assert record["sha256"] == _tree_sha256(RELEASES)
+    _both_passed_of(pytester, record["sha256"])
 
 
 def test_a_transfer_cut_short_once_is_tried_again(pytester, monkeypatch, server, cache):  # noqa: F811
@@ -170,9 +222,13 @@ def test_a_placed_copy_must_hold_the_rows_and_match_the_record(pytester, monkeyp
     result = _run(pytester, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "(it has no test2.jsonl)" in error_lines(result)[0]
+    assert _run(pytester, *args, "--codegen-release=v1").ret == 0  # needs test.jsonl alone
+    assert list(json.loads((cache / "datasets" / RECORD).read_text())["files"]) == ["test.jsonl"]
     (placed / "test2.jsonl").write_bytes(RELEASES["test2.jsonl"])
-    assert _run(pytester, *args).ret == 0  # the first copy: recorded
-    assert (cache / "datasets" / RECORD).exists()
+    assert _run(pytester, *args).ret == 0  # the first copy of test2.jsonl: recorded
+    assert sorted(json.loads((cache / "datasets" / RECORD).read_text())["files"]) == sorted(
+        RELEASES
+    )
     (placed / "test2.jsonl").write_bytes(jsonl({**PAIR_ROW, "difficulty": "hard"}))
     result = _run(pytester, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -191,6 +247,17 @@ def test_apps_by_name_is_graded_by_its_rules(pytester, monkeypatch, server, cach
         "apps::4001[s0]": "passed",
     }
     assert {r["data"]["version"] for r in records} == {"main"}
+
+
+def test_only_a_set_of_files_checked_one_by_one_is_cumulative(pytester, monkeypatch):
+    entry = {k: getattr(APPS, k) for k in ("source", "version", "url", "format", "path")}
+    pin(pytester, monkeypatch, apps={**entry, "rows": APPS.rows, "cumulative": True})
+    result = _run(pytester, "--codegen-suite=apps", "--codegen-model=empty", "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "dataset 'apps': cumulative (true or false) is for format files with trust first-download"
+        in result.stderr.str()
+    )
 
 
 def test_a_catalogue_entry_without_a_pin_needs_its_rows(pytester, monkeypatch):

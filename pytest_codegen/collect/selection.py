@@ -108,7 +108,7 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
     def selection(name: str) -> BuiltinSelection:
         if name not in selections:
             # A named dataset is found, or downloaded, only once a run asks for it.
-            path = known[name] or open_named(config, name, settings.data_dir)
+            path = known[name] or open_named(config, name, settings.data_dir, settings.release)
             selections[name] = BuiltinSelection(name, path)
         return selections[name]
 

@@ -32,9 +32,12 @@ def dataset_names() -> list[str]:
         raise pytest.UsageError(str(e)) from None
 
 
-def open_named(config: pytest.Config, name: str, data_dir: Path | None) -> Path:
+def open_named(
+    config: pytest.Config, name: str, data_dir: Path | None, release: int | None = None
+) -> Path:
     """The file or directory of the named suite ``name``, found in ``data_dir`` or the user
-    cache, or downloaded there now (one usage-error line if it cannot be had)."""
+    cache, or downloaded there now (one usage-error line if it cannot be had); of a set of
+    releases, what ``--codegen-release`` needs."""
     from ..cachedir import default_cache_root
     from .catalog import named_datasets
     from .fetch import DataError, locate
@@ -45,6 +48,7 @@ def open_named(config: pytest.Config, name: str, data_dir: Path | None) -> Path:
             data_dir=data_dir,
             cache_root=default_cache_root(),
             progress=_progress,
+            release=release,
         )
     except DataError as e:
         raise pytest.UsageError(str(e)) from None

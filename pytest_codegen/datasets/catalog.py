@@ -42,7 +42,9 @@ class Dataset:
     must hold. ``trust`` is ``pinned`` (``sha256`` or ``git_blob`` required) or
     ``first-download``: no digest is pinned, the rows are counted, and the first copy's
     digest is recorded and required of every later one (not a pin: see
-    :mod:`.first_download`).
+    :mod:`.first_download`). ``cumulative`` (format ``files``): release N is the first N files
+    of ``rows`` (LiveCodeBench's ``release_vN``), so a run of release N needs, and downloads,
+    only those.
     """
 
     name: str
@@ -56,6 +58,7 @@ class Dataset:
     git_blob: str | None = None
     rows: dict[str, int] | None = None
     trust: str = PINNED
+    cumulative: bool = False
     about: str = ""
 
     @property
@@ -78,6 +81,11 @@ class Dataset:
     @property
     def first_download(self) -> bool:
         return self.trust == FIRST_DOWNLOAD
+
+    def files_for(self, release: int | None) -> list[str]:
+        """The files a run of ``release`` (None: the latest) needs, of a ``files`` download."""
+        names = self.file_names
+        return names[:release] if self.cumulative and release else names
 
 
 def _entries(path: Path) -> dict[str, Dataset]:
@@ -120,6 +128,11 @@ def _problem(dataset: Dataset) -> str:
         return "rows must map file names to row counts"
     if dataset.format == "files" and (not rows or not dataset.url.endswith("/")):
         return "format files needs rows (its files) and a url ending in /"
+    # Its files are checked and recorded one at a time, as a run needs them.
+    if dataset.cumulative is not False and not (
+        dataset.cumulative is True and dataset.format == "files" and dataset.first_download
+    ):
+        return "cumulative (true or false) is for format files with trust first-download"
     if dataset.first_download:
         if dataset.sha256 or dataset.git_blob:
             return "trust first-download pins nothing: a sha256 or git_blob means trust pinned"

@@ -7,7 +7,9 @@ lock, so xdist workers and concurrent runs wait for the first one instead of rac
 a temporary directory that is renamed into place only once its content matches the pinned hash,
 so the cache never holds half a download. A transfer cut short or undecodable is tried again
 (:data:`ATTEMPTS` in all); a whole file with the wrong content is refused at once. A suite with
-no pinned digest is checked by :mod:`.first_download` instead.
+no pinned digest is checked by :mod:`.first_download` instead. Of a cumulative set of files
+(LiveCodeBench's releases), a run needs, checks and downloads only its release's files: the
+cache gains the later ones, each verified, when a run first needs them.
 """
 
 from __future__ import annotations
@@ -47,14 +49,17 @@ def locate(
     data_dir: Path | None,
     cache_root: Path,
     progress: Callable[[str], None],
+    release: int | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    """The suite's file or directory, and its ``data`` identity."""
+    """The suite's file or directory (holding at least the files ``release`` needs), and its
+    ``data`` identity: of those files."""
     root = cache_root / "datasets"
+    names = dataset.files_for(release)
     if data_dir is not None:
         for candidate in _placed(dataset, data_dir):
             if candidate.exists():
                 try:
-                    reason = _mismatch(dataset, candidate, root)
+                    reason = _mismatch(dataset, candidate, root, names)
                 except _Corrupt as e:
                     reason = str(e)
                 if reason is not None:
@@ -64,19 +69,27 @@ def locate(
                         f" this copy as it is by giving its path instead of --codegen-suite"
                         f" {dataset.name}"
                     )
-                return candidate, _identity(dataset, candidate, root)
+                return candidate, _identity(dataset, candidate, root, names)
     home = root / f"{dataset.source}-{dataset.version}"
     target = home / dataset.path
-    if not target.exists():
-        _download(dataset, home, data_dir, progress)
+    if _missing(target, names):
+        _download(dataset, home, data_dir, progress, names)
     elif dataset.first_download:
-        reason = first_download.size_mismatch(dataset, target, root)
+        reason = first_download.size_mismatch(dataset, target, root, names)
         if reason is not None:
             raise DataError(
                 f"{dataset.name}: the cached copy in {home} is not the one first downloaded"
                 f" ({reason}); delete {home} to download it again"
             )
-    return target, _identity(dataset, target, root)
+    return target, _identity(dataset, target, root, names)
+
+
+def _missing(target: Path, names: list[str]) -> list[str]:
+    """What is not there yet: of a ``files`` directory, the files of ``names``; else the
+    file or tree ``target`` itself (as ``[""]``)."""
+    if names:
+        return [name for name in names if not (target / name).is_file()]
+    return [] if target.exists() else [""]
 
 
 def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
@@ -89,21 +102,23 @@ def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
     return [data_dir / folder / path for folder in folders for path in paths]
 
 
-def _identity(dataset: Dataset, path: Path, root: Path) -> dict[str, Any]:
-    if dataset.first_download:  # the digest recorded of the first copy (made now if none)
-        return identity(
-            dataset.name, dataset.version, first_download.remember(dataset, path, root)["sha256"]
-        )
+def _identity(dataset: Dataset, path: Path, root: Path, names: list[str]) -> dict[str, Any]:
+    if dataset.first_download:  # the digests recorded of the first copy (made now if none)
+        files = first_download.remember(dataset, path, root, names or None)["files"]
+        used = {name: files[name] for name in names} if names else files
+        return identity(dataset.name, dataset.version, first_download.tree_sha256(dataset, used))
     sha256 = dataset.sha256 or digest(path)[0]  # a git_blob pin: hashed from verified bytes
     return identity(dataset.name, dataset.version, sha256)
 
 
-def _mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
-    """Why the content at ``path`` is not the pinned one (None: it is). Raises
-    :class:`_Corrupt` for a file that cannot be decoded."""
+def _mismatch(
+    dataset: Dataset, path: Path, root: Path, names: list[str] | None = None
+) -> str | None:
+    """Why the content at ``path`` (of its files ``names``, if given) is not the pinned one
+    (None: it is). Raises :class:`_Corrupt` for a file that cannot be decoded."""
     try:
         if dataset.first_download:
-            return first_download.mismatch(dataset, path, root)
+            return first_download.mismatch(dataset, path, root, names or None)
         if dataset.git_blob:
             found = git_blob_id(read_content(path))
             if found != dataset.git_blob:
@@ -138,33 +153,45 @@ def offline_hint(dataset: Dataset, data_dir: Path | None) -> str:
 
 
 def _download(
-    dataset: Dataset, home: Path, data_dir: Path | None, progress: Callable[[str], None]
+    dataset: Dataset,
+    home: Path,
+    data_dir: Path | None,
+    progress: Callable[[str], None],
+    names: list[str],
 ) -> None:
+    """Download what ``home`` lacks: of a ``files`` directory the files of ``names`` it has
+    not, else the whole file or archive."""
     from filelock import FileLock  # imported late: plugin import stays cheap
 
     root = home.parent
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(root / f"{home.name}.lock")):
-        if (home / dataset.path).exists():  # another process downloaded it while we waited
+        missing = _missing(home / dataset.path, names)
+        if not missing:  # another process downloaded it while we waited
             return
         for stale in root.glob(f".{home.name}.*"):  # left by a process that was killed
             shutil.rmtree(stale, ignore_errors=True)
         # Everything the download holds is verified before any of it is used.
-        members = [
-            d
-            for d in named_datasets().values()
-            if (d.source, d.version, d.url) == (dataset.source, dataset.version, dataset.url)
-        ]
+        members = (
+            [dataset]
+            if names
+            else [
+                d
+                for d in named_datasets().values()
+                if (d.source, d.version, d.url) == (dataset.source, dataset.version, dataset.url)
+            ]
+        )
+        fetched = missing if names else None
         url = dataset.download_url
         problem = ""
         for attempt in range(1, ATTEMPTS + 1):
             work = Path(tempfile.mkdtemp(prefix=f".{home.name}.", dir=root))
             try:
                 progress(f"codegen: downloading {dataset.name} {dataset.version} from {url}")
-                received = _fetch(dataset, url, work, data_dir, members)
+                received = _fetch(dataset, url, work, data_dir, members, missing)
                 for member in members:
                     reason = (
-                        _mismatch(member, work / "tree" / member.path, root)
+                        _mismatch(member, work / "tree" / member.path, root, fetched)
                         if (work / "tree" / member.path).exists()
                         else f"it has no {member.path}"
                     )
@@ -173,13 +200,16 @@ def _download(
                             f"{member.name}: the download from {url} is not {member.name}"
                             f" {member.version} ({reason}); nothing was kept in {root}"
                         )
-                if home.exists():  # a download that held other names: replaced whole
-                    aside = work / "old"
-                    os.rename(home, aside)
-                os.rename(work / "tree", home)
-                for member in members:
-                    if member.first_download:
-                        _remember(member, home / member.path, root, progress)
+                    if member.first_download:  # recorded before the cache holds it
+                        _remember(member, work / "tree" / member.path, root, progress, fetched)
+                if names:  # files added beside those a run of an earlier release fetched
+                    (home / dataset.path).mkdir(parents=True, exist_ok=True)
+                    for name in missing:
+                        os.rename(work / "tree" / dataset.path / name, home / dataset.path / name)
+                else:
+                    if home.exists():  # a download that held other names: replaced whole
+                        os.rename(home, work / "old")
+                    os.rename(work / "tree", home)
                 progress(
                     f"codegen: {dataset.name} {dataset.version}: {received:,} bytes, verified,"
                     f" in {home}"
@@ -197,28 +227,43 @@ def _download(
         )
 
 
-def _remember(dataset: Dataset, path: Path, root: Path, progress: Callable[[str], None]) -> None:
-    had = first_download.recorded(dataset, root) is not None
-    first = first_download.remember(dataset, path, root)
-    if not had:
+def _remember(
+    dataset: Dataset,
+    path: Path,
+    root: Path,
+    progress: Callable[[str], None],
+    names: list[str] | None,
+) -> None:
+    before = first_download.recorded(dataset, root)
+    had = set(before["files"]) if before is not None else set()
+    files = first_download.remember(dataset, path, root, names)["files"]
+    new = {name: files[name] for name in files if name not in had}
+    if new:
+        which = f" ({', '.join(new)})" if names else ""  # of a set, the files added
         progress(
             f"codegen: {dataset.name} {dataset.version} has no pinned digest; recorded this first"
-            f" download's, sha256 {first['sha256'][:12]}, which every later copy must match"
-            f" (not a pin)"
+            f" download's, sha256 {first_download.tree_sha256(dataset, new)[:12]}{which},"
+            f" which every later copy must match (not a pin)"
         )
 
 
 def _fetch(
-    dataset: Dataset, url: str, work: Path, data_dir: Path | None, members: list[Dataset]
+    dataset: Dataset,
+    url: str,
+    work: Path,
+    data_dir: Path | None,
+    members: list[Dataset],
+    missing: list[str],
 ) -> int:
-    """Download into ``work/tree`` laid out as upstream ships it; the bytes received."""
+    """Download into ``work/tree`` laid out as upstream ships it (of a ``files`` download,
+    the files ``missing``); the bytes received."""
     if dataset.format != "files":
         received = _get(dataset, url, work / "download", data_dir)
         _unpack(dataset, work / "download", work / "tree", members)
         return received
     folder = work / "tree" / dataset.path
     folder.mkdir(parents=True)
-    return sum(_get(dataset, url + name, folder / name, data_dir) for name in dataset.file_names)
+    return sum(_get(dataset, url + name, folder / name, data_dir) for name in missing)
 
 
 def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> int:

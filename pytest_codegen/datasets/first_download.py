@@ -41,12 +41,23 @@ def recorded(dataset: Dataset, root: Path) -> dict[str, Any] | None:
     return found if isinstance(found, dict) and isinstance(found.get("files"), dict) else None
 
 
-def files_of(dataset: Dataset, path: Path) -> dict[str, Path]:
-    """Each catalogued file's name and where it is: in the directory ``path`` (format
-    ``files``), or ``path`` itself."""
+def files_of(dataset: Dataset, path: Path, names: list[str] | None = None) -> dict[str, Path]:
+    """Each catalogued file's name (of ``names``, if given) and where it is: in the directory
+    ``path`` (format ``files``), or ``path`` itself."""
     if dataset.format == "files":
-        return {name: path / name for name in dataset.file_names}
+        return {name: path / name for name in (dataset.file_names if names is None else names)}
     return {PurePosixPath(dataset.path).name: path}
+
+
+def tree_sha256(dataset: Dataset, files: dict[str, dict[str, Any]]) -> str:
+    """The identity of recorded files: a ``files`` directory's, as :func:`.content.digest`
+    hashes a tree (a manifest of each file's sha256), or the one file's sha256."""
+    if dataset.format != "files":
+        return next(iter(files.values()))["sha256"]
+    manifest = "".join(
+        f"{files[name]['sha256']}  {name}\n" for name in sorted(files, key=str.encode)
+    )
+    return hashlib.sha256(manifest.encode()).hexdigest()
 
 
 def count_rows(path: Path) -> int:
@@ -55,11 +66,13 @@ def count_rows(path: Path) -> int:
         return sum(1 for line in fh if line.strip())
 
 
-def mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
-    """Why the copy at ``path`` cannot be used (None: it can): a file missing, another number
-    of rows than catalogued, or bytes other than the first copy's. Raises ``OSError`` for a
-    file that cannot be read."""
-    files = files_of(dataset, path)
+def mismatch(
+    dataset: Dataset, path: Path, root: Path, names: list[str] | None = None
+) -> str | None:
+    """Why the copy at ``path`` (of its files ``names``, if given) cannot be used (None: it
+    can): a file missing, another number of rows than catalogued, or bytes other than the
+    first copy's. Raises ``OSError`` for a file that cannot be read."""
+    files = files_of(dataset, path, names)
     for name, file in files.items():
         if not file.is_file():
             return f"it has no {name}"
@@ -73,8 +86,10 @@ def mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
     if first is None:
         return None
     for name, file in files.items():
+        want = first["files"].get(name)
+        if want is None:  # a file of a later release, not needed before: recorded now
+            continue
         sha256, size = digest(file)
-        want = first["files"].get(name) or {}
         if (sha256, size) != (want.get("sha256"), want.get("size")):
             return (
                 f"{name} has sha256 {sha256} ({size:,} bytes) where its first download, recorded"
@@ -84,13 +99,17 @@ def mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
     return None
 
 
-def size_mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
+def size_mismatch(
+    dataset: Dataset, path: Path, root: Path, names: list[str] | None = None
+) -> str | None:
     """The cheap check of a cached copy at each run: each file's size against the record."""
     first = recorded(dataset, root)
     if first is None:
         return None
-    for name, file in files_of(dataset, path).items():
-        want = (first["files"].get(name) or {}).get("size")
+    for name, file in files_of(dataset, path, names).items():
+        if name not in first["files"]:  # not used since the record was made: recorded now
+            continue
+        want = first["files"][name].get("size")
         try:
             size = file.stat().st_size
         except OSError:
@@ -100,28 +119,24 @@ def size_mismatch(dataset: Dataset, path: Path, root: Path) -> str | None:
     return None
 
 
-def remember(dataset: Dataset, path: Path, root: Path) -> dict[str, Any]:
-    """The record of the first copy: read, or made now from the copy at ``path`` (already
-    checked by :func:`mismatch`) and written whole."""
+def remember(
+    dataset: Dataset, path: Path, root: Path, names: list[str] | None = None
+) -> dict[str, Any]:
+    """The record of the first copy, with each of the files ``names`` (all, if None) at
+    ``path`` (already checked by :func:`mismatch`) added now if it lacks them, written whole."""
     first = recorded(dataset, root)
-    if first is not None:
+    files = dict(first["files"]) if first is not None else {}
+    new = {n: f for n, f in files_of(dataset, path, names).items() if n not in files}
+    if first is not None and not new:
         return first
-    files = {}
-    for name, file in files_of(dataset, path).items():
+    for name, file in new.items():
         sha256, size = digest(file)
         files[name] = {"sha256": sha256, "size": size}
-    if dataset.format == "files":  # a tree's identity, as content.digest computes it
-        manifest = "".join(
-            f"{files[name]['sha256']}  {name}\n" for name in sorted(files, key=str.encode)
-        )
-        whole = hashlib.sha256(manifest.encode()).hexdigest()
-    else:
-        whole = next(iter(files.values()))["sha256"]
     first = {
         "name": dataset.name,
         "version": dataset.version,
         "url": dataset.url,
-        "sha256": whole,
+        "sha256": tree_sha256(dataset, files),
         "size": sum(f["size"] for f in files.values()),
         "files": files,
         "note": "the digests of the first copy used: not a pin",
