@@ -1,14 +1,16 @@
-"""LiveCodeBench and APPS by name (``--codegen-suite livecodebench``, ``apps``): no digest is
-pinned (their host's could not be read), so each file's rows are counted and the first copy's
-digests are recorded and required of every later copy. Small files in the upstream layout,
-catalogued with PYTEST_CODEGEN_DATASETS as the built-in entries are and served from
-127.0.0.1: node ids ``livecodebench::<question_id>[sI]``, releases, and a cut-short, short or
-changed download refused in one line, the same with -n 2."""
+"""LiveCodeBench and APPS by name (``--codegen-suite livecodebench``, ``apps``). LiveCodeBench's
+release files are pinned one by one (a run fetches and checks those its release needs); APPS's
+digest is not pinned (its host's could not be read), so its rows are counted and the first
+copy's digest is recorded and required of every later copy, as a mirror's LiveCodeBench entry
+may be too. Small files in the upstream layout, catalogued with PYTEST_CODEGEN_DATASETS as the
+built-in entries are and served from 127.0.0.1: node ids ``livecodebench::<question_id>[sI]``,
+releases, and a cut-short, short or changed download refused in one line, the same with -n 2."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 
 import pytest
@@ -17,7 +19,7 @@ from livecodebench_data import PAIR_RIGHT, PAIR_ROW, SUM_RIGHT, SUM_ROW, write_s
 from test_apps import ROWS as APPS_ROWS
 from test_datasets import cache, error_lines, pin, server  # noqa: F401 - fixtures
 
-from pytest_codegen.datasets.catalog import named_datasets
+from pytest_codegen.datasets.catalog import CATALOG_ENV, CatalogError, named_datasets
 
 LCB = named_datasets()["livecodebench"]
 APPS = named_datasets()["apps"]
@@ -39,6 +41,18 @@ def _catalogue(pytester, monkeypatch, **rows: int) -> None:
         entry = {k: getattr(dataset, k) for k in keys}
         entries[dataset.name] = {**entry, "rows": counts, "trust": "first-download"}
     pin(pytester, monkeypatch, **entries)
+
+
+def _catalogue_pinned(pytester, monkeypatch, releases: dict[str, bytes]) -> None:
+    """LiveCodeBench's built-in entry as it is, pinned file by file to ``releases``."""
+    keys = ("source", "version", "url", "format", "path", "cumulative")
+    entry = {k: getattr(LCB, k) for k in keys}
+    pins = {
+        name: {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+        for name, data in releases.items()
+    }
+    rows = {name: 1 for name in releases}
+    pin(pytester, monkeypatch, livecodebench={**entry, "rows": rows, "pins": pins})
 
 
 def _serve(server, releases: dict[str, bytes]) -> dict[str, str]:  # noqa: F811
@@ -69,9 +83,16 @@ def _tree_sha256(releases: dict[str, bytes]) -> str:
 
 
 def test_the_built_in_entries_pin_a_revision_and_count_every_release():
-    assert LCB.first_download and APPS.first_download
+    assert APPS.first_download and not LCB.first_download
     assert "/resolve/0fe84c3912ea0c4d4a78037083943e8f0c4dd505/" in LCB.url
     assert LCB.file_names == [f"test{n}.jsonl" for n in ("", 2, 3, 4, 5, 6)]
+    # Hugging Face's LFS digests and sizes of the six files at that revision.
+    assert list(LCB.pins) == LCB.file_names
+    assert LCB.pins["test.jsonl"] == {
+        "sha256": "2bd02b38beb48e8c46b5b9987095d999ff38cd8efc255ea5d58974317c48f63f",
+        "size": 1252609773,
+    }
+    assert sum(pin["size"] for pin in LCB.pins.values()) == 4_485_994_821
     # LiveCodeBench's README: release_v1 ... release_v6 hold 400, 511, 612, 713, 880, 1055.
     totals = [sum(list(LCB.rows.values())[:n]) for n in range(1, 7)]
     assert totals == [400, 511, 612, 713, 880, 1055]
@@ -80,7 +101,7 @@ def test_the_built_in_entries_pin_a_revision_and_count_every_release():
     assert LCB.cumulative and not APPS.cumulative
     assert LCB.files_for(2) == ["test.jsonl", "test2.jsonl"]
     assert LCB.files_for(None) == LCB.files_for(9) == LCB.file_names
-    assert "not pinned" in LCB.about and "not pinned" in APPS.about
+    assert "not pinned" in APPS.about and "pinned by its Hugging Face LFS sha256" in LCB.about
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -149,6 +170,50 @@ def test_a_release_downloads_its_files_and_a_later_run_only_the_rest(
     assert sorted(record["files"]) == sorted(RELEASES)
     assert record["sha256"] == _tree_sha256(RELEASES)
     _both_passed_of(pytester, record["sha256"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_pinned_file_by_file_a_release_fetches_and_checks_only_its_files(
+    pytester,
+    monkeypatch,
+    server,  # noqa: F811
+    cache,  # noqa: F811
+    xdist,
+):
+    _catalogue_pinned(pytester, monkeypatch, RELEASES)
+    paths = _serve(server, RELEASES)
+    replay = write_samples(pytester.path / "samples.jsonl", [("abc001_a", SUM_RIGHT)])
+    args = ("--codegen-suite=livecodebench", f"--codegen-model=replay:{replay}", *xdist)
+    result = _run(pytester, *args, "--codegen-samples=1", "--codegen-release=v1")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:] + result.stderr.str()
+    assert (server.requests[paths["test.jsonl"]], server.requests[paths["test2.jsonl"]]) == (1, 0)
+    assert "no pinned digest" not in result.stderr.str()
+    assert not (cache / "datasets" / RECORD).exists()
+    [record] = read_results(pytester.path / "r.jsonl")
+    # The identity of the files graded, as a first-download entry's of the same bytes.
+    assert record["data"]["sha256"] == _tree_sha256({"test.jsonl": RELEASES["test.jsonl"]})
+
+
+@pytest.mark.parametrize("fault", ["same size", "another size"])
+def test_a_release_file_other_than_its_pin_is_refused(pytester, monkeypatch, server, cache, fault):  # noqa: F811
+    _catalogue_pinned(pytester, monkeypatch, RELEASES)
+    pinned = RELEASES["test2.jsonl"]
+    if fault == "same size":
+        served = pinned.replace(b'"1234"', b'"1235"', 1)
+        said = f"(test2.jsonl has sha256 {hashlib.sha256(served).hexdigest()} where"
+    else:
+        served = pinned + jsonl(SUM_ROW)
+        said = f"(test2.jsonl is {len(served):,} bytes where {len(pinned):,} are pinned)"
+    assert served != pinned
+    _serve(server, {**RELEASES, "test2.jsonl": served})
+    args = ("--codegen-suite=livecodebench", "--codegen-model=empty", "--co")
+    assert _run(pytester, *args, "--codegen-release=v1").ret == pytest.ExitCode.OK
+    result = _run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = error_lines(result)
+    assert line.startswith("ERROR: livecodebench: the download from") and said in line
+    cached = cache / "datasets" / "livecodebench-release_v6" / "code_generation_lite"
+    assert [p.name for p in cached.iterdir()] == ["test.jsonl"]  # v1's file, kept
 
 
 def test_a_transfer_cut_short_once_is_tried_again(pytester, monkeypatch, server, cache):  # noqa: F811
@@ -255,9 +320,28 @@ def test_only_a_set_of_files_checked_one_by_one_is_cumulative(pytester, monkeypa
     result = _run(pytester, "--codegen-suite=apps", "--codegen-model=empty", "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
-        "dataset 'apps': cumulative (true or false) is for format files with trust first-download"
-        in result.stderr.str()
+        "dataset 'apps': cumulative (true or false) is for format files with pins or trust"
+        " first-download" in result.stderr.str()
     )
+
+
+@pytest.mark.parametrize(
+    ("pins", "said"),
+    [
+        ({"test.jsonl": {"sha256": "a" * 64, "size": 1}}, "pins must name each file of rows"),
+        (
+            {n: {"sha256": "A" * 64, "size": 1} for n in LCB.file_names},
+            'pins[\'test.jsonl\'] must be {"sha256": 64 hex digits, "size": bytes}',
+        ),
+    ],
+)
+def test_a_pinned_set_of_files_names_each_file_and_its_digest(tmp_path, monkeypatch, pins, said):
+    keys = ("source", "version", "url", "format", "path", "rows", "cumulative")
+    entry = {k: getattr(LCB, k) for k in keys}
+    (tmp_path / "pins.json").write_text(json.dumps({"livecodebench": {**entry, "pins": pins}}))
+    monkeypatch.setenv(CATALOG_ENV, str(tmp_path / "pins.json"))
+    with pytest.raises(CatalogError, match=re.escape(f"dataset 'livecodebench': {said}")):
+        named_datasets()
 
 
 def test_a_catalogue_entry_without_a_pin_needs_its_rows(pytester, monkeypatch):

@@ -247,6 +247,8 @@ def benchmark_rows() -> list[Row]:
             pin = "not pinned: its first download's digest recorded"
         elif data.sha256:
             pin = f"sha256 {data.sha256[:12]}…"
+        elif data.pins:
+            pin = f"sha256 and size of each of its {len(data.pins)} files"
         else:
             pin = f"git blob {data.git_blob[:12]}…"
         if data.size:

@@ -13,7 +13,9 @@ import dataclasses
 import functools
 import json
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 _BUILTIN = Path(__file__).resolve().parent / "catalog.json"
 CATALOG_ENV = "PYTEST_CODEGEN_DATASETS"
@@ -42,9 +44,11 @@ class Dataset:
     must hold. ``trust`` is ``pinned`` (``sha256`` or ``git_blob`` required) or
     ``first-download``: no digest is pinned, the rows are counted, and the first copy's
     digest is recorded and required of every later one (not a pin: see
-    :mod:`.first_download`). ``cumulative`` (format ``files``): release N is the first N files
-    of ``rows`` (LiveCodeBench's ``release_vN``), so a run of release N needs, and downloads,
-    only those.
+    :mod:`.first_download`). ``pins`` (format ``files``) pins each file instead of the tree:
+    ``{file: {"sha256", "size"}}``, so each can be checked alone. ``cumulative`` (format
+    ``files``, pinned file by file or trusted on first download): release N is the first N
+    files of ``rows`` (LiveCodeBench's ``release_vN``), so a run of release N needs, and
+    downloads, only those.
     """
 
     name: str
@@ -57,6 +61,7 @@ class Dataset:
     size: int | None = None
     git_blob: str | None = None
     rows: dict[str, int] | None = None
+    pins: dict[str, dict[str, Any]] | None = None
     trust: str = PINNED
     cumulative: bool = False
     about: str = ""
@@ -128,19 +133,44 @@ def _problem(dataset: Dataset) -> str:
         return "rows must map file names to row counts"
     if dataset.format == "files" and (not rows or not dataset.url.endswith("/")):
         return "format files needs rows (its files) and a url ending in /"
-    # Its files are checked and recorded one at a time, as a run needs them.
+    if dataset.pins is not None:
+        problem = _pins_problem(dataset)
+        if problem:
+            return problem
+    # Its files are checked (and recorded) one at a time, as a run needs them.
     if dataset.cumulative is not False and not (
-        dataset.cumulative is True and dataset.format == "files" and dataset.first_download
+        dataset.cumulative is True
+        and dataset.format == "files"
+        and (dataset.first_download or dataset.pins)
     ):
-        return "cumulative (true or false) is for format files with trust first-download"
+        return "cumulative (true or false) is for format files with pins or trust first-download"
     if dataset.first_download:
         if dataset.sha256 or dataset.git_blob:
             return "trust first-download pins nothing: a sha256 or git_blob means trust pinned"
         # JSON lines can be counted as they are; other files (Parquet) only by their reader.
         if not rows and dataset.path.endswith(".jsonl"):
             return "trust first-download needs rows, the rows each file must hold"
-    elif not (dataset.sha256 or dataset.git_blob):
+    elif not (dataset.sha256 or dataset.git_blob or dataset.pins):
         return "no sha256 or git_blob to verify it by (or trust first-download and rows)"
+    return ""
+
+
+def _pins_problem(dataset: Dataset) -> str:
+    pins = dataset.pins
+    if dataset.format != "files" or dataset.first_download or dataset.sha256:
+        return "pins are for format files, pinned file by file instead of by one sha256"
+    if not isinstance(pins, dict) or set(pins) != set(dataset.rows or {}):
+        return "pins must name each file of rows"
+    for name, pin in pins.items():
+        if not (
+            isinstance(pin, dict)
+            and set(pin) == {"sha256", "size"}
+            and isinstance(pin["sha256"], str)
+            and re.fullmatch(r"[0-9a-f]{64}", pin["sha256"])
+            and type(pin["size"]) is int
+            and pin["size"] >= 0
+        ):
+            return f'pins[{name!r}] must be {{"sha256": 64 hex digits, "size": bytes}}'
     return ""
 
 

@@ -46,15 +46,25 @@ def tree_files(root: Path) -> list[tuple[str, Path]]:
 def digest(path: Path) -> tuple[str, int]:
     """``(sha256, size in bytes)`` of a file's content or of a tree (see the module doc)."""
     if path.is_dir():
-        lines, size = [], 0
+        shas, size = {}, 0
         for rel, file in tree_files(path):
-            data = file.read_bytes()
-            size += len(data)
-            lines.append(f"{hashlib.sha256(data).hexdigest()}  {rel}\n")
-        return hashlib.sha256("".join(lines).encode()).hexdigest(), size
+            shas[rel], file_size = _file_digest(file, decompress=False)
+            size += file_size
+        return manifest_sha256(shas), size
+    return _file_digest(path, decompress=path.name.endswith(".gz"))
+
+
+def manifest_sha256(shas: Mapping[str, str]) -> str:
+    """A tree's sha256 from each file's (relative path -> sha256): of its ``sha256sum``
+    manifest, sorted by path (bytewise)."""
+    lines = (f"{shas[rel]}  {rel}\n" for rel in sorted(shas, key=str.encode))
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+def _file_digest(path: Path, *, decompress: bool) -> tuple[str, int]:
     # Hashed a chunk at a time: a release file can be gigabytes, which none holds at once.
     sha, size = hashlib.sha256(), 0
-    with gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb") as fh:
+    with gzip.open(path, "rb") if decompress else open(path, "rb") as fh:
         while chunk := fh.read(CHUNK_BYTES):
             sha.update(chunk)
             size += len(chunk)

@@ -28,7 +28,7 @@ from typing import Any
 
 from . import first_download
 from .catalog import Dataset, named_datasets
-from .content import digest, git_blob_id, identity, read_content
+from .content import digest, git_blob_id, identity, manifest_sha256, read_content
 
 ATTEMPTS = 3
 TIMEOUT_S = 60.0
@@ -107,6 +107,9 @@ def _identity(dataset: Dataset, path: Path, root: Path, names: list[str]) -> dic
         files = first_download.remember(dataset, path, root, names or None)["files"]
         used = {name: files[name] for name in names} if names else files
         return identity(dataset.name, dataset.version, first_download.tree_sha256(dataset, used))
+    if dataset.pins:  # the tree of the pinned files a run needs, hashed as content.digest does
+        shas = {name: dataset.pins[name]["sha256"] for name in names}
+        return identity(dataset.name, dataset.version, manifest_sha256(shas))
     sha256 = dataset.sha256 or digest(path)[0]  # a git_blob pin: hashed from verified bytes
     return identity(dataset.name, dataset.version, sha256)
 
@@ -119,6 +122,8 @@ def _mismatch(
     try:
         if dataset.first_download:
             return first_download.mismatch(dataset, path, root, names or None)
+        if dataset.pins:
+            return _pinned_files_mismatch(dataset, path, names or dataset.file_names)
         if dataset.git_blob:
             found = git_blob_id(read_content(path))
             if found != dataset.git_blob:
@@ -131,6 +136,23 @@ def _mismatch(
         return f"{size:,} bytes of content where {dataset.size:,} are pinned"
     if sha256 != dataset.sha256:
         return f"content sha256 {sha256} does not match the pinned {dataset.sha256}"
+    return None
+
+
+def _pinned_files_mismatch(dataset: Dataset, folder: Path, names: list[str]) -> str | None:
+    """Why the files ``names`` in ``folder`` are not the pinned ones (None: they are): the
+    size first, which reads nothing."""
+    assert dataset.pins is not None
+    for name in names:
+        file, pin = folder / name, dataset.pins[name]
+        if not file.is_file():
+            return f"it has no {name}"
+        size = file.stat().st_size
+        if size != pin["size"]:
+            return f"{name} is {size:,} bytes where {pin['size']:,} are pinned"
+        sha256, _ = digest(file)
+        if sha256 != pin["sha256"]:
+            return f"{name} has sha256 {sha256} where {pin['sha256']} is pinned"
     return None
 
 

@@ -1,7 +1,7 @@
-"""Named suites with no pinned digest (``"trust": "first-download"``): the files of APPS,
-LiveCodeBench and MultiPL-E live in Hugging Face's LFS store, whose SHA256 we could not read
-when they were catalogued, so their entries carry the URL and, for JSON lines, the rows each
-file must hold instead.
+"""Named suites with no pinned digest (``"trust": "first-download"``): the files of APPS and
+MultiPL-E live in Hugging Face's LFS store, whose SHA256 we could not read when they were
+catalogued, so their entries carry the URL and, for JSON lines, the rows each file must hold
+instead. A set of files (a mirror's LiveCodeBench) is recorded file by file, as runs need them.
 
 What is checked, and what is not: every copy used (a download, a ``--codegen-data-dir``
 copy) must hold the catalogued number of rows in each file. The first copy that does is
@@ -15,14 +15,13 @@ tell whether they graded the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..cachedir import atomic_write
 from .catalog import Dataset
-from .content import digest
+from .content import digest, manifest_sha256
 
 RECORD_SUFFIX = ".first-download.json"
 
@@ -51,13 +50,10 @@ def files_of(dataset: Dataset, path: Path, names: list[str] | None = None) -> di
 
 def tree_sha256(dataset: Dataset, files: dict[str, dict[str, Any]]) -> str:
     """The identity of recorded files: a ``files`` directory's, as :func:`.content.digest`
-    hashes a tree (a manifest of each file's sha256), or the one file's sha256."""
+    hashes a tree, or the one file's sha256."""
     if dataset.format != "files":
         return next(iter(files.values()))["sha256"]
-    manifest = "".join(
-        f"{files[name]['sha256']}  {name}\n" for name in sorted(files, key=str.encode)
-    )
-    return hashlib.sha256(manifest.encode()).hexdigest()
+    return manifest_sha256({name: file["sha256"] for name, file in files.items()})
 
 
 def count_rows(path: Path) -> int:
