@@ -214,6 +214,12 @@ def test_a_release_file_other_than_its_pin_is_refused(pytester, monkeypatch, ser
     assert line.startswith("ERROR: livecodebench: the download from") and said in line
     cached = cache / "datasets" / "livecodebench-release_v6" / "code_generation_lite"
     assert [p.name for p in cached.iterdir()] == ["test.jsonl"]  # v1's file, kept
+    # A cached file cut short since is refused by its size, at each run.
+    (cached / "test.jsonl").write_bytes(RELEASES["test.jsonl"][:-1])
+    result = _run(pytester, *args, "--codegen-release=v1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = error_lines(result)
+    assert "is not the one pinned (test.jsonl is" in line and "to download it again" in line
 
 
 def test_a_transfer_cut_short_once_is_tried_again(pytester, monkeypatch, server, cache):  # noqa: F811
