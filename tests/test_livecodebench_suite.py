@@ -1,10 +1,10 @@
 """LiveCodeBench and APPS by name (``--codegen-suite livecodebench``, ``apps``). LiveCodeBench's
-release files are pinned one by one (a run fetches and checks those its release needs); APPS's
-digest is not pinned (its host's could not be read), so its rows are counted and the first
-copy's digest is recorded and required of every later copy, as a mirror's LiveCodeBench entry
-may be too. Small files in the upstream layout, catalogued with PYTEST_CODEGEN_DATASETS as the
-built-in entries are and served from 127.0.0.1: node ids ``livecodebench::<question_id>[sI]``,
-releases, and a cut-short, short or changed download refused in one line, the same with -n 2."""
+release files are pinned one by one (a run fetches and checks those its release needs), APPS's
+file by its digest; a mirror's entry may instead trust its first download: each file's rows
+are counted and the first copy's digests are recorded and required of every later copy. Small
+files in the upstream layout, catalogued with PYTEST_CODEGEN_DATASETS as the built-in entries
+are and served from 127.0.0.1: node ids ``livecodebench::<question_id>[sI]``, releases, and a
+cut-short, short or changed download refused in one line, the same with -n 2."""
 
 from __future__ import annotations
 
@@ -83,7 +83,12 @@ def _tree_sha256(releases: dict[str, bytes]) -> str:
 
 
 def test_the_built_in_entries_pin_a_revision_and_count_every_release():
-    assert APPS.first_download and not LCB.first_download
+    assert not (APPS.first_download or LCB.first_download)
+    assert "/resolve/21e74ddf8de1a21436da12e3e653065c5213e9d1/" in APPS.url
+    assert (APPS.sha256, APPS.size) == (
+        "5b003a65ac40feb47dd5eaec267a767a6fc435bdcfa68ff715fe869f948e760c",
+        1292436853,
+    )
     assert "/resolve/0fe84c3912ea0c4d4a78037083943e8f0c4dd505/" in LCB.url
     assert LCB.file_names == [f"test{n}.jsonl" for n in ("", 2, 3, 4, 5, 6)]
     # Hugging Face's LFS digests and sizes of the six files at that revision.
@@ -96,12 +101,11 @@ def test_the_built_in_entries_pin_a_revision_and_count_every_release():
     # LiveCodeBench's README: release_v1 ... release_v6 hold 400, 511, 612, 713, 880, 1055.
     totals = [sum(list(LCB.rows.values())[:n]) for n in range(1, 7)]
     assert totals == [400, 511, 612, 713, 880, 1055]
-    assert APPS.rows == {"test.jsonl": 5000}
     # release_vN is the first N files, and a run of it needs only those.
     assert LCB.cumulative and not APPS.cumulative
     assert LCB.files_for(2) == ["test.jsonl", "test2.jsonl"]
     assert LCB.files_for(None) == LCB.files_for(9) == LCB.file_names
-    assert "not pinned" in APPS.about and "pinned by its Hugging Face LFS sha256" in LCB.about
+    assert all("pinned by its Hugging Face LFS sha256" in d.about for d in (APPS, LCB))
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -317,7 +321,7 @@ def test_apps_by_name_is_graded_by_its_rules(pytester, monkeypatch, server, cach
         "apps::4000[s0]": "passed",
         "apps::4001[s0]": "passed",
     }
-    assert {r["data"]["version"] for r in records} == {"main"}
+    assert {r["data"]["version"] for r in records} == {APPS.version}
 
 
 def test_only_a_set_of_files_checked_one_by_one_is_cumulative(pytester, monkeypatch):

@@ -21,6 +21,10 @@ from pytest_codegen.datasets.catalog import named_datasets
 LANGUAGES = ("cpp", "go", "java", "js", "lua", "ml", "php", "pl", "r", "rb", "rkt", "rs", "sh")
 LANGUAGES += ("ts",)
 
+# The dataset revision the suites are fetched at (public harnesses pin it too).
+REVISION = "28441b6024e71d4a1c1c0f6bf171c935cd5a43f2"
+VERSION = REVISION[:7]
+
 
 def published_row(lang: str) -> dict:
     """The add problem of ``fixtures/multipl_e/add.jsonl`` as a row of the published dataset:
@@ -62,7 +66,7 @@ def test_every_supported_language_has_a_humaneval_and_an_mbpp_suite():
         for lang in LANGUAGES:
             dataset = named[f"multipl-e-{bench}-{lang}"]
             assert dataset.url == (
-                "https://huggingface.co/datasets/nuprl/MultiPL-E/resolve/main/"
+                f"https://huggingface.co/datasets/nuprl/MultiPL-E/resolve/{REVISION}/"
                 f"{bench}-{lang}/test-00000-of-00001.parquet"
             )
             assert (dataset.sha256, dataset.git_blob, dataset.trust) == (
@@ -89,21 +93,21 @@ def test_downloaded_once_graded_by_its_prompts_and_stop_tokens(
     digest = hashlib.sha256(content).hexdigest()
     first.stderr.fnmatch_lines(
         [
-            "codegen: downloading multipl-e-humaneval-cpp main from *",
-            "codegen: multipl-e-humaneval-cpp main has no pinned digest; recorded this first"
+            f"codegen: downloading multipl-e-humaneval-cpp {VERSION} from *",
+            f"codegen: multipl-e-humaneval-cpp {VERSION} has no pinned digest; recorded this first"
             f" download's, sha256 {digest[:12]}, which every later copy must match (not a pin)",
-            f"codegen: multipl-e-humaneval-cpp main: {len(content):,} bytes, verified, in *",
+            f"codegen: multipl-e-humaneval-cpp {VERSION}: {len(content):,} bytes, verified, in *",
         ]
     )
     (record,) = read_results(pytester.path / "r.jsonl")
     # The right answer goes on past its stop token into code that does not build.
     assert (record["task_id"], record["program_status"]) == ("HumanEval_53_add", "OK")
-    expected = {"name": "multipl-e-humaneval-cpp", "version": "main", "sha256": digest}
+    expected = {"name": "multipl-e-humaneval-cpp", "version": VERSION, "sha256": digest}
     assert record["data"] == expected
-    first = cache / "datasets" / "multipl-e-humaneval-cpp-main.first-download.json"
+    first = cache / "datasets" / f"multipl-e-humaneval-cpp-{VERSION}.first-download.json"
     assert json.loads(first.read_text()) == {
         "name": "multipl-e-humaneval-cpp",
-        "version": "main",
+        "version": VERSION,
         "url": named_datasets()["multipl-e-humaneval-cpp"].url,
         "sha256": digest,
         "size": len(content),
@@ -128,7 +132,7 @@ def test_a_cached_copy_changed_since_its_first_download_is_one_line(
     serve_config(server, "multipl-e-mbpp-rs", [published_row("rs")])
     args = ("--codegen-model=empty", "--codegen-suite=multipl-e-mbpp-rs", *xdist)
     assert run(pytester, *args).ret == 1  # the empty answer fails
-    home = cache / "datasets" / "multipl-e-mbpp-rs-main"
+    home = cache / "datasets" / f"multipl-e-mbpp-rs-{VERSION}"
     row = published_row("rs")
     changed = {**row, "tests": row["tests"].replace("12", "13")}
     (home / "mbpp-rs/test-00000-of-00001.parquet").write_bytes(parquet([row, changed]))
@@ -156,7 +160,7 @@ def test_a_data_dir_copy_is_graded_as_it_is_and_identified_by_its_digest(pyteste
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["program_status"] == "OK"
     assert record["data"]["sha256"] == hashlib.sha256(content).hexdigest()
-    assert not (cache / "datasets" / "multipl-e-humaneval-rb-main").exists()  # no download
+    assert not (cache / "datasets" / f"multipl-e-humaneval-rb-{VERSION}").exists()  # no download
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
