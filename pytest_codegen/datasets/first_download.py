@@ -1,7 +1,7 @@
-"""Named suites with no pinned digest (``"trust": "first-download"``): the files of APPS and
-MultiPL-E live in Hugging Face's LFS store, whose SHA256 we could not read when they were
-catalogued, so their entries carry the URL and, for JSON lines, the rows each file must hold
-instead. A set of files (a mirror's LiveCodeBench) is recorded file by file, as runs need them.
+"""Named suites with no pinned digest (``"trust": "first-download"``): MultiPL-E's files live
+in Hugging Face's LFS store, whose SHA256 we could not read when they were catalogued, so their
+entries carry the URL and, for JSON lines, the rows each file must hold instead. A set of files
+(a mirror's LiveCodeBench) is recorded file by file, as runs need them.
 
 What is checked, and what is not: every copy used (a download, a ``--codegen-data-dir``
 copy) must hold the catalogued number of rows in each file. The first copy that does is
