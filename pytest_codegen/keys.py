@@ -33,6 +33,8 @@ BUILTIN_KEY = pytest.StashKey[dict[Path, str]]()
 NAMED_KEY = pytest.StashKey[dict[Path, "list[Problem]"]]()
 # Named suites' files or directories in this process -> their ``data`` identity.
 DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
+# Named suites that are a directory of files -> the files of it this run needs (a release's).
+DATA_FILES_KEY = pytest.StashKey[dict[Path, list[str]]]()
 
 # -- workerinput: controller to worker
 STARTED_AT_KEY = "codegen_started_at"  # the controller's start ("regenerate" is judged by it)

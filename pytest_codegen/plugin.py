@@ -18,6 +18,7 @@ import pytest
 from . import settings
 from .keys import (
     CONTROLLER_KEY,
+    DATA_FILES_KEY,
     RESUME_KEY,
     RUNNER_KEY,
     SETTINGS_KEY,
@@ -222,4 +223,7 @@ def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem
     kind = kinds_of(config).reading(path)
     root = kind.suite_root(path)  # a suite directory for a file in it (a React test)
     name = root.name if root != path else builtin_files(config).get(path) or suite_name_for(path)
+    files = config.stash.get(DATA_FILES_KEY, {}).get(path)
+    if files is not None:  # a named set of files: those the run needs (a release's), in order
+        return stamp(config, root, [p for file in files for p in kind.load(path / file, name)])
     return stamp(config, root, kind.load(path, name))

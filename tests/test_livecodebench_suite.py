@@ -311,6 +311,25 @@ def test_a_placed_copy_must_hold_the_rows_and_match_the_record(pytester, monkeyp
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_release_reads_only_its_files(pytester, monkeypatch, cache, xdist):  # noqa: F811
+    _catalogue(pytester, monkeypatch)
+    placed = pytester.path / "data" / "livecodebench" / "code_generation_lite"
+    placed.mkdir(parents=True)
+    (placed / "test.jsonl").write_bytes(RELEASES["test.jsonl"])
+    (placed / "test2.jsonl").write_bytes(b"not a row\n")  # one line, as catalogued
+    args = ("--codegen-suite=livecodebench", "--codegen-model=empty", "--codegen-data-dir=data")
+    v1 = _run(pytester, *args, "--codegen-release=v1", "--codegen-samples=1", *xdist)
+    assert v1.ret == pytest.ExitCode.TESTS_FAILED, v1.stdout.str()[-2000:] + v1.stderr.str()
+    assert [r["nodeid"] for r in read_results(pytester.path / "r.jsonl")] == [
+        "livecodebench::abc001_a[s0]"
+    ]
+    latest = _run(pytester, *args, "--co", *xdist)  # test2.jsonl is read now
+    assert latest.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = error_lines(latest)
+    assert "test2.jsonl" in line
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_apps_by_name_is_graded_by_its_rules(pytester, monkeypatch, server, cache, xdist):  # noqa: F811
     _catalogue(pytester, monkeypatch)
     server.serve(APPS.url, jsonl(*APPS_ROWS))

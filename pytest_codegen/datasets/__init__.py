@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..keys import DATA_KEY
+from ..keys import DATA_FILES_KEY, DATA_KEY
 from ..problems import stamp_data
 
 if TYPE_CHECKING:
@@ -42,9 +42,10 @@ def open_named(
     from .catalog import named_datasets
     from .fetch import DataError, locate
 
+    dataset = named_datasets()[name]
     try:
         path, data = locate(
-            named_datasets()[name],
+            dataset,
             data_dir=data_dir,
             cache_root=default_cache_root(),
             progress=_progress,
@@ -53,6 +54,8 @@ def open_named(
     except DataError as e:
         raise pytest.UsageError(str(e)) from None
     config.stash.setdefault(DATA_KEY, {})[path] = data
+    if dataset.format == "files":  # loaded file by file: those the run needs, not all there
+        config.stash.setdefault(DATA_FILES_KEY, {})[path] = dataset.files_for(release)
     return path
 
 
