@@ -230,7 +230,8 @@ def _download(
                             f"{member.name}: the download from {url} is not {member.name}"
                             f" {member.version} ({reason}); nothing was kept in {root}"
                         )
-                    if member.first_download:  # recorded before the cache holds it
+                for member in members:  # all verified: recorded before the cache holds them
+                    if member.first_download:
                         _remember(member, work / "tree" / member.path, root, progress, fetched)
                 if names:  # files added beside those a run of an earlier release fetched
                     (home / dataset.path).mkdir(parents=True, exist_ok=True)
