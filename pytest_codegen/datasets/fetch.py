@@ -28,7 +28,7 @@ from typing import Any
 
 from . import first_download
 from .catalog import Dataset, named_datasets
-from .content import digest, git_blob_id, identity, manifest_sha256, read_content
+from .content import digest, git_blob_id, identity, read_content
 
 ATTEMPTS = 3
 TIMEOUT_S = 60.0
@@ -107,13 +107,11 @@ def _placed(dataset: Dataset, data_dir: Path) -> list[Path]:
 
 
 def _identity(dataset: Dataset, path: Path, root: Path, names: list[str]) -> dict[str, Any]:
-    if dataset.first_download:  # the digests recorded of the first copy (made now if none)
-        files = first_download.remember(dataset, path, root, names or None)["files"]
+    if dataset.first_download or dataset.pins:  # of the files a run needs: pinned, or the
+        # digests recorded of the first copy (made now if none)
+        files = dataset.pins or first_download.remember(dataset, path, root, names or None)["files"]
         used = {name: files[name] for name in names} if names else files
         return identity(dataset.name, dataset.version, first_download.tree_sha256(dataset, used))
-    if dataset.pins:  # the tree of the pinned files a run needs, hashed as content.digest does
-        shas = {name: dataset.pins[name]["sha256"] for name in names}
-        return identity(dataset.name, dataset.version, manifest_sha256(shas))
     sha256 = dataset.sha256 or digest(path)[0]  # a git_blob pin: hashed from verified bytes
     return identity(dataset.name, dataset.version, sha256)
 

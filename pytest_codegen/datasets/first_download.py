@@ -49,8 +49,8 @@ def files_of(dataset: Dataset, path: Path, names: list[str] | None = None) -> di
 
 
 def tree_sha256(dataset: Dataset, files: dict[str, dict[str, Any]]) -> str:
-    """The identity of recorded files: a ``files`` directory's, as :func:`.content.digest`
-    hashes a tree, or the one file's sha256."""
+    """The identity of files recorded (or pinned) as ``{name: {"sha256", "size"}}``: a
+    ``files`` directory's, as :func:`.content.digest` hashes a tree, or the one file's sha256."""
     if dataset.format != "files":
         return next(iter(files.values()))["sha256"]
     return manifest_sha256({name: file["sha256"] for name, file in files.items()})
