@@ -33,20 +33,24 @@ def jsonl(*rows: dict) -> bytes:
 RELEASES = {"test.jsonl": jsonl(SUM_ROW), "test2.jsonl": jsonl(PAIR_ROW)}
 
 
+def _where(dataset) -> dict:
+    """A built-in entry's place and layout, without its pins or rows."""
+    keys = ("source", "version", "url", "format", "path", "cumulative")
+    return {k: getattr(dataset, k) for k in keys}
+
+
 def _catalogue(pytester, monkeypatch, **rows: int) -> None:
     """The built-in entries as they are, with this test's small files' rows."""
     entries = {}
     for dataset, counts in ((LCB, rows or {n: 1 for n in RELEASES}), (APPS, {"test.jsonl": 2})):
-        keys = ("source", "version", "url", "format", "path", "cumulative")
-        entry = {k: getattr(dataset, k) for k in keys}
+        entry = _where(dataset)
         entries[dataset.name] = {**entry, "rows": counts, "trust": "first-download"}
     pin(pytester, monkeypatch, **entries)
 
 
 def _catalogue_pinned(pytester, monkeypatch, releases: dict[str, bytes]) -> None:
     """LiveCodeBench's built-in entry as it is, pinned file by file to ``releases``."""
-    keys = ("source", "version", "url", "format", "path", "cumulative")
-    entry = {k: getattr(LCB, k) for k in keys}
+    entry = _where(LCB)
     pins = {
         name: {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
         for name, data in releases.items()
@@ -344,7 +348,7 @@ def test_apps_by_name_is_graded_by_its_rules(pytester, monkeypatch, server, cach
 
 
 def test_only_a_set_of_files_checked_one_by_one_is_cumulative(pytester, monkeypatch):
-    entry = {k: getattr(APPS, k) for k in ("source", "version", "url", "format", "path")}
+    entry = _where(APPS)
     pin(pytester, monkeypatch, apps={**entry, "rows": APPS.rows, "cumulative": True})
     result = _run(pytester, "--codegen-suite=apps", "--codegen-model=empty", "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -365,8 +369,7 @@ def test_only_a_set_of_files_checked_one_by_one_is_cumulative(pytester, monkeypa
     ],
 )
 def test_a_pinned_set_of_files_names_each_file_and_its_digest(tmp_path, monkeypatch, pins, said):
-    keys = ("source", "version", "url", "format", "path", "rows", "cumulative")
-    entry = {k: getattr(LCB, k) for k in keys}
+    entry = {**_where(LCB), "rows": LCB.rows}
     (tmp_path / "pins.json").write_text(json.dumps({"livecodebench": {**entry, "pins": pins}}))
     monkeypatch.setenv(CATALOG_ENV, str(tmp_path / "pins.json"))
     with pytest.raises(CatalogError, match=re.escape(f"dataset 'livecodebench': {said}")):
@@ -374,7 +377,7 @@ def test_a_pinned_set_of_files_names_each_file_and_its_digest(tmp_path, monkeypa
 
 
 def test_a_catalogue_entry_without_a_pin_needs_its_rows(pytester, monkeypatch):
-    entry = {k: getattr(APPS, k) for k in ("source", "version", "url", "format", "path")}
+    entry = _where(APPS)
     pin(pytester, monkeypatch, apps={**entry, "trust": "first-download"})
     result = _run(pytester, "--codegen-suite=apps", "--codegen-model=empty", "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
