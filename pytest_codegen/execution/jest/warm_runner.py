@@ -38,13 +38,13 @@ import select
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from ...outcomes import CRASHED, ERROR, TIMEOUT, Verdict
 from ...problems import MODE_JEST
+from .. import scratch
 from .confinement import (
     choose_uid,
     jest_cache,
@@ -148,7 +148,7 @@ class JestRunner:
     def start(self) -> None:
         """Start (or restart) the runner and wait until its warm-up file has passed."""
         self.close()
-        work = Path(tempfile.mkdtemp(prefix="pytest-codegen-jest-")).resolve()
+        work = Path(scratch.make("pytest-codegen-jest-")).resolve()
         os.chmod(work, 0o755)
         cache = jest_cache(work)
         cache.mkdir()
@@ -158,7 +158,7 @@ class JestRunner:
             for name in WARMUP_FILES:
                 shutil.copyfile(WARMUP_DIR / name, warm / name)
         except OSError as exc:
-            shutil.rmtree(work, ignore_errors=True)
+            scratch.remove(work)
             raise RunnerError(f"cannot lay out the warm-up test: {exc}") from exc
         uid = self.sandbox_uid
         if uid is not None and os.geteuid() == 0:
@@ -189,7 +189,7 @@ class JestRunner:
         except OSError as exc:
             os.close(read_fd)
             os.close(write_fd)
-            shutil.rmtree(work, ignore_errors=True)
+            scratch.remove(work)
             raise RunnerError(f"cannot start {self.node.path}: {exc}") from exc
         os.close(write_fd)
         self.starts += 1
@@ -248,7 +248,7 @@ class JestRunner:
                 os.close(self._results_fd)
             self._results_fd = None
         if self._work is not None:
-            shutil.rmtree(self._work, ignore_errors=True)
+            scratch.remove(self._work)
             self._work = None
 
     def __enter__(self) -> JestRunner:

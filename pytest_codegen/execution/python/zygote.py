@@ -11,11 +11,11 @@ pipes to that spare; :meth:`Zygote.end` has the zygote kill every process the sa
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import marshal
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import scratch
 from . import importable
 from .errors import SampleCrashed
 
@@ -152,7 +153,7 @@ class Zygote:
         self.cpus = cpus
         self.reads = reads
         # The samples' working directories live here; other uids may pass, not list.
-        self.workroot = tempfile.mkdtemp(prefix="codegen-samples-")
+        self.workroot = scratch.make("codegen-samples-")
         os.chmod(self.workroot, 0o711)
         # What samples may read of the Python installation (see importable.py); not this
         # package: the zygote has read what it runs before the view exists.
@@ -210,6 +211,8 @@ class Zygote:
             ):
                 if z is not None and z.owner == os.getpid():
                     z.stop()
+                if z is None:  # a user of the sandbox that never shuts it down leaves nothing
+                    atexit.register(cls.shutdown)
                 reads = tuple(sorted(set(reads) | set(z.reads if z is not None else ())))
                 cls._instance = z = cls(hide, cpus, reads)
             return z
@@ -223,7 +226,7 @@ class Zygote:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-        shutil.rmtree(self.workroot, ignore_errors=True)
+        scratch.remove(self.workroot)
 
     def spawn(
         self,
