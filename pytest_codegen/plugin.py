@@ -168,10 +168,10 @@ class SuiteFiles:
         self, file_path: Path, parent: pytest.Collector
     ) -> pytest.Collector | None:
         from .collect.items import SuiteFile
-        from .kinds.registry import kinds_of
+        from .collect.selection import suite_kind
 
         explicit = parent.session.isinitpath(file_path)
-        if kinds_of(parent.config).claiming(file_path, explicit) is None:
+        if suite_kind(parent.config, file_path, explicit) is None:
             return None
         return SuiteFile.from_parent(parent, path=file_path)
 

@@ -334,6 +334,28 @@ def test_a_release_reads_only_its_files(pytester, monkeypatch, cache, xdist):  #
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_release_neither_collects_nor_reads_a_later_release_file_in_a_directory(pytester, xdist):
+    folder = pytester.path / "lcb"
+    folder.mkdir()
+    (folder / "test.jsonl").write_bytes(RELEASES["test.jsonl"])
+    # A LiveCodeBench file by its first row, broken on its second: reading it is an error.
+    (folder / "test2.jsonl").write_bytes(jsonl(PAIR_ROW) + b"not a row\n")
+    v1 = _run(pytester, "lcb", "--codegen-model=empty", "--codegen-release=v1", *xdist)
+    assert v1.ret == pytest.ExitCode.TESTS_FAILED, v1.stdout.str()[-2000:] + v1.stderr.str()
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["nodeid"] for r in records} == {f"lcb/test.jsonl::abc001_a[s{i}]" for i in range(10)}
+    # Read when the run of v1 names it, or any run of its own release or a later one.
+    for later in (
+        ("lcb", *xdist),
+        ("lcb", "--codegen-release=v2", *xdist),
+        ("lcb/test2.jsonl", "--codegen-release=v1", *xdist),
+    ):
+        latest = _run(pytester, *later, "--codegen-model=empty", "--co")
+        assert latest.ret != pytest.ExitCode.OK
+        assert "test2.jsonl:2" in latest.stdout.str() + latest.stderr.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_apps_by_name_is_graded_by_its_rules(pytester, monkeypatch, server, cache, xdist):  # noqa: F811
     _catalogue(pytester, monkeypatch)
     server.serve(APPS.url, jsonl(*APPS_ROWS))

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from ..keys import BUILTIN_KEY, NAMED_KEY
+from ..keys import BUILTIN_KEY, NAMED_KEY, settings_of
+from ..kinds.protocol import Kind
 from ..kinds.registry import kinds_of
 from ..problems import Problem, SuiteError
 from ..settings import Settings
@@ -175,14 +176,24 @@ def _check_ids(sel: BuiltinSelection, samples: dict[str, int]) -> None:
         raise pytest.UsageError(f"not found: {arg} (built-in suite {sel.name!r} has {what})")
 
 
+def suite_kind(config: pytest.Config, path: Path, explicit: bool) -> Kind | None:
+    """The kind that reads the suite file ``path`` in this run; None for a file that is no
+    suite, or one found in a directory that holds none of the run's ``--codegen-release``
+    (a later release's file: not read at all; named on the command line, it is)."""
+    kind = kinds_of(config).claiming(path, explicit)
+    release = settings_of(config).release
+    if kind is None or (release and not explicit and not kind.holds_release(path, release)):
+        return None
+    return kind
+
+
 def read_named_suites(config: pytest.Config) -> None:
     """Read the suite files named on the command line now, in every process alike: a file
     that cannot be read is then one usage-error line with and without xdist (a collection
     error inside a worker would not be). Collection takes the problems from here."""
-    kinds = kinds_of(config)
     for arg in config.args:
         path = config.invocation_params.dir / arg.split("::", 1)[0]
-        if path.is_file() and kinds.claiming(path, explicit=True) is not None:
+        if path.is_file() and kinds_of(config).claiming(path, explicit=True) is not None:
             read_at_start(config, path)
 
 

@@ -258,6 +258,11 @@ class LiveCodeBenchKind(IOKind):
             return [p for _, file in files for p in load_livecodebench(file, suite)]
         return load_livecodebench(path, suite)
 
+    def holds_release(self, path: Path, release: int) -> bool:
+        # testN.jsonl holds the problems release N added, none of an earlier release's.
+        added = release_of(path)
+        return not added or int(added) <= release
+
     def entry_name(self, problem: Problem) -> str | None:
         return livecodebench_fields(problem)["func_name"] or None
 

@@ -65,6 +65,12 @@ class Kind:
         raises ``problems.SuiteError`` naming what is wrong and where."""
         raise NotImplementedError
 
+    def holds_release(self, path: Path, release: int) -> bool:
+        """Whether the suite file ``path`` may hold problems of releases up to ``release``
+        (``--codegen-release``): a run of that release does not collect or read one that
+        cannot, found in a directory."""
+        return True
+
     def entry_name(self, problem: Problem) -> str | None:
         """The function a model's reply must define, which code extraction prefers."""
         return None
