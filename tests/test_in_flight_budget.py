@@ -7,12 +7,14 @@ itself: its cut-and-grow arithmetic, and real child processes that hold slots an
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -148,6 +150,50 @@ def test_the_limit_bounds_slots_held_at_once() -> None:
     assert [sent is not None for sent in held] == [True, True, True, False]
     budget.release(held[0], ANSWERED)  # type: ignore[arg-type]
     assert budget.try_acquire() is not None
+
+
+def test_threads_waiting_for_a_full_budget_wait_in_line_and_one_looks(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # Twenty threads of this process wait for a full budget shared through a file: only the
+    # first in line looks at the shared state (every POLL_S); the others sleep until it has
+    # its slot (all of them looking, and taking turns at the file, delayed each freed slot's
+    # next request). Each slot freed goes to one waiter, and none is lost.
+    stop = threading.Event()
+    budget = InFlightBudget(1, tmp_path / "budget.state", stop)
+    held = budget.acquire()
+    looks = []
+    take = budget._take
+    monkeypatch.setattr(budget, "_take", lambda tokens: looks.append(1) or take(tokens))
+    got: list = []
+
+    def wait_for_a_slot() -> None:
+        with contextlib.suppress(RuntimeError):  # the budget stopped: the test failed
+            got.append(budget.acquire())
+
+    waiters = [threading.Thread(target=wait_for_a_slot, daemon=True) for _ in range(20)]
+    for thread in waiters:
+        thread.start()
+    try:
+        waited = 1.5
+        time.sleep(waited)
+        assert got == []
+        # One thread looking: at most one look per POLL_S, and one more as it starts.
+        assert len(looks) <= waited / budget.POLL_S + 1
+        for served in range(1, 21):
+            budget.release(held, ANSWERED)
+            for _ in range(600):  # a hang guard, not a speed bound
+                if len(got) >= served:
+                    break
+                time.sleep(0.05)
+            assert len(got) == served
+            held = got[-1]
+    finally:
+        stop.set()
+        budget.wake()
+    for thread in waiters:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in waiters)
 
 
 HOLDER = textwrap.dedent(

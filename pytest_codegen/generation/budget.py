@@ -12,9 +12,9 @@ The limit adapts to the provider (:mod:`.congestion`): one cut per congestion ev
 run while the provider asks the key to wait, and pacing by the rate-limit headers the
 provider sends. A rate-limited provider is so driven at the rate it accepts.
 
-Waiting burns no CPU: the threads of a process wait on a condition, woken when their process
-frees a slot; one of them at a time looks at the shared state every ``POLL_S`` for slots
-that other processes freed.
+Waiting burns no CPU, and a freed slot goes out again at once: the threads of a process wait
+in line, and only the first waits for the budget, on a condition its process notifies when it
+frees a slot, looking at the shared state every ``POLL_S`` for slots other processes freed.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class InFlightBudget:
     waiting requests give up."""
 
     POLL_S = 0.05  # how soon a slot freed by another process is seen
-    IDLE_S = 1.0  # a thread woken by nothing looks again anyway
+    IDLE_S = 1.0  # how often a thread in line, or held back, looks again anyway
     RECLAIM_EVERY_S = 0.5  # how often a full budget checks for holders that died
 
     def __init__(self, limit: int, state_file: Path | None, stop: threading.Event) -> None:
@@ -57,7 +57,7 @@ class InFlightBudget:
         self._alive_fd: int | None = None
         self._stop = stop
         self._cond = threading.Condition()
-        self._polling = False  # one waiting thread watches the shared state for the others
+        self._line = threading.Lock()  # held by the thread of this process next to go
         self._reclaimed_at = -math.inf
 
     @contextlib.contextmanager
@@ -73,24 +73,29 @@ class InFlightBudget:
     def acquire(self, tokens: float = 0.0) -> Grant:
         """Wait for a slot (and for the provider's leave to send ``tokens`` tokens); what
         was granted. ``RuntimeError`` when ``stop`` is set first."""
+        # The threads of this process wait in line: the first looks at the budget, the
+        # others sleep until it has its slot. A hundred threads all woken by each freed
+        # slot and taking turns at the state file delayed the next request by tens of ms.
+        while not self._line.acquire(timeout=self.IDLE_S):
+            if self._stop.is_set():
+                raise RuntimeError(ENGINE_CLOSED)
+        try:
+            return self._acquire(tokens)
+        finally:
+            self._line.release()
+
+    def _acquire(self, tokens: float) -> Grant:
         with self._cond:
             self._register()
-            polling = False
             while True:
                 if self._stop.is_set():
                     raise RuntimeError(ENGINE_CLOSED)
                 grant = self._take(tokens)
                 if isinstance(grant, Grant):
-                    if polling:
-                        self._polling = False
-                        self._cond.notify()  # another waiter watches from now on
                     return grant
-                if grant is not None:  # held back for a while, whatever is freed meanwhile
-                    self._cond.wait(min(grant, self.IDLE_S))
-                    continue
-                if not self._polling:
-                    self._polling = polling = True
-                self._cond.wait(self.POLL_S if polling else self.IDLE_S)
+                # Held back for a while, whatever is freed meanwhile; or full: a slot freed
+                # here wakes it, one freed by another process is seen within POLL_S.
+                self._cond.wait(min(grant, self.IDLE_S) if grant is not None else self.POLL_S)
 
     def try_acquire(self, tokens: float = 0.0) -> Grant | None:
         """A slot if one is free now (as :meth:`acquire`), else None."""
@@ -112,10 +117,7 @@ class InFlightBudget:
                 held[self._token] = left
             settle(state, grant, admission, full, self.cap, time.monotonic())
         with self._cond:
-            if admission.cool_down_s:
-                self._cond.notify_all()  # those held back look again at how long for
-            else:
-                self._cond.notify()
+            self._cond.notify()  # the thread first in line looks again (a cool-down included)
 
     def limit(self) -> float:
         """The limit now (fractional: it grows by fractions of a request)."""
