@@ -269,6 +269,22 @@ def test_a_cool_down_holds_every_request() -> None:
     assert other.try_acquire() is not None  # another model's budget is not held
 
 
+def test_a_429_among_answers_that_show_the_key_is_not_at_its_limit_holds_only_itself() -> None:
+    # 10% of 429s spread among the answers (below the noise share): the next 429's wait is
+    # its own request's, not every request's.
+    budget = InFlightBudget(40, None, threading.Event())
+    window(budget, ([ANSWERED] * 9 + [THROTTLED]) * 4)
+    grant = budget.acquire()
+    budget.release(grant, Admission(THROTTLED, cool_down_s=3600))
+    assert budget.try_acquire() is not None
+    assert budget.cool_downs() == 0
+    # 429s above the noise share speak for the key again: every request waits.
+    window(budget, [THROTTLED] * 10)
+    budget.release(budget.acquire(), Admission(THROTTLED, cool_down_s=3600))
+    assert budget.try_acquire() is None
+    assert budget.cool_downs() == 1
+
+
 def test_rate_limit_headers_hold_requests_back() -> None:
     budget = InFlightBudget(10, None, threading.Event())
     first = budget.acquire()

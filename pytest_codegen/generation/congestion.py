@@ -5,7 +5,9 @@ the same controller. Three things hold a request back:
 
 * **A cool-down.** A 429's ``Retry-After`` (``retry-after-ms``), Gemini's ``retryDelay`` or,
   without either, the ``x-ratelimit-reset-*`` of the limit that is used up, speaks for the
-  key, not for one request: no request of the run goes out before it has passed.
+  key, not for one request: no request of the run goes out before it has passed. Only a 429
+  among answers that show the key is not at its limit (429s up to ``NOISE_SHARE`` of the
+  last round trips) is noise, whose wait is its own request's.
 * **What the provider says is left.** Rate-limit headers (``x-ratelimit-remaining-*``,
   ``anthropic-ratelimit-*``) tell how many requests and tokens the key has left and how soon
   they refill. The freshest such answer, less what was sent after the request it answered
@@ -90,11 +92,6 @@ def settle(
     state: dict[str, Any], grant: Grant, admission: Admission, full: bool, cap: int, now: float
 ) -> None:
     """Learn from how the request of ``grant`` ended (``full``: the budget was full)."""
-    if admission.cool_down_s is not None and admission.outcome == THROTTLED:
-        until = now + admission.cool_down_s
-        if until > (_number(state.get("cool")) or -math.inf):
-            state["cool"] = until
-            state["cool_downs"] = int(_number(state.get("cool_downs")) or 0) + 1
     if admission.left is not None:
         _remember_left(state, grant, admission)
     limit = limit_of(state, cap)
@@ -108,16 +105,25 @@ def settle(
         window["answered"] /= 2
         window["throttled"] /= 2
     if admission.outcome == THROTTLED:
+        noise = False
         if in_window:
             window["throttled"] += 1
             judged = window["throttled"] + window["answered"]
             share = window["throttled"] / judged
+            # Among answers that show the key is not at its limit, a 429 is noise: only its
+            # own request waits what it asked (until then, a 429 speaks for the key).
+            noise = judged >= max(8.0, limit / 4) and share <= NOISE_SHARE
             if judged >= max(1.0, limit / 4) and share > NOISE_SHARE:
                 state["ceiling"] = limit
                 limit = max(1.0, limit * max(MOST_CUT, 1 - share))
                 state["cut"] = now
                 state["window"] = {"answered": 0, "throttled": 0}
                 state["lowest"] = int(min(limit, _number(state.get("lowest")) or limit))
+        if admission.cool_down_s is not None and not noise:
+            until = now + admission.cool_down_s
+            if until > (_number(state.get("cool")) or -math.inf):
+                state["cool"] = until
+                state["cool_downs"] = int(_number(state.get("cool_downs")) or 0) + 1
     elif admission.outcome == ANSWERED:
         if in_window:
             window["answered"] += 1
