@@ -44,6 +44,12 @@ def holder(prefix: str) -> tuple[subprocess.Popen[str], Path]:
     return proc, Path(proc.stdout.readline().strip())
 
 
+def settled(folder: Path) -> None:
+    """Make ``folder``'s lock file as old as one its maker has surely locked by now."""
+    long_ago = time.time() - scratch.SETTLE_S - 1
+    os.utime(folder / scratch.OWNER, (long_ago, long_ago))
+
+
 def test_a_killed_process_folder_is_removed_by_the_next_and_a_live_one_is_kept(prefix):
     killed, killed_folder = holder(prefix)
     alive, alive_folder = holder(prefix)
@@ -53,6 +59,9 @@ def test_a_killed_process_folder_is_removed_by_the_next_and_a_live_one_is_kept(p
         killed.send_signal(signal.SIGKILL)
         killed.wait()
         assert killed_folder.is_dir()  # nothing ran at its end
+        assert scratch.sweep(prefix) == 0  # a lock file just made may not be locked yet
+        for folder in (killed_folder, alive_folder):
+            settled(folder)
 
         mine = scratch.make(prefix)
 

@@ -17,8 +17,11 @@ import tempfile
 import time
 
 OWNER = ".owner"
-# A folder without its lock file (its maker has not taken the lock yet, or a sample removed
-# it) is removed only once untouched this long: a live one changes with every sample.
+# A lock file younger than this may not be locked yet (its maker creates it, then locks it):
+# its folder is left alone, however free the lock looks.
+SETTLE_S = 60.0
+# A folder without its lock file (its maker has not made it yet, or a sample removed it) is
+# removed only once untouched this long: a live one changes with every sample.
 UNLOCKED_STALE_S = 24 * 3600
 
 _held: dict[str, int] = {}  # folder -> the descriptor that holds its lock
@@ -70,6 +73,8 @@ def _ended(folder: str) -> bool:
     except OSError:
         return False  # cannot tell: keep it
     try:
+        if time.time() - os.fstat(fd).st_mtime <= SETTLE_S:
+            return False
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return False  # its process holds it
