@@ -191,9 +191,10 @@ def read_named_suites(config: pytest.Config) -> None:
     """Read the suite files named on the command line now, in every process alike: a file
     that cannot be read is then one usage-error line with and without xdist (a collection
     error inside a worker would not be). Collection takes the problems from here."""
+    kinds = kinds_of(config)
     for arg in config.args:
         path = config.invocation_params.dir / arg.split("::", 1)[0]
-        if path.is_file() and kinds_of(config).claiming(path, explicit=True) is not None:
+        if path.is_file() and kinds.claiming(path, explicit=True) is not None:
             read_at_start(config, path)
 
 
