@@ -9,6 +9,7 @@ flood fails its writes instead of filling memory); the first bytes of each are r
 """
 
 import os
+import select
 import signal
 import subprocess
 import time
@@ -49,11 +50,9 @@ def _step(index, step, timeout_s, output_cap):
             )
         except OSError as e:
             return _result(-1, False, "", f"cannot start {step['argv'][0]}: {e}", began)
-        try:
-            code = proc.wait(timeout=timeout_s)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            code, timed_out = -1, True
+        code = _wait(proc, timeout_s)
+        timed_out = code is None
+        code = -1 if code is None else code
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # what it forked goes with it
         except (ProcessLookupError, PermissionError):
@@ -61,6 +60,27 @@ def _step(index, step, timeout_s, output_cap):
         if timed_out:
             proc.wait()
     return _result(code, timed_out, _head(out_path, output_cap), _head(err_path, output_cap), began)
+
+
+def _wait(proc, timeout_s):
+    """``proc``'s exit code, or None if it runs past ``timeout_s``. Woken by its exit through
+    a pidfd: ``Popen.wait(timeout)`` polls with sleeps that grow to 50 ms, so a 90 ms compile
+    was seen to end at 115 ms."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # before Linux 5.3 or Python 3.9
+        try:
+            return proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+    try:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        if not poll.poll(max(timeout_s, 0.0) * 1000):
+            return None
+    finally:
+        os.close(fd)
+    return proc.wait()
 
 
 def _result(code, timed_out, stdout, stderr, began):
