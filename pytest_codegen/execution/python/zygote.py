@@ -78,6 +78,7 @@ PRELOADABLE = frozenset(
         "re",
         "statistics",
         "string",
+        "subprocess",
         "struct",
         "textwrap",
         "time",
