@@ -20,8 +20,12 @@ import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
 from pytest_codegen.execution.native import programs
-from pytest_codegen.execution.native.libraries import cpp_prelude
+from pytest_codegen.execution.native.libraries import cpp_prelude, javac_archive
+from pytest_codegen.execution.native.program_run import SUPERVISOR, language_limits
 from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
+from pytest_codegen.execution.python.sandbox import Limits, Sandbox
+from pytest_codegen.execution.python.zygote import Zygote
+from pytest_codegen.kinds.multipl_e import MultiPLEKind, load_multipl_e
 
 TEST_INPUTS = FIXTURES / "multipl_e" / "test_inputs"
 OWN_TEST_INPUTS = FIXTURES / "multipl_e" / "self_test"
@@ -313,3 +317,31 @@ def test_cpp_headers_a_program_starts_with_are_precompiled_once_and_used_only_th
     assert compile_argv(program)[2:4] == ["-include", prelude]
     assert "-include" not in compile_argv("#define long int\n" + program)
     assert "-include" not in compile_argv("#include<vector>\n" + program[program.index("//") :])
+
+
+@pytest.mark.skipif(not toolchain_here("java"), reason="no Java toolchain here")
+@pytest.mark.parametrize("archive_readable", [True, False], ids=["granted", "not-granted"])
+def test_a_java_samples_javac_maps_the_archive_of_its_classes(tmp_path, archive_readable):
+    """Java samples compile with javac's classes from an archive made once per host, which
+    their sandbox may read. Forced sharing (``-Xshare:on``) makes a javac that cannot map it
+    fail, so the sandbox without the grant shows the check can fail."""
+    suite = tmp_path / "add.jsonl"
+    suite.write_text(
+        "".join(x + "\n" for x in ADD.read_text().splitlines() if '"HumanEval_53_add_java"' in x)
+    )
+    (problem,) = load_multipl_e(suite, "add")
+    libs = MultiPLEKind().libraries(problem)
+    assert libs.javac_archive == javac_archive() and Path(libs.javac_archive).is_file()
+    program = problem.prompt + "        return x + y;\n" + problem.tests
+    tool = find("java")
+    limits = language_limits(Limits(timeout_s=60.0, memory_mb=1024), "java")
+    reads = tool.roots + (libs.trees() if archive_readable else (libs.jars[0],))
+    Zygote.shutdown()  # a launcher of this process may have been granted more already
+    with Sandbox(limits, reads=reads) as box:
+        made = programs.build(tool, program, str(box.workdir), 50.0, libs, "multipl-e")
+        javac = made.steps[0]["argv"]
+        assert f"-J-XX:SharedArchiveFile={libs.javac_archive}" in javac
+        made.steps[0]["argv"] = [javac[0], "-J-Xshare:on", *javac[1:]]
+        steps = box.load((SUPERVISOR,), "run")(made.files, made.steps, 50.0, 4096)
+    codes = [step["exit_code"] for step in steps]
+    assert codes == ([0, 0] if archive_readable else [1]), steps

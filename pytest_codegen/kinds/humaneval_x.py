@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, node_modules, rust_crates
+from ..execution.native.libraries import (
+    go_modules,
+    javac_archive,
+    node_modules,
+    rust_crates,
+)
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_HUMANEVAL_X, Problem, SuiteError
 from .fields import native_fields
@@ -115,6 +120,8 @@ class HumanEvalXKind(NativeProgramKind):
             return programs.Libraries(node_modules=node_modules())
         if problem.language == "cpp":
             return cpp_libraries(self.name, assemble(problem, ""))
+        if problem.language == "java":
+            return programs.Libraries(javac_archive=javac_archive())
         return programs.Libraries()
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, javatuples, typescript
+from ..execution.native.libraries import go_modules, javac_archive, javatuples, typescript
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
@@ -67,7 +67,7 @@ class MultiPLEKind(NativeProgramKind):
 
     def libraries(self, problem: Problem) -> programs.Libraries:
         if problem.language == "java":
-            return programs.Libraries(jars=(javatuples(),))
+            return programs.Libraries(jars=(javatuples(),), javac_archive=javac_archive())
         if problem.language == "go":
             return programs.Libraries(go_cache=go_modules()[1])
         if problem.language == "ts":

@@ -75,11 +75,12 @@ class Libraries:
     # (``libraries.cpp_prelude``), and those include lines.
     cpp_prelude: str = ""
     cpp_prelude_headers: tuple[str, ...] = ()
+    javac_archive: str = ""  # the classes javac loads, archived (``libraries.javac_archive``)
 
     def trees(self) -> tuple[str, ...]:
         """What the sample must read of them."""
         trees = (*self.jars, self.rust_deps, self.go_module, self.go_cache, self.node_modules)
-        trees += (self.typescript, os.path.dirname(self.cpp_prelude))
+        trees += (self.typescript, os.path.dirname(self.cpp_prelude), self.javac_archive)
         return tuple(t for t in trees if t)
 
 
@@ -172,6 +173,8 @@ def build(
         out = os.path.join(workdir, "classes")
         path = os.pathsep.join((out, *libs.jars))
         javac = [tools["javac"], *(f"-J{flag}" for flag in JVM_FLAGS)]
+        if libs.javac_archive:
+            javac.append(f"-J-XX:SharedArchiveFile={libs.javac_archive}")
         # HumanEval-X runs `java -cp DIR Main`: its assert statements are not checked.
         main, asserts = ("Main", []) if humaneval_x else ("Problem", ["-ea"])
         steps = [
