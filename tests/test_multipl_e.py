@@ -345,3 +345,15 @@ def test_a_java_samples_javac_maps_the_archive_of_its_classes(tmp_path, archive_
         steps = box.load((SUPERVISOR,), "run")(made.files, made.steps, 50.0, 4096)
     codes = [step["exit_code"] for step in steps]
     assert codes == ([0, 0] if archive_readable else [1]), steps
+
+
+@pytest.mark.skipif(not toolchain_here("java"), reason="no Java toolchain here")
+def test_without_a_cache_to_keep_javacs_archive_java_compiles_as_before(tmp_path, monkeypatch):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(blocked / "cache"))  # cannot be made
+    assert javac_archive.__wrapped__() == ""
+    libs = programs.Libraries(javac_archive="")
+    program = "public class Problem { public static void main(String[] a) {} }\n"
+    made = programs.build(find("java"), program, str(tmp_path), 30.0, libs, "multipl-e")
+    assert not any("SharedArchiveFile" in arg for arg in made.steps[0]["argv"])

@@ -256,8 +256,16 @@ def javac_archive() -> str:
     except OSError:
         return ""
     key = hashlib.sha256(f"{real}\n{stamp}\n{JVM_FLAGS}".encode()).hexdigest()[:12]
+    try:
+        return _make_javac_archive(javac, f"javac-archive-{key}")
+    except OSError:  # no cache to keep it in (read-only): compiled without it
+        return ""
+
+
+def _make_javac_archive(javac: str, name: str) -> str:
+    """The archive in library ``name``, made there first if no process has yet."""
     flags = [f"-J{flag}" for flag in JVM_FLAGS]
-    with _made_once(f"javac-archive-{key}") as (folder, ready):
+    with _made_once(name) as (folder, ready):
         archive = folder / "javac.jsa"
         if not ready:
             (folder / "Main.java").write_text(JAVAC_WARM_UP)
