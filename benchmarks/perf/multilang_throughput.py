@@ -8,7 +8,8 @@ process per sample that compiles and runs it unconfined, two at a time.
   ``java``. The problems are ``fixtures/humaneval_x`` (two a language) unless ``--data-dir``
   holds HumanEval-X's files (then the first ``--problems`` of each).
 - MultiPL-E, as its ``eval_<lang>.py``: ``g++ -std=c++17`` then the binary, ``rustc`` then the
-  binary, ``javac`` then ``java -ea``, ``go test``; the problem is ``fixtures/multipl_e``'s add.
+  binary, ``javac`` then ``java -ea``, ``go test``, ``tsc --target esnext`` then ``node``; the
+  problem is ``fixtures/multipl_e``'s add.
 
 Each problem is answered ``--samples`` times with its right answer, each copy a different
 program (a comment that names the sample), so nothing is reused from one sample to the next
@@ -60,6 +61,7 @@ LANGUAGES = {
     "mple-rs": ("multipl-e", "rs", ""),
     "mple-java": ("multipl-e", "java", ""),
     "mple-go": ("multipl-e", "go", ""),
+    "mple-ts": ("multipl-e", "ts", ""),
 }
 # Right answers to fixtures/multipl_e/add.jsonl.
 MULTIPL_E_RIGHT = {
@@ -67,6 +69,7 @@ MULTIPL_E_RIGHT = {
     "rs": "    x + y\n}\n",
     "java": "        return x + y;\n    }\n",
     "go": "    return x + y\n",
+    "ts": "  return x + y;\n}\n",
 }
 ADD = ROOT / "fixtures" / "multipl_e" / "add.jsonl"
 
@@ -137,6 +140,12 @@ def official_one(
             if run(["rustc", "main.rs", "-o", "main"], folder, "build").returncode:
                 return False
             return run(["./main"], folder, "run").returncode == 0
+        if lang == "ts":
+            (folder / "main.ts").write_text(program)
+            tsc = [shared["node"], str(shared["tsc"]), "--target", "esnext", "main.ts"]
+            if run(tsc, folder, "build").returncode:
+                return False
+            return run([shared["node"], "main.js"], folder, "run").returncode == 0
         if lang == "java":
             main = "Main" if humaneval_x else "Problem"
             (folder / f"{main}.java").write_text(program)
@@ -160,6 +169,9 @@ def shared_libraries(benchmark: str, lang: str, work: Path) -> dict[str, Path]:
         shared["go"] = Path(libraries.go_modules()[0])
     if lang == "java" and benchmark == "multipl-e":
         shared["jar"] = Path(libraries.javatuples())
+    if lang == "ts":  # the same compiler, as upstream's npx finds it installed
+        shared["tsc"] = Path(libraries.typescript()[0]) / "lib" / "tsc.js"
+        shared["node"] = Path(find("ts").tools["node"])
     if lang == "rs" and benchmark == "humaneval-x":
         # One cargo project for all samples, its crates built before timing, as upstream's.
         project = work / "rust-project"
