@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
 from pytest_codegen.execution.native import programs
-from pytest_codegen.execution.native.libraries import cpp_prelude, javac_archive
+from pytest_codegen.execution.native.libraries import cpp_prelude, javac_archive, javatuples
 from pytest_codegen.execution.native.program_run import SUPERVISOR, language_limits
 from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
 from pytest_codegen.execution.python.sandbox import Limits, Sandbox
@@ -357,3 +358,14 @@ def test_without_a_cache_to_keep_javacs_archive_java_compiles_as_before(tmp_path
     program = "public class Problem { public static void main(String[] a) {} }\n"
     made = programs.build(find("java"), program, str(tmp_path), 30.0, libs, "multipl-e")
     assert not any("SharedArchiveFile" in arg for arg in made.steps[0]["argv"])
+
+
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="no Maven here")
+def test_javatuples_is_fetched_whatever_home_says(tmp_path, monkeypatch):
+    """Maven keeps its local repository in the account's home as Java reads it, not in
+    ``$HOME``; pytest's own ``pytester`` (and many CI set-ups) set ``$HOME`` elsewhere. The
+    jar must be found either way."""
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+    jar = Path(javatuples.__wrapped__())
+    assert jar.name == "javatuples-1.2.jar" and jar.stat().st_size > 10_000

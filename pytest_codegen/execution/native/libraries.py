@@ -175,10 +175,10 @@ def javatuples() -> str:
                 raise ToolchainMissing(
                     "Java's javatuples needs mvn (install the Debian package maven)"
                 )
-            _run([mvn, "-q", "dependency:get", f"-Dartifact={JAVATUPLES}"], folder, "javatuples")
-            group, name, version = JAVATUPLES.split(":")
-            local = Path.home() / ".m2" / "repository" / group.replace(".", "/") / name / version
-            shutil.copy(local / f"{name}-{version}.jar", jar)
+            # Copied out of the local repository by Maven itself: where that repository is
+            # (the account's home as Java reads it, settings.xml) is not $HOME's to say.
+            argv = [mvn, "-q", "dependency:copy", f"-Dartifact={JAVATUPLES}"]
+            _run([*argv, f"-DoutputDirectory={folder}"], folder, "javatuples")
             os.chmod(jar, 0o644)
             (folder / ".ready").touch()
     return str(jar)
