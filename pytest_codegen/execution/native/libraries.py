@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...cachedir import default_cache_root
 from ..host_cache import host_key
-from .programs import JVM_FLAGS
+from .programs import JAVAC_JVM_FLAGS
 from .toolchains import ToolchainMissing, find, search_path, tool_env
 
 # As HumanEval-X's own Cargo.toml and go.mod pin them.
@@ -255,7 +255,7 @@ def javac_archive() -> str:
         stamp = f"{built.st_size}-{built.st_mtime_ns}"
     except OSError:
         return ""
-    key = hashlib.sha256(f"{real}\n{stamp}\n{JVM_FLAGS}".encode()).hexdigest()[:12]
+    key = hashlib.sha256(f"{real}\n{stamp}\n{JAVAC_JVM_FLAGS}".encode()).hexdigest()[:12]
     try:
         return _make_javac_archive(javac, f"javac-archive-{key}")
     except OSError:  # no cache to keep it in (read-only): compiled without it
@@ -264,22 +264,18 @@ def javac_archive() -> str:
 
 def _make_javac_archive(javac: str, name: str) -> str:
     """The archive in library ``name``, made there first if no process has yet."""
-    flags = [f"-J{flag}" for flag in JVM_FLAGS]
     with _made_once(name) as (folder, ready):
         archive = folder / "javac.jsa"
         if not ready:
             (folder / "Main.java").write_text(JAVAC_WARM_UP)
             part = folder / "javac.jsa.part"
-            compile_ = [javac, *flags, "-d", str(folder / "classes"), "Main.java"]
+            compile_ = [*JAVAC_JVM_FLAGS, "-d", str(folder / "classes"), "Main.java"]
+            what = "javac's class-data archive"
             with contextlib.suppress(ToolchainMissing):  # then compiled without it
-                _run(
-                    [*compile_[:1], f"-J-XX:ArchiveClassesAtExit={part}", *compile_[1:]],
-                    folder,
-                    "javac's class-data archive",
-                )
+                _run([javac, f"-J-XX:ArchiveClassesAtExit={part}", *compile_], folder, what)
                 # A bad archive would crash every sample's javac: it must map and compile.
                 check = [f"-J-XX:SharedArchiveFile={part}", "-J-Xshare:on"]
-                _run([*compile_[:1], *check, *compile_[1:]], folder, "javac's class-data archive")
+                _run([javac, *check, *compile_], folder, what)
                 os.chmod(part, 0o644)
                 os.replace(part, archive)  # whole, or not at all
             (folder / ".ready").touch()

@@ -49,6 +49,8 @@ OK, SYNTAX_ERROR, EXCEPTION, TIMEOUT = "OK", "SyntaxError", "Exception", "Timeou
 OUTPUT_CAP = 2048  # bytes of each stream kept, as upstream's safe_subprocess keeps
 JVM_FLAGS = ("-Xmx1g", "-Xss16m", "-XX:+UseSerialGC", "-XX:ReservedCodeCacheSize=64m")
 JVM_FLAGS += ("-XX:CompressedClassSpaceSize=64m", "-XX:TieredStopAtLevel=1")
+# The same for javac's JVM (also what its class-data archive is recorded with: the two match).
+JAVAC_JVM_FLAGS = tuple(f"-J{flag}" for flag in JVM_FLAGS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -172,7 +174,7 @@ def build(
     elif lang == "java":
         out = os.path.join(workdir, "classes")
         path = os.pathsep.join((out, *libs.jars))
-        javac = [tools["javac"], *(f"-J{flag}" for flag in JVM_FLAGS)]
+        javac = [tools["javac"], *JAVAC_JVM_FLAGS]
         if libs.javac_archive:
             javac.append(f"-J-XX:SharedArchiveFile={libs.javac_archive}")
         # HumanEval-X runs `java -cp DIR Main`: its assert statements are not checked.
