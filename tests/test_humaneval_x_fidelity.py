@@ -146,9 +146,22 @@ def official_status(result: str) -> str:
 
 @pytest.fixture(scope="session")
 def official_statuses(codegeex, tmp_path_factory) -> dict[str, str]:
-    """Each sample's status by CodeGeeX's evaluator."""
+    """Each sample's status by CodeGeeX's evaluator, once per test run: its Rust step builds
+    in the one kept cargo project, so xdist's workers take turns, and the second reads what
+    the first found."""
     python, root = codegeex
-    work = tmp_path_factory.mktemp("codegeex")
+    kept = root / f"statuses-{os.environ.get('PYTEST_XDIST_TESTRUNUID', os.getpid())}.json"
+    with FileLock(str(root / "evaluator.lock")):
+        if not kept.exists():
+            for stale in root.glob("statuses-*.json"):
+                stale.unlink()
+            statuses = evaluate(python, root, tmp_path_factory.mktemp("codegeex"))
+            kept.write_text(json.dumps(statuses))
+        return json.loads(kept.read_text())
+
+
+def evaluate(python: Path, root: Path, work: Path) -> dict[str, str]:
+    """Each sample's status by CodeGeeX's evaluator, run in ``work``."""
     cargo = Path((root / "rust-project").read_text())
     for stale in (cargo / "src" / "bin").glob("*.rs"):
         stale.unlink()

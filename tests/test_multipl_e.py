@@ -320,6 +320,31 @@ def test_cpp_headers_a_program_starts_with_are_precompiled_once_and_used_only_th
     assert "-include" not in compile_argv("#include<vector>\n" + program[program.index("//") :])
 
 
+@pytest.mark.skipif(not toolchain_here("rs"), reason="no Rust toolchain here")
+def test_a_rust_samples_binary_loads_std_from_the_toolchain_it_may_read(tmp_path):
+    """Rust programs link the toolchain's std as a shared library. The binary runs in its
+    sandbox, which may read the toolchain; a copy of it run where the toolchain may not be
+    read cannot start, so it does not carry std itself."""
+    tool = find("rs")
+    assert tool.shared_runtime and tool.shared_runtime.startswith(tool.roots[0])
+    program = 'fn main() {\n    assert_eq!(2 + 3, 5);\n    println!("ran");\n}\n'
+    limits = language_limits(Limits(timeout_s=60.0, memory_mb=1024), "rs")
+    copy = tmp_path / "main"
+    with Sandbox(limits, reads=tool.roots) as box:
+        made = programs.build(tool, program, str(box.workdir), 50.0)
+        assert "prefer-dynamic" in made.steps[0]["argv"]
+        steps = box.load((SUPERVISOR,), "run")(made.files, made.steps, 50.0, 4096)
+        shutil.copy(box.workdir / "main", copy)
+    assert [step["exit_code"] for step in steps] == [0, 0], steps
+    assert "ran" in steps[1]["stdout"]
+    Zygote.shutdown()  # the launcher of the first sandbox may read the toolchain
+    with Sandbox(limits) as box:
+        shutil.copy(copy, box.workdir / "main")
+        step = {"argv": [str(box.workdir / "main")], "env": {}, "timeout_s": 50.0}
+        (alone,) = box.load((SUPERVISOR,), "run")({}, [step], 50.0, 4096)
+    assert alone["exit_code"] != 0 and "libstd" in alone["stderr"], alone
+
+
 @pytest.mark.skipif(not toolchain_here("java"), reason="no Java toolchain here")
 @pytest.mark.parametrize("archive_readable", [True, False], ids=["granted", "not-granted"])
 def test_a_java_samples_javac_maps_the_archive_of_its_classes(tmp_path, archive_readable):

@@ -8,7 +8,7 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
   ``ReferenceError``; both fail, and are ``Exception`` here).
 - Go: ``go test FILE`` (a ``_test.go`` file): ``[setup failed]`` or ``[build failed]`` in
   its stdout is ``SyntaxError``, ``FAIL`` in it ``Exception``, else ``OK``.
-- Rust: ``rustc FILE -o BIN``, then the binary, as C++.
+- Rust: ``rustc FILE -o BIN``, then the binary, as C++ (std linked as a shared library).
 - Java: ``javac -encoding UTF8 -d OUT Problem.java`` with javatuples on the class path, a
   failed build ``SyntaxError``; ``java -ea -cp OUT:JAR Problem`` as C++'s run.
 - TypeScript: ``tsc --target esnext FILE`` (a type error fails it too: ``SyntaxError``), then
@@ -141,7 +141,15 @@ def build(
             prelude = ["-include", libs.cpp_prelude]
         steps = [step(tools["g++"], std, *prelude, name, "-o", binary, *ssl), step(binary)]
     elif lang == "rs":
-        rustc = [tools["rustc"], "--edition", "2021", name, "-o", binary]
+        # No debug info in the binary (the prebuilt crates carry much), and std linked as
+        # the toolchain's shared library found by an absolute run path: the linker no longer
+        # copies std into every binary. A third of the compile; the same compiler, code and
+        # run (docs/languages.md).
+        rustc = [tools["rustc"], "--edition", "2021", "-C", "strip=debuginfo"]
+        rustc += [name, "-o", binary]
+        if tool.shared_runtime:
+            rpath = f"link-arg=-Wl,-rpath,{tool.shared_runtime}"
+            rustc += ["-C", "prefer-dynamic", "-C", rpath]
         if libs.rust_deps:
             rustc += ["--test", "-L", f"dependency={libs.rust_deps}"]
             rustc += [f"--extern={crate}={rlib}" for crate, rlib in libs.rust_crates]

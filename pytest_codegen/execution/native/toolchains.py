@@ -127,6 +127,8 @@ class Toolchain:
     tools: dict[str, str]  # executable name -> its real path
     roots: tuple[str, ...]  # trees the sandbox must let the sample read
     env: dict[str, str]  # variables its tools need (GOROOT, JAVA_HOME)
+    # The folder of its runtime as a shared library, where it ships one (Rust's libstd-*.so).
+    shared_runtime: str = ""
 
 
 def search_path() -> str:
@@ -151,11 +153,15 @@ def find(key: str) -> Toolchain:
         found[tool] = os.path.realpath(where)
     roots: list[str] = []
     env: dict[str, str] = {}
+    shared_runtime = ""
     if key == "rs":
         # rustup's proxy needs its home; the toolchain's own rustc does not.
         sysroot = _first_line([proxies["rustc"], "--print", "sysroot"])
         found["rustc"] = str(Path(sysroot) / "bin" / "rustc")
         roots.append(sysroot)
+        libdir = _first_line([found["rustc"], "--print", "target-libdir"])
+        if libdir.startswith(sysroot) and any(Path(libdir).glob("libstd-*.so")):
+            shared_runtime = libdir
     elif key == "go":
         goroot = _first_line([found["go"], "env", "GOROOT"])
         roots.append(goroot)
@@ -169,7 +175,7 @@ def find(key: str) -> Toolchain:
     if lang.probe:
         _check_library(lang, compiler)
     version = _first_line([compiler, *lang.version_args]) or "unknown version"
-    return Toolchain(key, version, found, tuple(roots), env)
+    return Toolchain(key, version, found, tuple(roots), env, shared_runtime)
 
 
 def _check_library(lang: Language, interpreter: str) -> None:
