@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -343,6 +344,48 @@ def test_a_rust_samples_binary_loads_std_from_the_toolchain_it_may_read(tmp_path
         step = {"argv": [str(box.workdir / "main")], "env": {}, "timeout_s": 50.0}
         (alone,) = box.load((SUPERVISOR,), "run")({}, [step], 50.0, 4096)
     assert alone["exit_code"] != 0 and "libstd" in alone["stderr"], alone
+
+
+# Programs whose global names meet the default library's, and some that do not: tsc's exit
+# status of each, and ours, must be the same. Skipping the library's check would pass the
+# first two, whose errors tsc reports in the library's own files.
+TOUCHING_THE_LIBRARY = {
+    "merges": "interface Iterator<T> { next(x: number): string; }\n",
+    "conflicts": "function escape(s: string): number { return 1; }\n",
+    "hoisted": "if (true) { var name = 1; }\n",
+    "block-scoped": "let name = 1;\n",
+    "namespace": "namespace N { export const x = 1; }\nclass Map2 {}\n",
+    "module": "export const name = 3;\n",
+    "type-error": "function f(): number { return 'one'; }\n",
+    "clean": "function f(x: number): number { return x + 1; }\nf(2);\n",
+}
+
+
+@pytest.mark.skipif(not toolchain_here("ts"), reason="no TypeScript toolchain here")
+def test_typescript_compiles_as_tsc_whether_a_program_touches_the_library_or_not(tmp_path):
+    suite = tmp_path / "add.jsonl"
+    suite.write_text(
+        "".join(x + "\n" for x in ADD.read_text().splitlines() if '"HumanEval_53_add_ts"' in x)
+    )
+    (problem,) = load_multipl_e(suite, "add")
+    libs = MultiPLEKind().libraries(problem)
+    assert libs.typescript_driver and Path(libs.typescript_driver).is_file()
+    tool = find("ts")
+    tsc = [tool.tools["node"], str(Path(libs.typescript) / "lib" / "tsc.js"), "--target", "esnext"]
+    limits = language_limits(Limits(timeout_s=60.0, memory_mb=1024), "ts")
+    ours, theirs = {}, {}
+    for name, program in TOUCHING_THE_LIBRARY.items():
+        (tmp_path / f"{name}.ts").write_text(program)
+        done = subprocess.run([*tsc, f"{name}.ts"], cwd=tmp_path, capture_output=True)
+        theirs[name] = done.returncode
+        with Sandbox(limits, reads=tool.roots + libs.trees()) as box:
+            made = programs.build(tool, program, str(box.workdir), 50.0, libs, "multipl-e")
+            assert made.steps[0]["argv"][1] == libs.typescript_driver
+            run = box.load((SUPERVISOR,), "run")
+            (step,) = run(made.files, made.steps[:1], 50.0, 4096)
+        ours[name] = step["exit_code"]
+    assert ours == theirs
+    assert theirs["merges"] and theirs["conflicts"] and not theirs["clean"]
 
 
 @pytest.mark.skipif(not toolchain_here("java"), reason="no Java toolchain here")

@@ -299,6 +299,9 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--problems", type=int, default=20)
     args = parser.parse_args()
+    unknown = sorted(set(args.languages.split(",")) - set(LANGUAGES))
+    if unknown:
+        parser.error(f"--languages: no {', '.join(unknown)} (one of {', '.join(LANGUAGES)})")
     print(
         f"{'language':10} {'samples':>7} {'ours s':>7} {'ours/s':>7} {'official s':>10}"
         f" {'official/s':>10} {'ratio':>6}  passed (ours, official)"

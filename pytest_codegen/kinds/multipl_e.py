@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..execution.native import programs
-from ..execution.native.libraries import go_modules, javac_archive, javatuples, typescript
+from ..execution.native.libraries import (
+    go_modules,
+    javac_archive,
+    javatuples,
+    typescript,
+    typescript_driver,
+)
 from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
@@ -71,7 +77,9 @@ class MultiPLEKind(NativeProgramKind):
         if problem.language == "go":
             return programs.Libraries(go_cache=go_modules()[1])
         if problem.language == "ts":
-            return programs.Libraries(typescript=typescript()[0])
+            return programs.Libraries(
+                typescript=typescript()[0], typescript_driver=typescript_driver()
+            )
         if problem.language == "cpp":
             return cpp_libraries(self.name, problem.prompt)
         return programs.Libraries()

@@ -3,9 +3,10 @@ sample: the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a
 ``rustc`` links the built ones), the npm package its JavaScript tests use (js-md5), the Go
 modules its Go tests import (testify) with a warm build cache (the standard library and
 testify compiled once; every sample reads it, none writes it), the javatuples jar MultiPL-E's
-Java programs import, the TypeScript compiler its TypeScript programs are compiled with, and
-the headers C++ programs start with, precompiled (``cpp_prelude``), and an archive of the
-classes ``javac`` loads (``javac_archive``).
+Java programs import, the TypeScript compiler its TypeScript programs are compiled with and
+the default library's global names (``typescript_driver``), the headers C++ programs start
+with, precompiled (``cpp_prelude``), and an archive of the classes ``javac`` loads
+(``javac_archive``).
 
 They live under ``<cache>/native-libraries/<host>/`` (readable by the samples' uids), made
 by the trusted side under a lock, from the registries' ordinary clients (cargo, go, mvn, npm).
@@ -214,6 +215,30 @@ def typescript() -> tuple[str, str]:
     package = folder / "node_modules" / "typescript"
     version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     return str(package), str(version)
+
+
+TSC_DRIVER = Path(__file__).with_name("tsc.js")
+
+
+@functools.cache
+def typescript_driver() -> str:
+    """The path of ``tsc.js`` (MultiPL-E's ``tsc`` command, which skips checking the default
+    library for a program that cannot change what that check finds) beside the library's
+    global names, recorded once per host and TypeScript; "" where they cannot be recorded
+    (programs are then compiled by ``tsc`` itself)."""
+    package, version = typescript()
+    driver = TSC_DRIVER.read_text(encoding="utf-8")
+    key = hashlib.sha256(f"{package}\n{version}\n{driver}".encode()).hexdigest()[:12]
+    with _made_once(f"typescript-driver-{key}") as (folder, ready):
+        if not ready:
+            (folder / "tsc.js").write_text(driver, encoding="utf-8")
+            argv = [find("ts").tools["node"], "tsc.js", "record", package]
+            with contextlib.suppress(ToolchainMissing):  # then tsc checks the library
+                _run(argv, folder, "TypeScript's global names")
+            for made in folder.iterdir():
+                os.chmod(made, 0o644)
+            (folder / ".ready").touch()
+    return str(folder / "tsc.js") if (folder / "globals.json").exists() else ""
 
 
 @functools.cache
