@@ -159,6 +159,7 @@ def find(key: str) -> Toolchain:
         sysroot = _first_line([proxies["rustc"], "--print", "sysroot"])
         found["rustc"] = str(Path(sysroot) / "bin" / "rustc")
         roots.append(sysroot)
+        # std as a shared library, in the sysroot (which the sandbox lets samples read).
         libdir = _first_line([found["rustc"], "--print", "target-libdir"])
         if libdir.startswith(sysroot) and any(Path(libdir).glob("libstd-*.so")):
             shared_runtime = libdir
