@@ -156,11 +156,11 @@ def find(key: str) -> Toolchain:
     shared_runtime = ""
     if key == "rs":
         # rustup's proxy needs its home; the toolchain's own rustc does not.
-        sysroot = _first_line([proxies["rustc"], "--print", "sysroot"])
+        asked = [proxies["rustc"], "--print", "sysroot", "--print", "target-libdir"]
+        sysroot, libdir = (_lines(asked) + ["", ""])[:2]
         found["rustc"] = str(Path(sysroot) / "bin" / "rustc")
         roots.append(sysroot)
         # std as a shared library, in the sysroot (which the sandbox lets samples read).
-        libdir = _first_line([found["rustc"], "--print", "target-libdir"])
         if libdir.startswith(sysroot) and any(Path(libdir).glob("libstd-*.so")):
             shared_runtime = libdir
     elif key == "go":
@@ -215,6 +215,12 @@ def tool_env() -> dict[str, str]:
 
 
 def _first_line(argv: list[str]) -> str:
+    return (_lines(argv) or [""])[0]
+
+
+def _lines(argv: list[str]) -> list[str]:
+    """What ``argv`` prints (on stdout, else stderr), line by line; raises
+    :class:`ToolchainMissing` when it does not run or fails."""
     try:
         done = subprocess.run(
             argv,
@@ -229,5 +235,4 @@ def _first_line(argv: list[str]) -> str:
     if done.returncode != 0:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()[:1]
         raise ToolchainMissing(f"{' '.join(argv)} failed: {' '.join(said)}")
-    text = (done.stdout.strip() or done.stderr.strip()).splitlines()
-    return text[0].strip() if text else ""
+    return [line.strip() for line in (done.stdout.strip() or done.stderr.strip()).splitlines()]

@@ -54,6 +54,7 @@ function leavesLibraryAlone(globals) {
   if (sourceFile.statements.some((s) => s.kind === ts.SyntaxKind.ModuleDeclaration)) return false;
   program.getTypeChecker(); // binds the file
   if (ts.isExternalModule(sourceFile)) return true; // a module's names are its own
+  if (!sourceFile.locals) return false; // not bound: its names are not known
   return !scopeNames(sourceFile).some((name) => globals.has(name));
 }
 
