@@ -21,8 +21,14 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
-from pytest_codegen.execution.native import programs
-from pytest_codegen.execution.native.libraries import cpp_prelude, javac_archive, javatuples
+from pytest_codegen.execution.native import libraries, programs
+from pytest_codegen.execution.native.libraries import (
+    cpp_prelude,
+    javac_archive,
+    javatuples,
+    typescript,
+    typescript_driver,
+)
 from pytest_codegen.execution.native.program_run import SUPERVISOR, language_limits
 from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
 from pytest_codegen.execution.python.sandbox import Limits, Sandbox
@@ -426,6 +432,23 @@ def test_without_a_cache_to_keep_javacs_archive_java_compiles_as_before(tmp_path
     program = "public class Problem { public static void main(String[] a) {} }\n"
     made = programs.build(find("java"), program, str(tmp_path), 30.0, libs, "multipl-e")
     assert not any("SharedArchiveFile" in arg for arg in made.steps[0]["argv"])
+
+
+@pytest.mark.skipif(
+    not (toolchain_here("ts") and toolchain_here("cpp")), reason="no TypeScript or C++ here"
+)
+def test_without_a_cache_to_keep_them_tsc_and_gxx_go_without_what_they_record(
+    tmp_path, monkeypatch
+):
+    """The library's global names and precompiled headers, like javac's archive, only make
+    compiles faster: where the cache cannot be written, programs compile without them."""
+    installed = typescript()  # the compiler itself is needed, and installed already
+    monkeypatch.setattr(libraries, "typescript", lambda: installed)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(blocked / "cache"))  # cannot be made
+    assert typescript_driver.__wrapped__() == ""
+    assert cpp_prelude.__wrapped__("-std=c++17", ("#include<vector>",)) == ""
 
 
 @pytest.mark.skipif(shutil.which("mvn") is None, reason="no Maven here")

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ...cachedir import default_cache_root
@@ -86,6 +86,22 @@ def _made_once(name: str) -> Iterator[tuple[Path, bool]]:
     with open(folder.parent / f".{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield folder, (folder / ".ready").exists()
+
+
+def _made_if_possible(name: str, make: Callable[[Path], None], product: str) -> Path | None:
+    """The folder of library ``name`` once ``product`` is in it, made there by
+    ``make(folder)`` if no process has yet; None where it cannot be made (its tool fails,
+    or there is no cache to keep it in: read-only). What samples only go faster with: they
+    then do without it, as before."""
+    try:
+        with _made_once(name) as (folder, ready):
+            if not ready:
+                with contextlib.suppress(ToolchainMissing):
+                    make(folder)
+                (folder / ".ready").touch()
+    except OSError:
+        return None
+    return folder if (folder / product).exists() else None
 
 
 def _run(argv: list[str], cwd: Path, what: str, **env: str) -> None:
@@ -229,16 +245,18 @@ def typescript_driver() -> str:
     package, version = typescript()
     driver = TSC_DRIVER.read_text(encoding="utf-8")
     key = hashlib.sha256(f"{package}\n{version}\n{driver}".encode()).hexdigest()[:12]
-    with _made_once(f"typescript-driver-{key}") as (folder, ready):
-        if not ready:
-            (folder / "tsc.js").write_text(driver, encoding="utf-8")
-            argv = [find("ts").tools["node"], "tsc.js", "record", package]
-            with contextlib.suppress(ToolchainMissing):  # then tsc checks the library
-                _run(argv, folder, "TypeScript's global names")
+
+    def record(folder: Path) -> None:
+        (folder / "tsc.js").write_text(driver, encoding="utf-8")
+        argv = [find("ts").tools["node"], "tsc.js", "record", package]
+        try:
+            _run(argv, folder, "TypeScript's global names")
+        finally:
             for made in folder.iterdir():
                 os.chmod(made, 0o644)
-            (folder / ".ready").touch()
-    return str(folder / "tsc.js") if (folder / "globals.json").exists() else ""
+
+    folder = _made_if_possible(f"typescript-driver-{key}", record, "globals.json")
+    return str(folder / "tsc.js") if folder else ""
 
 
 @functools.cache
@@ -252,18 +270,20 @@ def cpp_prelude(std: str, headers: tuple[str, ...]) -> str:
     gxx = find("cpp").tools["g++"]
     text = "".join(line + "\n" for line in headers)
     key = hashlib.sha256(f"{gxx}\n{std}\n{text}".encode()).hexdigest()[:12]
-    with _made_once(f"cpp-prelude-{key}") as (folder, ready):
+
+    def precompile(folder: Path) -> None:
         header = folder / "prelude.h"
-        if not ready:
-            header.write_text(text)
-            argv = [gxx, std, "-x", "c++-header", "prelude.h", "-o", "prelude.h.gch"]
-            with contextlib.suppress(ToolchainMissing):  # then compiled whole, as before
-                _run(argv, folder, "C++'s precompiled headers")
+        header.write_text(text)
+        argv = [gxx, std, "-x", "c++-header", "prelude.h", "-o", "prelude.h.gch"]
+        try:
+            _run(argv, folder, "C++'s precompiled headers")
+        finally:
             for made in (header, folder / "prelude.h.gch"):
                 if made.exists():
                     os.chmod(made, 0o644)
-            (folder / ".ready").touch()
-    return str(header) if (folder / "prelude.h.gch").exists() else ""
+
+    folder = _made_if_possible(f"cpp-prelude-{key}", precompile, "prelude.h.gch")
+    return str(folder / "prelude.h") if folder else ""
 
 
 @functools.cache
@@ -281,27 +301,18 @@ def javac_archive() -> str:
     except OSError:
         return ""
     key = hashlib.sha256(f"{real}\n{stamp}\n{JAVAC_JVM_FLAGS}".encode()).hexdigest()[:12]
-    try:
-        return _make_javac_archive(javac, f"javac-archive-{key}")
-    except OSError:  # no cache to keep it in (read-only): compiled without it
-        return ""
 
+    def record(folder: Path) -> None:
+        (folder / "Main.java").write_text(JAVAC_WARM_UP)
+        part = folder / "javac.jsa.part"
+        compile_ = [*JAVAC_JVM_FLAGS, "-d", str(folder / "classes"), "Main.java"]
+        what = "javac's class-data archive"
+        _run([javac, f"-J-XX:ArchiveClassesAtExit={part}", *compile_], folder, what)
+        # A bad archive would crash every sample's javac: it must map and compile.
+        check = [f"-J-XX:SharedArchiveFile={part}", "-J-Xshare:on"]
+        _run([javac, *check, *compile_], folder, what)
+        os.chmod(part, 0o644)
+        os.replace(part, folder / "javac.jsa")  # whole, or not at all
 
-def _make_javac_archive(javac: str, name: str) -> str:
-    """The archive in library ``name``, made there first if no process has yet."""
-    with _made_once(name) as (folder, ready):
-        archive = folder / "javac.jsa"
-        if not ready:
-            (folder / "Main.java").write_text(JAVAC_WARM_UP)
-            part = folder / "javac.jsa.part"
-            compile_ = [*JAVAC_JVM_FLAGS, "-d", str(folder / "classes"), "Main.java"]
-            what = "javac's class-data archive"
-            with contextlib.suppress(ToolchainMissing):  # then compiled without it
-                _run([javac, f"-J-XX:ArchiveClassesAtExit={part}", *compile_], folder, what)
-                # A bad archive would crash every sample's javac: it must map and compile.
-                check = [f"-J-XX:SharedArchiveFile={part}", "-J-Xshare:on"]
-                _run([javac, *check, *compile_], folder, what)
-                os.chmod(part, 0o644)
-                os.replace(part, archive)  # whole, or not at all
-            (folder / ".ready").touch()
-    return str(archive) if archive.exists() else ""
+    folder = _made_if_possible(f"javac-archive-{key}", record, "javac.jsa")
+    return str(folder / "javac.jsa") if folder else ""
