@@ -12,6 +12,7 @@ from typing import Any
 from ..execution.native import programs
 from ..execution.native.libraries import (
     go_modules,
+    go_test_driver,
     javac_archive,
     node_modules,
     rust_crates,
@@ -115,7 +116,10 @@ class HumanEvalXKind(NativeProgramKind):
             return programs.Libraries(rust_deps=deps, rust_crates=tuple(sorted(crates.items())))
         if problem.language == "go":
             module, cache = go_modules()
-            return programs.Libraries(go_module=module, go_cache=cache)
+            driver, recipe = go_test_driver(humaneval_x=True)
+            return programs.Libraries(
+                go_module=module, go_cache=cache, go_test_driver=driver, go_test_recipe=recipe
+            )
         if problem.language == "js":
             return programs.Libraries(node_modules=node_modules())
         if problem.language == "cpp":

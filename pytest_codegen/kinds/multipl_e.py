@@ -14,6 +14,7 @@ from typing import Any
 from ..execution.native import programs
 from ..execution.native.libraries import (
     go_modules,
+    go_test_driver,
     javac_archive,
     javatuples,
     typescript,
@@ -75,7 +76,10 @@ class MultiPLEKind(NativeProgramKind):
         if problem.language == "java":
             return programs.Libraries(jars=(javatuples(),), javac_archive=javac_archive())
         if problem.language == "go":
-            return programs.Libraries(go_cache=go_modules()[1])
+            driver, recipe = go_test_driver(humaneval_x=False)
+            return programs.Libraries(
+                go_cache=go_modules()[1], go_test_driver=driver, go_test_recipe=recipe
+            )
         if problem.language == "ts":
             return programs.Libraries(
                 typescript=typescript()[0], typescript_driver=typescript_driver()

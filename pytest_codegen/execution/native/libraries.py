@@ -27,7 +27,8 @@ from pathlib import Path
 
 from ...cachedir import default_cache_root
 from ..host_cache import host_key
-from .programs import JAVAC_JVM_FLAGS
+from . import go_recipe
+from .programs import JAVAC_JVM_FLAGS, Libraries, go_environment
 from .toolchains import ToolchainMissing, find, search_path, tool_env
 
 # As HumanEval-X's own Cargo.toml and go.mod pin them.
@@ -179,6 +180,47 @@ def go_modules() -> tuple[str, str]:
                 subprocess.run(["chmod", "-R", "a+rX", str(path)], check=False)
             (folder / ".ready").touch()
     return str(folder), str(folder / "cache")
+
+
+GO_TEST_DRIVER = Path(__file__).with_name("gotest.go")
+
+
+@functools.cache
+def go_test_driver(humaneval_x: bool) -> tuple[str, str]:
+    """``(driver, recipe)``: ``gotest.go`` built, and what ``go test`` ran for a probe file of
+    HumanEval-X's kind (``package main`` in the module that requires testify) or MultiPL-E's
+    (``package x_test``), recorded once per host and Go (``go_recipe``); ``("", "")`` where
+    they cannot be made (samples then run ``go test`` itself)."""
+    tool = find("go")
+    go = tool.tools["go"]
+    module, cache = go_modules()
+    source = GO_TEST_DRIVER.read_text(encoding="utf-8")
+    form = "humaneval-x" if humaneval_x else "multipl-e"
+    key = hashlib.sha256(f"{tool.version}\n{cache}\n{form}\n{source}".encode()).hexdigest()[:12]
+    libs = Libraries(go_module=module if humaneval_x else "", go_cache=cache)
+
+    def make(folder: Path) -> None:
+        env = go_environment(str(folder), libs)
+        src = folder / "src"
+        src.mkdir(exist_ok=True)
+        (src / "gotest.go").write_text(source, encoding="utf-8")
+        (src / "go.mod").write_text("module gotest\n\ngo 1.18\n")
+        built = {**env, "GOFLAGS": "-buildvcs=false", "GOPATH": str(folder / ".gopath")}
+        _run([go, "build", "-trimpath", "-o", str(folder / "gotest"), "."], src, "gotest", **built)
+        probe = folder / "probe"
+        probe.mkdir(exist_ok=True)
+        for name in ("go.mod", "go.sum") if humaneval_x else ():
+            shutil.copyfile(Path(module) / name, probe / name)
+        recipe = go_recipe.record(go, probe, env, external=not humaneval_x)
+        (folder / "recipe.json").write_text(json.dumps(recipe, indent=1))
+        # The replay must pass the probe by itself: go test is not there to fall back on.
+        argv = [str(folder / "gotest"), str(folder / "recipe.json"), "/nonexistent/go"]
+        _run([*argv, go_recipe.PROBE_FILE], probe, "gotest's replay of the probe", **env)
+        shutil.rmtree(folder / ".gopath", ignore_errors=True)
+        subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
+
+    folder = _made_if_possible(f"go-test-{form}-{key}", make, "recipe.json")
+    return (str(folder / "gotest"), str(folder / "recipe.json")) if folder else ("", "")
 
 
 @functools.cache

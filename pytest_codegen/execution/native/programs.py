@@ -72,6 +72,9 @@ class Libraries:
     rust_crates: tuple[tuple[str, str], ...] = ()  # ... and (crate, rlib) of each
     go_module: str = ""  # a module folder (go.mod, go.sum, mod/): its requirements
     go_cache: str = ""  # a warm build cache, read (not written) by every sample
+    # What runs go test's steps without go test, and what it replays (libraries.go_test_driver).
+    go_test_driver: str = ""
+    go_test_recipe: str = ""
     node_modules: str = ""  # npm packages JavaScript programs require
     typescript: str = ""  # the typescript package (its compiler, ``lib/tsc.js``)
     typescript_driver: str = ""  # what runs that compiler (``libraries.typescript_driver``)
@@ -84,6 +87,7 @@ class Libraries:
     def trees(self) -> tuple[str, ...]:
         """What the sample must read of them."""
         trees = (*self.jars, self.rust_deps, self.go_module, self.go_cache, self.node_modules)
+        trees += (os.path.dirname(self.go_test_driver),)
         trees += (self.typescript, os.path.dirname(self.typescript_driver))
         trees += (os.path.dirname(self.cpp_prelude), self.javac_archive)
         return tuple(t for t in trees if t)
@@ -161,27 +165,18 @@ def build(
         more = {"NODE_PATH": libs.node_modules} if libs.node_modules else {}
         steps = [step(tools["node"], name, **more)]
     elif lang == "go":
-        go_env = {
-            "GOCACHE": os.path.join(workdir, ".gocache"),
-            "GOPATH": os.path.join(workdir, ".gopath"),
-            "GOTOOLCHAIN": "local",
-            "GOPROXY": "off",
-            "GOTELEMETRY": "off",
-            "GOFLAGS": "-buildvcs=false",
-            "CGO_ENABLED": "0",
-        }
-        if libs.go_cache:
-            # The standard library and testify compiled once per host, shared: what the
-            # sample compiles it cannot add (Go goes on without storing it), so no sample
-            # reads another's results, and none pays for a copy of the cache.
-            go_env["GOCACHE"] = libs.go_cache
+        go_env = go_environment(workdir, libs)
         if libs.go_module:
             module = Path(libs.go_module)
             files["go.mod"] = (module / "go.mod").read_text()
             files["go.sum"] = (module / "go.sum").read_text()
-            go_env.update(GOMODCACHE=str(module / "mod"), GOFLAGS="-mod=mod -buildvcs=false")
         limit = [f"-timeout={max(int(timeout_s), 1)}s"] if humaneval_x else []
-        steps = [step(tools["go"], "test", *limit, name, **go_env)]
+        go_test = [tools["go"], "test"]
+        if libs.go_test_driver:
+            # go test's own compile, vet, link and run, without its package loading and
+            # build-cache checks, where that is what go test would do (gotest.go).
+            go_test = [libs.go_test_driver, libs.go_test_recipe, tools["go"]]
+        steps = [step(*go_test, *limit, name, **go_env)]
     elif lang == "java":
         out = os.path.join(workdir, "classes")
         path = os.pathsep.join((out, *libs.jars))
@@ -211,6 +206,29 @@ def build(
     else:
         raise ValueError(f"no build for language {lang!r}")
     return Build(files, steps, compiled=lang in ("cpp", "rs", "java", "ts"))
+
+
+def go_environment(workdir: str, libs: Libraries) -> dict[str, str]:
+    """What ``go test`` runs with in ``workdir``: offline, its caches there, or the shared
+    warm build cache and the module's requirements of ``libs``."""
+    env = {
+        "GOCACHE": os.path.join(workdir, ".gocache"),
+        "GOPATH": os.path.join(workdir, ".gopath"),
+        "GOTOOLCHAIN": "local",
+        "GOPROXY": "off",
+        "GOTELEMETRY": "off",
+        "GOFLAGS": "-buildvcs=false",
+        "CGO_ENABLED": "0",
+    }
+    if libs.go_cache:
+        # The standard library and testify compiled once per host, shared: what the
+        # sample compiles it cannot add (Go goes on without storing it), so no sample
+        # reads another's results, and none pays for a copy of the cache.
+        env["GOCACHE"] = libs.go_cache
+    if libs.go_module:
+        module = Path(libs.go_module)
+        env.update(GOMODCACHE=str(module / "mod"), GOFLAGS="-mod=mod -buildvcs=false")
+    return env
 
 
 def leading_includes(program: str) -> tuple[str, ...]:
