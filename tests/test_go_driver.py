@@ -67,6 +67,10 @@ HUMANEVAL_X = {
     ),
     "a second test that fails": (program(more="func TestZ(t *testing.T) { t.Fatal(1) }\n"), True),
     "skips": (program(check='t.Skip("later")'), True),
+    "sees go test's environment": (
+        program(check='t.Fatal(os.Getenv("PATH"), os.Getenv("PWD"))', imports='    "os"\n'),
+        True,
+    ),
     "imports what solutions use": (
         program(
             "func Add(x int, y int) int {\n    h := md5.Sum([]byte(strconv.Itoa(x)))\n"

@@ -153,7 +153,18 @@ func fast(recipePath string, args []string) (int, bool) {
 	if !quiet(ws(recipe.MainCompile), nil) || !quiet(ws(recipe.Link), linkEnv) {
 		return 0, false
 	}
-	return run(w(recipe.Binary), recipe.Run, timeout, recipe.PackageSummary), true
+	// The environment go test gives the binary: its own, its GOROOT's bin first on PATH, and
+	// PWD the package's folder.
+	env := os.Environ()
+	if goroot := recipe.Env["GOROOT"]; goroot != "" {
+		bin := filepath.Join(goroot, "bin")
+		if path := os.Getenv("PATH"); path != "" {
+			bin += string(os.PathListSeparator) + path
+		}
+		env = append(env, "PATH="+bin)
+	}
+	env = append(env, "PWD="+cwd)
+	return run(w(recipe.Binary), recipe.Run, timeout, recipe.PackageSummary, env), true
 }
 
 // examine parses the file: its tests in order and its imports, and whether the replay may
@@ -292,11 +303,12 @@ func quiet(argv []string, env []string) bool {
 
 // run runs the test binary as go test does for a package named on its command line (its
 // runTestActor): the output only when it fails, then go test's summary line.
-func run(binary string, flags []string, timeout, name string) int {
+func run(binary string, flags []string, timeout, name string, env []string) int {
 	if timeout != "" {
 		flags = append(append([]string{}, flags[:len(flags)-1]...), "-test.timeout="+timeout)
 	}
 	cmd := exec.Command(binary, flags...)
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	started := time.Now()
