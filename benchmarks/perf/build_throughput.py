@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from plugin_run import PYTEST
+
 REPO = Path(__file__).resolve().parents[2]
 
 FUNCTION = '''
@@ -75,11 +77,8 @@ def in_flight(times: list[tuple[float, float]]) -> int:
 def run(work: Path, url: str, args: argparse.Namespace) -> tuple[float, str]:
     command = [
         sys.executable,
-        "-m",
-        "pytest",
+        *PYTEST,
         "-q",
-        "-p",
-        "no:cacheprovider",
         "--codegen-model=vllm:bench",
         f"--codegen-base-url={url}",
         f"--codegen-cache={work / 'cache'}",

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from plugin_run import PYTEST
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -92,7 +94,7 @@ def compare_in_process(paths: list[Path]) -> None:
 
 
 def command(paths: list[Path], where: Path) -> None:
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    args = [sys.executable, *PYTEST, "-q", "-p", "no:randomly"]
     args += ["--codegen-compare", *map(str, paths), "--codegen-k=1,10"]
     args += [f"--codegen-compare-out={where / 'c.json'}", f"--codegen-html={where / 'c.html'}"]
     proc = subprocess.run(args, cwd=where, capture_output=True, text=True)
@@ -113,7 +115,7 @@ def startup(where: Path) -> None:
     """pytest with the plugin, collecting nothing: the command's fixed cost."""
     empty = where / "empty"
     empty.mkdir(exist_ok=True)
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co"]
+    args = [sys.executable, *PYTEST, "-q", "--co"]
     subprocess.run(args, cwd=empty, capture_output=True, text=True)
 
 

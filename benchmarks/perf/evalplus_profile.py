@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from humaneval_throughput import children_cpu, run_xdist_floor
+from plugin_run import PYTEST
 from sandbox_overhead import usage_by_role, zygote_pids
 
 # A plugin module (a measuring instrument, never a grader) under which EvalPlus grading is a
@@ -69,7 +70,7 @@ def pytest_cpu(args: list[str], work: Path, env: dict[str, str] | None = None) -
     """CPU seconds of one ``pytest -n 2`` run with ``args`` (its whole process tree)."""
     cpu = children_cpu()
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", *args],
+        [sys.executable, *PYTEST, "-q", "-n", "2", *args],
         cwd=work,
         env={**os.environ, "PYTEST_CODEGEN_CACHE": str(work / "codegen-cache"), **(env or {})},
         capture_output=True,

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from plugin_run import PYTEST
 
 REPO = Path(__file__).resolve().parents[2]
 TARGET_S = 12.0  # the goal for 1000 prompts at 1 s latency, with -n 2
@@ -74,15 +75,12 @@ def run_plugin(
     subprocess.run(
         [
             sys.executable,
-            "-m",
-            "pytest",
+            *PYTEST,
             str(suite),
             "--codegen-model=vllm:bench",
             f"--codegen-base-url={url}",
             f"--codegen-cache={cache}",
             "-q",
-            "-p",
-            "no:cacheprovider",
             f"--codegen-results={results}",
             *options,
         ],

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from plugin_run import PYTEST
+
 import pytest_codegen
 
 
@@ -116,16 +118,13 @@ def run_plugin(
     subprocess.run(
         [
             sys.executable,
-            "-m",
-            "pytest",
+            *PYTEST,
             f"--codegen-model=replay:{samples}",
             "--codegen-suite=humaneval",
             f"--codegen-samples={n}",
             "-n",
             "2",
             "-q",
-            "-p",
-            "no:cacheprovider",
             f"--codegen-results={out}",
             *plugins,
             *extra,
@@ -164,7 +163,7 @@ def run_xdist_floor(total: int, workdir: Path) -> float:
     )
     cpu = children_cpu()
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, *PYTEST, "-n", "2", "-q"],
         cwd=floor,
         stdout=subprocess.DEVNULL,
         check=False,

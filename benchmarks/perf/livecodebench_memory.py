@@ -26,6 +26,8 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from plugin_run import PYTEST
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -65,7 +67,7 @@ def peak_rss_mb(checkout: Path, release: Path, problems: int) -> float:
     from ``checkout`` (its own rusage, from wait4); checks that every problem's sample was
     collected."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co"]
+    command = [sys.executable, *PYTEST, "-q", "--co"]
     command += [str(release), "--codegen-model=empty", "--codegen-samples=1"]
     with tempfile.TemporaryFile() as said:
         child = subprocess.Popen(

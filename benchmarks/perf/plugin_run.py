@@ -10,6 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+# How every measured run of pytest starts. The dev extra's hypothesis registers a pytest
+# plugin that imports all of hypothesis in every pytest process (~0.4 s each: over a second of
+# a -n 2 run's start); a user's install of pytest-codegen has no such plugin.
+PYTEST = ("-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
 
 def run_pytest_codegen(
     data: Path, samples: Path, work: Path, n: int, python: str = sys.executable
@@ -20,7 +25,7 @@ def run_pytest_codegen(
     results.unlink(missing_ok=True)
     started = time.perf_counter()
     subprocess.run(
-        [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(data)]
+        [python, *PYTEST, "-q", "-n", "2", str(data)]
         + [f"--codegen-model=replay:{samples}", f"--codegen-samples={n}"]
         + [f"--codegen-results={results}", "--codegen-k=1"],
         cwd=work,

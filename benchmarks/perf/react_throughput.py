@@ -54,6 +54,7 @@ from humaneval_throughput import (  # this script's directory is on sys.path
     per_run_ratios,
     run_xdist_floor,
 )
+from plugin_run import PYTEST
 from react_profile import print_profile, profile_runner
 
 from pytest_codegen.execution.jest.node_env import NodeInfo, ensure_toolchain, find_node
@@ -151,16 +152,13 @@ def run_plugin(
     subprocess.run(
         [
             sys.executable,
-            "-m",
-            "pytest",
+            *PYTEST,
             f"--codegen-model=replay:{samples}",
             str(SUITE),
             f"--codegen-samples={n}",
             "-n",
             "2",
             "-q",
-            "-p",
-            "no:cacheprovider",
             f"--codegen-results={out}",
         ],
         cwd=workdir,

@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))  # the tests directory is not a package
 
 from fake_providers import FakeProviders  # noqa: E402
+from plugin_run import PYTEST  # noqa: E402
 from socket_host import SocketHost  # noqa: E402
 
 EVERYDAY = [
@@ -66,8 +67,7 @@ def main() -> None:
                 result = subprocess.run(
                     [
                         sys.executable,
-                        "-m",
-                        "pytest",
+                        *PYTEST,
                         "--codegen-model=vllm:bench",
                         f"--codegen-base-url={server.openai_url}",
                         "--codegen-suite=everyday",

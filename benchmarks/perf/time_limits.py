@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from plugin_run import PYTEST
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -43,7 +45,7 @@ def cache_without_calibration(where: Path) -> Path:
 
 def run(suite: str, rule: str, cache: Path, results: Path) -> float:
     env = {**os.environ, "PYTEST_CODEGEN_CACHE": str(cache)}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    command = [sys.executable, *PYTEST, "-q", "-p", "no:randomly"]
     command += [f"--codegen-suite={suite}", "--codegen-model=reference", "-n", "2"]
     command += [f"--codegen-timeout-rule={rule}", f"--codegen-results={results}"]
     started = time.monotonic()

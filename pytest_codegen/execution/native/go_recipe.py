@@ -70,13 +70,15 @@ def record(go: str, probe: Path, env: dict[str, str], external: bool) -> dict[st
     )
     blank = "".join(f'\t_ "{path}"\n' for path in packages)
     name = "probe_test" if external else "main"
-    # A constant of its own each time: what go test compiles for it is in no build cache, so
-    # every step shows in its -x output.
-    (probe / PROBE_FILE).write_text(
-        f'package {name}\n\nimport (\n\t"testing"\n\n{blank})\n\n'
-        f'const Recorded = "{secrets.token_hex(8)}"\n\nfunc TestProbe(t *testing.T) {{}}\n'
-    )
-    done = _go_run(go, probe, env, "test", "-x", "-work", PROBE_FILE)
+    for flags in ((), ("-x", "-work")):
+        # A constant of its own each time: what go test compiles for it is in no build cache,
+        # so every step shows in its -x output. The first run puts what the probe imports in
+        # the cache, where the second's steps then find it (not in its work folder).
+        (probe / PROBE_FILE).write_text(
+            f'package {name}\n\nimport (\n\t"testing"\n\n{blank})\n\n'
+            f'const Recorded = "{secrets.token_hex(8)}"\n\nfunc TestProbe(t *testing.T) {{}}\n'
+        )
+        done = _go_run(go, probe, env, "test", *flags, PROBE_FILE)
     work = next((line[5:] for line in done.stderr.splitlines() if line.startswith("WORK=")), "")
     try:
         return _recipe(done.stdout, done.stderr, Path(work), external)

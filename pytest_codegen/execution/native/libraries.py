@@ -2,7 +2,8 @@
 sample: the crates HumanEval-X's Rust tests use (rand, regex, md5, built once: a sample's
 ``rustc`` links the built ones), the npm package its JavaScript tests use (js-md5), the Go
 modules its Go tests import (testify) with a warm build cache (the standard library and
-testify compiled once; every sample reads it, none writes it), the javatuples jar MultiPL-E's
+testify compiled once; every sample reads it, none writes it) and what replays ``go test``'s
+steps for a sample (``go_test_driver``), the javatuples jar MultiPL-E's
 Java programs import, the TypeScript compiler its TypeScript programs are compiled with and
 the default library's global names (``typescript_driver``), the headers C++ programs start
 with, precompiled (``cpp_prelude``), and an archive of the classes ``javac`` loads
@@ -196,7 +197,10 @@ def go_test_driver(humaneval_x: bool) -> tuple[str, str]:
     module, cache = go_modules()
     source = GO_TEST_DRIVER.read_text(encoding="utf-8")
     form = "humaneval-x" if humaneval_x else "multipl-e"
-    key = hashlib.sha256(f"{tool.version}\n{cache}\n{form}\n{source}".encode()).hexdigest()[:12]
+    # How the recipe is recorded counts too: a host where that failed tries again after it.
+    recording = Path(go_recipe.__file__).read_text(encoding="utf-8")
+    made_of = f"{tool.version}\n{cache}\n{form}\n{source}\n{recording}"
+    key = hashlib.sha256(made_of.encode()).hexdigest()[:12]
     libs = Libraries(go_module=module if humaneval_x else "", go_cache=cache)
 
     def make(folder: Path) -> None:

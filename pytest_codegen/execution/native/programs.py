@@ -7,7 +7,8 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
   says ``SyntaxError``, ``Exception`` otherwise (upstream also names ``AssertionError`` and
   ``ReferenceError``; both fail, and are ``Exception`` here).
 - Go: ``go test FILE`` (a ``_test.go`` file): ``[setup failed]`` or ``[build failed]`` in
-  its stdout is ``SyntaxError``, ``FAIL`` in it ``Exception``, else ``OK``.
+  its stdout is ``SyntaxError``, ``FAIL`` in it ``Exception``, else ``OK``. ``go test``'s
+  own steps are run without it where that is what it would do (``gotest.go``).
 - Rust: ``rustc FILE -o BIN``, then the binary, as C++ (std linked as a shared library).
 - Java: ``javac -encoding UTF8 -d OUT Problem.java`` with javatuples on the class path, a
   failed build ``SyntaxError``; ``java -ea -cp OUT:JAR Problem`` as C++'s run.
