@@ -44,6 +44,19 @@ SAMPLES: list[tuple[str, str, str, str]] = [
     ("Go/0", "go does not build", "    return x +\n}\n", "failed"),
     # fmt is imported for it (IMPORT_HELPER), as the code uses it.
     ("Go/0", "go prints", '    fmt.Println("debug")\n    return x + y\n}\n', "passed"),
+    # Tests and examples of its own run too (the one go test replays, the other it runs).
+    (
+        "Go/0",
+        "go fails a test of its own",
+        '    return x + y\n}\n\nfunc TestOwn(t *testing.T) { t.Fatal("no") }\n',
+        "failed",
+    ),
+    (
+        "Go/0",
+        "go declares an example",
+        "    return x + y\n}\n\nfunc ExampleAdd() {\n    // Output: 1\n}\n",
+        "failed",
+    ),
     (
         "Go/1",
         "go right (vowels)",
