@@ -152,15 +152,15 @@ def assert_as_go_test(theirs: dict, ours: dict, alone: dict, replayed: bool) -> 
         assert alone["exit_code"] == 2 and "cannot run go test" in alone["stderr"], alone
 
 
-def humaneval_x_problem(tmp_path):
+def humaneval_x_problem():
     (problem, *_) = load_humaneval_x(FIXTURES / "humaneval_x" / "humaneval_go.jsonl", "hx")
     return problem
 
 
 @pytest.mark.parametrize("case", list(HUMANEVAL_X))
-def test_humaneval_x_go_programs_run_as_go_test_runs_them(case, tmp_path):
+def test_humaneval_x_go_programs_run_as_go_test_runs_them(case):
     source, replayed = HUMANEVAL_X[case]
-    problem = humaneval_x_problem(tmp_path)
+    problem = humaneval_x_problem()
     assert_as_go_test(*run_both(HumanEvalXKind(), problem, source, "humaneval-x"), replayed)
 
 

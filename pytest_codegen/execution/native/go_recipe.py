@@ -12,11 +12,10 @@ import re
 import secrets
 import shlex
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from .toolchains import ToolchainMissing, tool_env
+from .toolchains import ToolchainMissing, run_tool
 
 # What solutions import, besides what testing and testify bring (the probe imports all these
 # and everything they import; a sample importing anything else is built by go test itself).
@@ -60,9 +59,9 @@ def record(go: str, probe: Path, env: dict[str, str], external: bool) -> dict[st
     """The recipe for test files of ``probe``'s kind (an external test package ``x_test``, or
     an internal one: HumanEval-X's ``package main``, in a module requiring testify) built in
     ``probe`` (holding the module's go.mod and go.sum where there is one) with ``env``."""
-    env = {**tool_env(), **env}
     roots = ["testing", *PROBE_IMPORTS] + ([] if external else [TESTIFY])
-    listed = _go(go, probe, env, "list", "-e", "-deps", "-f", "{{.ImportPath}} {{.Error}}", *roots)
+    listing = [go, "list", "-e", "-deps", "-f", "{{.ImportPath}} {{.Error}}", *roots]
+    listed = run_tool(listing, probe, "go list of the probe", **env).stdout
     packages = sorted(
         path
         for path, error in (line.split(" ", 1) for line in listed.splitlines())
@@ -78,7 +77,7 @@ def record(go: str, probe: Path, env: dict[str, str], external: bool) -> dict[st
             f'package {name}\n\nimport (\n\t"testing"\n\n{blank})\n\n'
             f'const Recorded = "{secrets.token_hex(8)}"\n\nfunc TestProbe(t *testing.T) {{}}\n'
         )
-        done = _go_run(go, probe, env, "test", *flags, PROBE_FILE)
+        done = run_tool([go, "test", *flags, PROBE_FILE], probe, "go test of the probe", **env)
     work = next((line[5:] for line in done.stderr.splitlines() if line.startswith("WORK=")), "")
     try:
         return _recipe(done.stdout, done.stderr, Path(work), external)
@@ -92,20 +91,6 @@ def record(go: str, probe: Path, env: dict[str, str], external: bool) -> dict[st
 def _importable(path: str) -> bool:
     parts = path.split("/")
     return path not in ("C", "unsafe") and "internal" not in parts and parts[0] != "vendor"
-
-
-def _go(go: str, cwd: Path, env: dict[str, str], *args: str) -> str:
-    return _go_run(go, cwd, env, *args).stdout
-
-
-def _go_run(go: str, cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    done = subprocess.run(
-        [go, *args], cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
-    if done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines() or [""]
-        raise ToolchainMissing(f"go {args[0]} of the probe failed: {said[-1]}")
-    return done
 
 
 def _recipe(stdout: str, stderr: str, work: Path, external: bool) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from ...cachedir import default_cache_root
 from ..host_cache import host_key
 from . import go_recipe
 from .programs import JAVAC_JVM_FLAGS, Libraries, go_environment
-from .toolchains import ToolchainMissing, find, search_path, tool_env
+from .toolchains import ToolchainMissing, find, run_tool, search_path
 
 # As HumanEval-X's own Cargo.toml and go.mod pin them.
 RUST_CRATES = {"rand": "0.4", "regex": "1", "md5": "0.7.0"}
@@ -106,22 +106,6 @@ def _made_if_possible(name: str, make: Callable[[Path], None], product: str) -> 
     return folder if (folder / product).exists() else None
 
 
-def _run(argv: list[str], cwd: Path, what: str, **env: str) -> None:
-    done = subprocess.run(
-        argv,
-        cwd=cwd,
-        env={**tool_env(), **env},
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
-    if done.returncode != 0:
-        # The first line that names an error (npm ends on where its log is), else the last.
-        lines = (done.stderr or done.stdout).strip().splitlines() or [""]
-        said = next((line for line in lines if "error" in line.lower()), lines[-1])
-        raise ToolchainMissing(f"{what}: {' '.join(argv[:3])} failed: {said.strip()}")
-
-
 @functools.cache
 def rust_crates() -> tuple[str, dict[str, str]]:
     """``(deps folder, {crate: rlib})`` of HumanEval-X's crates, built once."""
@@ -139,7 +123,7 @@ def rust_crates() -> tuple[str, dict[str, str]]:
                 raise ToolchainMissing(
                     "Rust's crates need cargo (install the Debian package cargo)"
                 )
-            _run([cargo, "build", "--quiet"], folder, "HumanEval-X's Rust crates")
+            run_tool([cargo, "build", "--quiet"], folder, "HumanEval-X's Rust crates")
             (folder / ".ready").touch()
     deps = folder / "target" / "debug" / "deps"
     rlibs: dict[str, str] = {}
@@ -157,16 +141,11 @@ def go_modules() -> tuple[str, str]:
     beside it, and a build cache holding the standard library and testify compiled."""
     go = find("go").tools["go"]
     with _made_once("go") as (folder, ready):
-        env = {
-            "GOMODCACHE": str(folder / "mod"),
-            "GOCACHE": str(folder / "cache"),
-            # As samples build (programs.build): the same flags, the same cache keys.
-            "GOFLAGS": "-mod=mod -buildvcs=false",
-            "CGO_ENABLED": "0",
-            "GOTOOLCHAIN": "local",
-            "GOTELEMETRY": "off",
-        }
         if not ready:
+            # As samples build (programs.go_environment): the same flags, the same cache
+            # keys; only this may download the modules.
+            libs = Libraries(go_module=str(folder), go_cache=str(folder / "cache"))
+            env = {k: v for k, v in go_environment(str(folder), libs).items() if k != "GOPROXY"}
             requires = "".join(f"\t{m} {v}\n" for m, v in GO_REQUIRES.items())
             (folder / "go.mod").write_text(
                 f"module humanEval\n\ngo 1.18\n\nrequire (\n{requires})\n"
@@ -175,8 +154,8 @@ def go_modules() -> tuple[str, str]:
                 'package main\n\nimport (\n\t"testing"\n\t"github.com/stretchr/testify/assert"\n)'
                 "\n\nfunc TestWarm(t *testing.T) { assert.New(t).Equal(1, 1) }\n"
             )
-            _run([go, "mod", "tidy"], folder, "HumanEval-X's Go modules", **env)
-            _run([go, "test", "warm_test.go"], folder, "HumanEval-X's Go modules", **env)
+            run_tool([go, "mod", "tidy"], folder, "HumanEval-X's Go modules", **env)
+            run_tool([go, "test", "warm_test.go"], folder, "HumanEval-X's Go modules", **env)
             for path in (folder / "cache", folder / "mod"):
                 subprocess.run(["chmod", "-R", "a+rX", str(path)], check=False)
             (folder / ".ready").touch()
@@ -210,7 +189,9 @@ def go_test_driver(humaneval_x: bool) -> tuple[str, str]:
         (src / "gotest.go").write_text(source, encoding="utf-8")
         (src / "go.mod").write_text("module gotest\n\ngo 1.18\n")
         built = {**env, "GOFLAGS": "-buildvcs=false", "GOPATH": str(folder / ".gopath")}
-        _run([go, "build", "-trimpath", "-o", str(folder / "gotest"), "."], src, "gotest", **built)
+        run_tool(
+            [go, "build", "-trimpath", "-o", str(folder / "gotest"), "."], src, "gotest", **built
+        )
         probe = folder / "probe"
         probe.mkdir(exist_ok=True)
         for name in ("go.mod", "go.sum") if humaneval_x else ():
@@ -219,7 +200,7 @@ def go_test_driver(humaneval_x: bool) -> tuple[str, str]:
         (folder / "recipe.json").write_text(json.dumps(recipe, indent=1))
         # The replay must pass the probe by itself: go test is not there to fall back on.
         argv = [str(folder / "gotest"), str(folder / "recipe.json"), "/nonexistent/go"]
-        _run([*argv, go_recipe.PROBE_FILE], probe, "gotest's replay of the probe", **env)
+        run_tool([*argv, go_recipe.PROBE_FILE], probe, "gotest's replay of the probe", **env)
         shutil.rmtree(folder / ".gopath", ignore_errors=True)
         subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
 
@@ -241,7 +222,7 @@ def javatuples() -> str:
             # Copied out of the local repository by Maven itself: where that repository is
             # (the account's home as Java reads it, settings.xml) is not $HOME's to say.
             argv = [mvn, "-q", "dependency:copy", f"-Dartifact={JAVATUPLES}"]
-            _run([*argv, f"-DoutputDirectory={folder}"], folder, "javatuples")
+            run_tool([*argv, f"-DoutputDirectory={folder}"], folder, "javatuples")
             os.chmod(jar, 0o644)
             (folder / ".ready").touch()
     return str(jar)
@@ -258,7 +239,7 @@ def node_modules() -> str:
                     "JavaScript's js-md5 needs npm (install the Debian package npm)"
                 )
             argv = [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder)]
-            _run([*argv, *NPM_PACKAGES], folder, "HumanEval-X's npm packages")
+            run_tool([*argv, *NPM_PACKAGES], folder, "HumanEval-X's npm packages")
             subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
             (folder / ".ready").touch()
     return str(folder / "node_modules")
@@ -271,7 +252,7 @@ def typescript() -> tuple[str, str]:
     with _made_once("typescript") as (folder, ready):
         if not ready:
             argv = [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder)]
-            _run([*argv, f"typescript@{TYPESCRIPT}"], folder, "TypeScript's compiler")
+            run_tool([*argv, f"typescript@{TYPESCRIPT}"], folder, "TypeScript's compiler")
             subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=False)
             (folder / ".ready").touch()
     package = folder / "node_modules" / "typescript"
@@ -296,7 +277,7 @@ def typescript_driver() -> str:
         (folder / "tsc.js").write_text(driver, encoding="utf-8")
         argv = [find("ts").tools["node"], "tsc.js", "record", package]
         try:
-            _run(argv, folder, "TypeScript's global names")
+            run_tool(argv, folder, "TypeScript's global names")
         finally:
             for made in folder.iterdir():
                 os.chmod(made, 0o644)
@@ -322,7 +303,7 @@ def cpp_prelude(std: str, headers: tuple[str, ...]) -> str:
         header.write_text(text)
         argv = [gxx, std, "-x", "c++-header", "prelude.h", "-o", "prelude.h.gch"]
         try:
-            _run(argv, folder, "C++'s precompiled headers")
+            run_tool(argv, folder, "C++'s precompiled headers")
         finally:
             for made in (header, folder / "prelude.h.gch"):
                 if made.exists():
@@ -353,10 +334,10 @@ def javac_archive() -> str:
         part = folder / "javac.jsa.part"
         compile_ = [*JAVAC_JVM_FLAGS, "-d", str(folder / "classes"), "Main.java"]
         what = "javac's class-data archive"
-        _run([javac, f"-J-XX:ArchiveClassesAtExit={part}", *compile_], folder, what)
+        run_tool([javac, f"-J-XX:ArchiveClassesAtExit={part}", *compile_], folder, what)
         # A bad archive would crash every sample's javac: it must map and compile.
         check = [f"-J-XX:SharedArchiveFile={part}", "-J-Xshare:on"]
-        _run([javac, *check, *compile_], folder, what)
+        run_tool([javac, *check, *compile_], folder, what)
         os.chmod(part, 0o644)
         os.replace(part, folder / "javac.jsa")  # whole, or not at all
 

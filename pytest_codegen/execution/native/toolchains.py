@@ -236,3 +236,22 @@ def _lines(argv: list[str]) -> list[str]:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()[:1]
         raise ToolchainMissing(f"{' '.join(argv)} failed: {' '.join(said)}")
     return [line.strip() for line in (done.stdout.strip() or done.stderr.strip()).splitlines()]
+
+
+def run_tool(argv: list[str], cwd: Path, what: str, **env: str) -> subprocess.CompletedProcess:
+    """Run what makes a library (as the trusted side, with the tools' environment); a
+    failure is :class:`ToolchainMissing`, naming ``what`` and its first error line."""
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env={**tool_env(), **env},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode != 0:
+        # The first line that names an error (npm ends on where its log is), else the last.
+        lines = (done.stderr or done.stdout).strip().splitlines() or [""]
+        said = next((line for line in lines if "error" in line.lower()), lines[-1])
+        raise ToolchainMissing(f"{what}: {' '.join(argv[:3])} failed: {said.strip()}")
+    return done
