@@ -65,11 +65,17 @@ def read_object_at(path: Path, offset: int, length: int) -> Any:
         return json.loads(fh.read(length))
 
 
+def not_valid_json(e: json.JSONDecodeError) -> str:
+    """What is wrong, and where on its line: ``not valid JSON (Expecting ',' delimiter,
+    column 31)`` (some of json's messages end in "at", for the position it would add)."""
+    return f"not valid JSON ({e.msg.removesuffix(' at')}, column {e.colno})"
+
+
 def _parsed(line: str, where: str) -> dict[str, Any]:
     try:
         row = json.loads(line)
     except json.JSONDecodeError as e:
-        raise JSONLinesError(f"{where}: not valid JSON ({e.msg})") from None
+        raise JSONLinesError(f"{where}: {not_valid_json(e)}") from None
     if not isinstance(row, dict):
         raise JSONLinesError(f"{where}: expected a JSON object per line")
     return row

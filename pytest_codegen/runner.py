@@ -73,8 +73,9 @@ class SampleRunner:
         if session.config.option.collectonly:
             self.plan_counts = self.generation.plan(samples)
             return
-        if samples:
-            self.generation.prefetch(samples)
+        if not samples:  # nothing to grade here (all deselected, or a worker given none)
+            return
+        self.generation.prefetch(samples)
         # The items, their problems and completions live until the session ends: the garbage
         # collector need not look at them again each time the grading loop triggers it (3-9%
         # less CPU over a 1640-sample HumanEval run with -n 2, in alternating runs without).

@@ -29,7 +29,13 @@ CASES = {
     ),
     "unreadable suite file": (
         ["--codegen-model=reference", "broken.jsonl"],
-        "broken.jsonl:2: not valid JSON",
+        "broken.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes, "
+        "column 2)",
+    ),
+    # json's message for this one ends in "at", for the position it would add.
+    "replay file with a raw tab in a string": (
+        ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
+        "tabbed.jsonl:1: not valid JSON (Invalid control character, column 35)",
     ),
 }
 
@@ -41,6 +47,7 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     (pytester.path / "broken.jsonl").write_text(
         '{"task_id": "t/0", "prompt": "def f():\\n", "test": "", "entry_point": "f"}\n{oops\n'
     )
+    (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]

@@ -27,6 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import not_valid_json
 from ..problems import sanitize_node_name
 
 #: Lines of code a target needs after its docstring to be chosen by the default rule.
@@ -190,7 +191,7 @@ def fragments_of_rows(path: Path) -> list[Fragment]:
             try:
                 rows.append((len(rows), json.loads(raw)))
             except json.JSONDecodeError as e:
-                rows.append((len(rows), f"line {lineno}: not valid JSON ({e.msg})"))
+                rows.append((len(rows), f"line {lineno}: {not_valid_json(e)}"))
     out: list[Fragment] = []
     seen: set[str] = set()
     for index, row in rows:

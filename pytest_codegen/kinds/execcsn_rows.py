@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import not_valid_json
 from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError, SuiteLimits, mark_unsolvable
 from .execcsn_program import MASK, extract_function, mask_indent
 
@@ -89,7 +90,7 @@ def _read_rows(path: Path) -> list[tuple[int, int | None, Any]]:
                 rows.append((len(rows), lineno, json.loads(raw)))
             except json.JSONDecodeError as e:
                 raise SuiteError(
-                    f"{path}: example {len(rows)} (line {lineno}): not valid JSON ({e.msg})"
+                    f"{path}: example {len(rows)} (line {lineno}): {not_valid_json(e)}"
                 ) from None
         return rows
     if isinstance(data, dict):  # a JSONL file with a single example
