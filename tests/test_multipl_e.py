@@ -352,6 +352,118 @@ def test_a_rust_samples_binary_loads_std_from_the_toolchain_it_may_read(tmp_path
     assert alone["exit_code"] != 0 and "libstd" in alone["stderr"], alone
 
 
+# The limit MultiPL-E's evaluator gives each step of a language's program: safe_subprocess's
+# 15 s, a plain subprocess.run(timeout=5) for four runs, Go's one step 30 s.
+UPSTREAM_STEP_LIMITS = {
+    "cpp": [15, 15],
+    "js": [5],
+    "ts": [15, 15],
+    "go": [30],
+    "rs": [15, 5],
+    "java": [15, 15],
+    "pl": [15],
+    "rb": [5],
+    "php": [15],
+    "lua": [15],
+    "r": [5],
+    "rkt": [15],
+    "ml": [15],
+    "sh": [15],
+}
+
+
+def test_each_step_gets_upstreams_limit_scaled_with_the_samples():
+    assert set(UPSTREAM_STEP_LIMITS) == set(SECOND_STATUS)
+    libs = programs.Libraries(typescript="/nonexistent/typescript")  # tsc's path, unused
+    checked = 0
+    for lang, limits in UPSTREAM_STEP_LIMITS.items():
+        if not toolchain_here(lang):
+            continue
+        for sample_s, scale in ((30.0, 1.0), (60.0, 2.0), (6.0, 0.2)):
+            made = programs.build(find(lang), "", "/nonexistent", sample_s, libs)
+            got = [step["timeout_s"] for step in made.steps]
+            assert got == pytest.approx([limit * scale for limit in limits]), (lang, sample_s)
+        checked += 1
+    assert checked
+
+
+@pytest.mark.skipif(
+    not (toolchain_here("js") and toolchain_here("cpp")), reason="no Node or g++ here"
+)
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_run_past_upstreams_step_limit_is_a_timeout(pytester, mode):
+    """A right answer that first spends 3 s: JavaScript's run has a sixth of the sample's
+    limit (upstream's 5 s of 30), C++'s run half (15 s), so with a 12 s limit the first times
+    out (2 s) and the second passes (6 s)."""
+    slow = {
+        "js": "    if (!globalThis.spun) {\n        globalThis.spun = true;\n"
+        "        const end = Date.now() + 3000;\n        while (Date.now() < end) {}\n"
+        "    }\n    return x + y;\n}\n",
+        "cpp": "    static bool spun = false;\n    if (!spun) {\n        spun = true;\n"
+        "        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);\n"
+        "        while (std::chrono::steady_clock::now() < end) {}\n    }\n"
+        "    return x + y;\n}\n",
+    }
+    replay = pytester.path / "slow.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
+            for lang, text in slow.items()
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"{ADD}::HumanEval_53_add_js",
+        f"{ADD}::HumanEval_53_add_cpp",
+        "--codegen-timeout=12",
+        "--codegen-reruns=0",
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["category"]: r["program_status"] for r in records} == {
+        "js": "Timeout",
+        "cpp": "OK",
+    }
+
+
+# A body only Rust's 2021 edition compiles (`try_into` is in its prelude, not in 2015's).
+RUST_2021_ONLY = "    let sum: i64 = (x + y).try_into().unwrap();\n    sum as {type}\n}}\n"
+
+
+@pytest.mark.skipif(not toolchain_here("rs"), reason="no Rust toolchain here")
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_rust_compiles_in_the_edition_of_each_benchmarks_evaluator(pytester, mode):
+    """MultiPL-E's evaluator runs `rustc FILE -o BIN`: rustc's default edition, 2015, where
+    this body does not compile (`SyntaxError`, as upstream says); HumanEval-X's Cargo.toml
+    asks for 2021, where it does."""
+    replay = pytester.path / "editions.jsonl"
+    replay.write_text(
+        json.dumps(
+            {"task_id": "HumanEval_53_add_rs", "completion": RUST_2021_ONLY.format(type="isize")}
+        )
+        + "\n"
+        + json.dumps({"task_id": "Rust/0", "completion": RUST_2021_ONLY.format(type="i32")})
+        + "\n"
+    )
+    hx_rust = FIXTURES / "humaneval_x" / "humaneval_rust.jsonl"
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"{ADD}::HumanEval_53_add_rs",
+        f"{hx_rust}::Rust_0",
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    by_task = {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert by_task["HumanEval_53_add_rs"]["program_status"] == "SyntaxError", by_task
+    assert "no method named `try_into`" in by_task["HumanEval_53_add_rs"]["error"], by_task
+    assert by_task["Rust/0"]["outcome"] == "passed", by_task
+
+
 # Programs whose global names meet the default library's, and some that do not: tsc's exit
 # status of each, and ours, must be the same. Skipping the library's check would pass the
 # first two, whose errors tsc reports in the library's own files.

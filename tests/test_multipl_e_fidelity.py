@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import read_results
-from test_multipl_e import ADD, RIGHT, SELF_TESTS, WRONG, suite_and_replay
+from test_multipl_e import ADD, RIGHT, RUST_2021_ONLY, SELF_TESTS, WRONG, suite_and_replay
 
 from pytest_codegen.execution.native.libraries import javatuples, typescript
 from pytest_codegen.execution.native.toolchains import search_path, tool_env
@@ -91,11 +91,14 @@ def upstream(monkeypatch, tmp_path):
         del sys.modules[name]
 
 
-def graded(pytester, suite: Path, model: str, name: str, samples: int = 1) -> list[dict]:
+def graded(
+    pytester, suite: Path, model: str, name: str, samples: int = 1, only: str = ""
+) -> list[dict]:
+    """Records of grading ``suite`` (its problem ``only`` if given) with ``model``."""
     result = pytester.runpytest_subprocess(
         f"--codegen-model={model}",
         f"--codegen-samples={samples}",
-        str(suite),
+        f"{suite}::{only}" if only else str(suite),
         f"--codegen-results={name}",
         timeout=900,
     )
@@ -124,6 +127,19 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
     for answers, name in ((RIGHT, "right.jsonl"), (WRONG, "wrong.jsonl")):
         replay = replay_of(pytester.path, answers, f"replay-{name}")
         runs.append((ADD, graded(pytester, ADD, f"replay:{replay}", name)))
+    # A Rust body only the 2021 edition compiles (upstream's rustc takes the default, 2015),
+    # and a right JavaScript answer that first spends 6 s (upstream gives node 5 s).
+    apart = {
+        "rs": RUST_2021_ONLY.format(type="isize"),
+        "js": "    if (!globalThis.spun) {\n        globalThis.spun = true;\n"
+        "        const end = Date.now() + 6000;\n        while (Date.now() < end) {}\n"
+        "    }\n    return x + y;\n}\n",
+    }
+    for lang, answer in apart.items():
+        replay = replay_of(pytester.path, {lang: answer}, f"replay-apart-{lang}.jsonl")
+        only = f"HumanEval_53_add_{lang}"
+        records = graded(pytester, ADD, f"replay:{replay}", f"apart-{lang}.jsonl", only=only)
+        runs.append((ADD, records))
     runs.append((ADD, graded(pytester, ADD, "empty", "empty.jsonl")))
     compared = []
     for suite, records in runs:
@@ -135,6 +151,6 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
             program = row["prompt"] + code + "\n" + row["tests"]
             ours, theirs = record["program_status"], upstream_status(record["category"], program)
             compared.append((record["task_id"], record["sample_index"], ours, theirs))
-    assert len(compared) == 2 * len(SELF_TESTS) + 3 * len(RIGHT)
+    assert len(compared) == 2 * len(SELF_TESTS) + 3 * len(RIGHT) + len(apart)
     differ = [c for c in compared if c[2] != c[3]]
     assert differ == [], "\n".join(map(str, differ))

@@ -37,9 +37,9 @@ FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
 SUFFIXES = (".jsonl", ".jsonl.gz")
 PARQUET = ".parquet"
 PARQUET_NEEDS = "reading a Parquet file needs pyarrow (pip install 'pytest-codegen[multipl-e]')"
-# Its evaluator gives the build and the run 15 s each (Go's one step 30 s): the suite's own
-# limit for a sample, unless --codegen-timeout says otherwise.
-UPSTREAM_TIMEOUT_S = 30.0
+# Its evaluator's limits: 15 s a step, some runs 5 s, Go's one step 30 s (programs.py); the
+# suite's own limit for a sample, unless --codegen-timeout says otherwise.
+UPSTREAM_TIMEOUT_S = programs.MULTIPL_E_SAMPLE_S
 
 
 def looks_like_multipl_e(path: Path) -> bool:

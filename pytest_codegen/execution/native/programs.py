@@ -34,8 +34,9 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
 - Bash: ``bash FILE``; ``Timeout``; exit 0 ``OK``; ``syntax error`` on stderr
   ``SyntaxError``; else ``Exception``.
 
-Each step runs under the sample's deadline (upstream gives each step 15 s, Go's 30 s); JVMs
-get heap and code-cache sizes that fit the sandbox's address-space limit.
+Each step has upstream's limit (``MULTIPL_E_STEP_S``, ``MULTIPL_E_RUN_S``) within the
+sample's deadline; JVMs get heap and code-cache sizes that fit the sandbox's address-space
+limit.
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ JVM_FLAGS = ("-Xmx1g", "-Xss16m", "-XX:+UseSerialGC", "-XX:ReservedCodeCacheSize
 JVM_FLAGS += ("-XX:CompressedClassSpaceSize=64m", "-XX:TieredStopAtLevel=1")
 # The same for javac's JVM (also what its class-data archive is recorded with: the two match).
 JAVAC_JVM_FLAGS = tuple(f"-J{flag}" for flag in JVM_FLAGS)
+# MultiPL-E's evaluators time each step on its own (``eval_<lang>.py``): safe_subprocess's
+# 15 s a step, a plain ``subprocess.run(timeout=5)`` for the runs of JavaScript, Ruby, R and
+# Rust's binary, and 30 s for Go's one step, ``go test``. A sample's limit is 30 s; another
+# limit (``--codegen-timeout``) scales every step's alike.
+MULTIPL_E_SAMPLE_S = 30.0
+MULTIPL_E_STEP_S = 15.0
+MULTIPL_E_RUN_S = {"js": 5.0, "rb": 5.0, "r": 5.0, "rs": 5.0, "go": 30.0}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,8 +161,11 @@ def build(
         # the toolchain's shared library found by an absolute run path: the linker no longer
         # copies std into every binary. A third of the compile; the same compiler, code and
         # run (docs/languages.md).
-        rustc = [tools["rustc"], "--edition", "2021", "-C", "strip=debuginfo"]
-        rustc += [name, "-o", binary]
+        # The edition each benchmark's evaluator compiles with: HumanEval-X's Cargo.toml says
+        # 2021; MultiPL-E's `rustc FILE -o BIN` takes rustc's default, 2015 (where
+        # `x.try_into()` needs a `use` and `[1, 2].into_iter()` yields references).
+        edition = ["--edition", "2021"] if humaneval_x else []
+        rustc = [tools["rustc"], *edition, "-C", "strip=debuginfo", name, "-o", binary]
         if tool.shared_runtime:
             rpath = f"link-arg=-Wl,-rpath,{tool.shared_runtime}"
             rustc += ["-C", "prefer-dynamic", "-C", rpath]
@@ -206,6 +217,12 @@ def build(
         steps = [step(tools[INTERPRETED[lang]], name)]
     else:
         raise ValueError(f"no build for language {lang!r}")
+    if benchmark == "multipl-e":
+        scale = timeout_s / MULTIPL_E_SAMPLE_S
+        *builds, run = steps
+        for built in builds:
+            built["timeout_s"] = MULTIPL_E_STEP_S * scale
+        run["timeout_s"] = MULTIPL_E_RUN_S.get(lang, MULTIPL_E_STEP_S) * scale
     return Build(files, steps, compiled=lang in ("cpp", "rs", "java", "ts"))
 
 
