@@ -143,3 +143,47 @@ def test_every_canonical_solution_passes_and_every_empty_answer_fails(pytester, 
     passing = {r["task_id"] for r in read_results(pytester.path / "empty.jsonl") if r["passed"]}
     assert passing <= VACUOUS
     assert ok.ret == (1 if failing else 0) and empty.ret == 1
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_rust_crates_are_the_versions_upstreams_lock_holds(pytester, mode):
+    """regex 1.7.1, as HumanEval-X's Cargo.lock pins it, knows `(?P<name>...)` and not
+    `(?<name>...)` (regex 1.9's): the second answer's pattern does not parse, so it fails."""
+    body = '    let re = Regex::new(r"{group}\\w+)").unwrap();\n    assert!(re.is_match("ab"));\n'
+    replay = pytester.path / "regex.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": "Rust/0", "completion": body.format(group=g) + "    x + y\n}\n"})
+            + "\n"
+            for g in ("(?P<w>", "(?<w>")
+        )
+    )
+    suite = FIXTURES / "humaneval_x" / "humaneval_rust.jsonl"
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"{suite}::Rust_0",
+        "--codegen-samples=2",
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    by_index = {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert by_index[0]["passed"] and not by_index[1]["passed"], by_index
+    assert "unrecognized flag" in by_index[1]["stdout"] + by_index[1]["stderr"], by_index[1]
+
+
+def test_go_tests_own_timeout_is_past_the_samples_deadline():
+    """Upstream's subprocess deadline counts the build and ends a test that does not end
+    before `go test -timeout` can (a *timeout*, not a failure): the flag is past ours too."""
+    from pytest_codegen.execution.native import programs
+    from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
+
+    try:
+        go = find("go")
+    except ToolchainMissing:
+        pytest.skip("no Go here")
+    for limit_s in (2.9, 3.0, 3.95, 5.0, 10.0):
+        made = programs.build(go, "", "/nonexistent", limit_s, benchmark="humaneval-x")
+        (flag,) = [a for a in made.steps[0]["argv"] if a.startswith("-timeout=")]
+        assert float(flag.removeprefix("-timeout=").removesuffix("s")) > limit_s + 0.5

@@ -28,7 +28,7 @@ from conftest import FIXTURES, XDIST_MODES, kept_dir, read_results
 from filelock import FileLock
 from humaneval_x_fidelity_samples import KNOWN_DIFFERENCES, SAMPLES
 
-from pytest_codegen.execution.native.libraries import GO_REQUIRES, RUST_CRATES
+from pytest_codegen.execution.native.libraries import GO_REQUIRES, cargo_manifest
 from pytest_codegen.execution.native.toolchains import tool_env
 
 WHEEL = "codegeex==1.0"
@@ -99,10 +99,7 @@ def make_cargo_project(python: Path, env: dict[str, str]) -> Path:
     ).stdout.strip()
     cargo = Path(where) / "benchmark" / "rust"
     (cargo / "src" / "bin").mkdir(parents=True, exist_ok=True)
-    deps = "".join(f'{name} = "{version}"\n' for name, version in RUST_CRATES.items())
-    (cargo / "Cargo.toml").write_text(
-        f'[package]\nname = "rust"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n{deps}'
-    )
+    (cargo / "Cargo.toml").write_text(cargo_manifest("rust"))
     (cargo / "src" / "bin" / "warm.rs").write_text("fn main() {}\n")
     run(["cargo", "check", "--bin", "warm", "-q"], cargo, env)
     run(["cargo", "test", "--bin", "warm", "-q"], cargo, env)

@@ -178,11 +178,7 @@ def shared_libraries(benchmark: str, lang: str, work: Path) -> dict[str, Path]:
         # One cargo project for all samples, its crates built before timing, as upstream's.
         project = work / "rust-project"
         project.mkdir(exist_ok=True)
-        crates = "".join(f'{k} = "{v}"\n' for k, v in libraries.RUST_CRATES.items())
-        (project / "Cargo.toml").write_text(
-            f'[package]\nname = "rust"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
-            f"{crates}"
-        )
+        (project / "Cargo.toml").write_text(libraries.cargo_manifest("rust"))
         (project / "src").mkdir(exist_ok=True)
         (project / "src" / "main.rs").write_text("fn main() {}\n")
         subprocess.run(["cargo", "build"], cwd=project, env=tool_env(), capture_output=True)

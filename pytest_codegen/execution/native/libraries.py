@@ -32,8 +32,19 @@ from . import go_recipe
 from .programs import JAVAC_JVM_FLAGS, Libraries, go_environment
 from .toolchains import ToolchainMissing, find, run_tool, search_path
 
-# As HumanEval-X's own Cargo.toml and go.mod pin them.
-RUST_CRATES = {"rand": "0.4", "regex": "1", "md5": "0.7.0"}
+# HumanEval-X's crates (its Cargo.toml) at the versions its Cargo.lock holds, and the crates
+# they use pinned alike: every host, on any day, builds what upstream's lock builds (regex
+# 1.7.1 knows no `(?<name>...)`, for one), where "1" would take the newest.
+RUST_CRATES = {"rand": "=0.4.6", "regex": "=1.7.1", "md5": "=0.7.0"}
+RUST_LOCKED = {
+    "aho-corasick": "=0.7.20",
+    "memchr": "=2.5.0",
+    "regex-syntax": "=0.6.28",
+    "libc": "=0.2.139",
+    "rand_core": "=0.4.2",
+    # rand 0.4.6's rand_core 0.3.1 (a shim of 0.4), under another name: one per crate name.
+    "rand_core_03": '{ package = "rand_core", version = "=0.3.1" }',
+}
 GO_REQUIRES = {"github.com/stretchr/testify": "v1.8.0"}
 JAVATUPLES = "org.javatuples:javatuples:1.2"
 NPM_PACKAGES = ("js-md5@0.7.3",)  # HumanEval-X's JavaScript/162 requires it
@@ -106,16 +117,28 @@ def _made_if_possible(name: str, make: Callable[[Path], None], product: str) -> 
     return folder if (folder / product).exists() else None
 
 
+def cargo_manifest(package: str) -> str:
+    """A ``Cargo.toml`` of package ``package`` (edition 2021, as HumanEval-X's) that
+    depends on its crates, pinned as its lock pins them."""
+    # A version is quoted; a table (a crate under another name) is written as it is.
+    quoted = {name: req if req.startswith("{") else f'"{req}"' for name, req in RUST_LOCKED.items()}
+    quoted = {**{name: f'"{req}"' for name, req in RUST_CRATES.items()}, **quoted}
+    deps = "".join(f"{name} = {req}\n" for name, req in quoted.items())
+    return (
+        f'[package]\nname = "{package}"\nversion = "0.1.0"\nedition = "2021"\n\n'
+        f"[dependencies]\n{deps}"
+    )
+
+
 @functools.cache
 def rust_crates() -> tuple[str, dict[str, str]]:
-    """``(deps folder, {crate: rlib})`` of HumanEval-X's crates, built once."""
-    with _made_once("rust") as (folder, ready):
+    """``(deps folder, {crate: rlib})`` of HumanEval-X's crates, built once (a folder of
+    its own per set of versions)."""
+    manifest = cargo_manifest("crates")
+    key = hashlib.sha256(manifest.encode()).hexdigest()[:12]
+    with _made_once(f"rust-{key}") as (folder, ready):
         if not ready:
-            deps = "".join(f'{name} = "{version}"\n' for name, version in RUST_CRATES.items())
-            (folder / "Cargo.toml").write_text(
-                '[package]\nname = "crates"\nversion = "0.1.0"\nedition = "2021"\n\n'
-                f"[dependencies]\n{deps}"
-            )
+            (folder / "Cargo.toml").write_text(manifest)
             (folder / "src").mkdir(exist_ok=True)
             (folder / "src" / "lib.rs").write_text("")
             cargo = shutil.which("cargo", path=search_path())
