@@ -102,6 +102,36 @@ SAMPLES: list[tuple[str, str, str, str]] = [
         "    }\n}",
         "passed",
     ),
+    # Python: the program is its imports, the prompt, the completion up to its first line
+    # outside the function, and the tests, run by exec; any exception fails.
+    ("Python/0", "python right", "    return x + y\n", "passed"),
+    ("Python/0", "python wrong", "    return x - y\n", "failed"),
+    ("Python/0", "python raises", "    raise ValueError('boom')\n", "failed"),
+    ("Python/0", "python does not build", "    return x +\n", "failed"),
+    ("Python/0", "python prints", "    print('debug')\n    return x + y\n", "passed"),
+    ("Python/0", "python exits early", "    import sys\n    sys.exit(0)\n", "failed"),
+    # What follows the function is cut off: a broken line there never runs ...
+    ("Python/0", "python cut at top level", "    return x + y\n\nprint(nowhere)\n", "passed"),
+    # ... and neither does a helper defined after it.
+    (
+        "Python/1",
+        "python helper after the function",
+        "    return count(s)\n\n\ndef count(s):\n    return sum(c in 'aeiouAEIOU' for c in s)\n",
+        "failed",
+    ),
+    # Its IMPORT_HELPER's modules are there, numpy among them.
+    (
+        "Python/0",
+        "python uses the imported helpers",
+        "    return int(np.add(x, y)) + math.floor(0.5)\n",
+        "passed",
+    ),
+    (
+        "Python/1",
+        "python right (vowels)",
+        "    return len([c for c in s if c.lower() in 'aeiou'])\n",
+        "passed",
+    ),
     (
         "CPP/0",
         "cpp never ends",
@@ -112,6 +142,7 @@ SAMPLES: list[tuple[str, str, str, str]] = [
     ("Go/0", "go never ends", "    for {\n    }\n}\n", "timed out"),
     ("Java/0", "java never ends", "        while (true) {}\n    }\n}", "timed out"),
     ("Rust/0", "rust never ends", "    loop {}\n}\n", "timed out"),
+    ("Python/0", "python never ends", "    while True:\n        pass\n", "timed out"),
 ]
 
 # label -> (ours, CodeGeeX's), each documented in docs/languages.md.

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
-LANGUAGES = ("cpp", "go", "java", "js", "rust")
+LANGUAGES = ("cpp", "go", "java", "js", "rust", "python")
 # A few problems of each language, and add (53), whose wrong answer is below.
 SUBSET = (0, 1, 53)
 WRONG_ADD = {
@@ -27,6 +27,7 @@ WRONG_ADD = {
     "java": "        return x - y;\n    }\n}",
     "js": "  return x - y;\n}\n",
     "rust": "    return x - y;\n}\n",
+    "python": "    return x - y\n",
 }
 # Canonical solutions that fail by HumanEval-X's own rules too (see docs/languages.md).
 FAILING_CANONICAL = {"JavaScript/112", "JavaScript/155"}
@@ -60,6 +61,7 @@ def test_fixture_problems_reference_passes_empty_and_wrong_fail(pytester, mode):
     empty.assert_outcomes(failed=2 * len(LANGUAGES))
     # add(x, y) is each language's problem 0.
     prefixes = {"cpp": "CPP", "go": "Go", "java": "Java", "js": "JavaScript", "rust": "Rust"}
+    prefixes["python"] = "Python"
     replay = pytester.path / "wrong.jsonl"
     replay.write_text(
         "".join(
@@ -76,8 +78,16 @@ def test_fixture_problems_reference_passes_empty_and_wrong_fail(pytester, mode):
     )
     wrong.assert_outcomes(failed=len(LANGUAGES))
     records = read_results(pytester.path / "r.jsonl")
-    assert {r["program_status"] for r in records} == {"Exception"}, records
-    assert all(r["run"]["toolchain"] for r in records), records
+    assert {failure_of(r) for r in records} == {"Exception"}, records
+    assert all(r["run"]["toolchain"] for r in records if r["category"] != "python"), records
+
+
+def failure_of(record: dict) -> str:
+    """A failed sample's status: a program's, or a failed Python call's as a program's
+    (HumanEval-X's Python is graded as HumanEval is, where an assertion fails a test)."""
+    if "program_status" in record:
+        return record["program_status"]
+    return "Exception" if record["outcome"] == "failed" else record["outcome"]
 
 
 def rows(language: str) -> list[dict]:
@@ -109,8 +119,8 @@ def test_reference_passes_empty_and_wrong_fail(pytester, language, mode):
     )
     wrong.assert_outcomes(failed=1)
     (record,) = read_results(pytester.path / "r.jsonl")
-    assert record["program_status"] == "Exception", record
-    assert record["run"]["toolchain"], record
+    assert failure_of(record) == "Exception", record
+    assert language == "python" or record["run"]["toolchain"], record
 
 
 @needs_data
@@ -187,3 +197,23 @@ def test_go_tests_own_timeout_is_past_the_samples_deadline():
         made = programs.build(go, "", "/nonexistent", limit_s, benchmark="humaneval-x")
         (flag,) = [a for a in made.steps[0]["argv"] if a.startswith("-timeout=")]
         assert float(flag.removeprefix("-timeout=").removesuffix("s")) > limit_s + 0.5
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_python_row_whose_tests_call_no_check_is_one_line_and_exit_4(pytester, mode):
+    """HumanEval-X's Python tests end in check(<function>), which names the entry point: a
+    row without it cannot be graded, and says where."""
+    row = json.loads(
+        (FIXTURES / "humaneval_x" / "humaneval_python.jsonl").read_text().split("\n")[0]
+    )
+    row["test"] = row["test"].replace("check(add)\n", "")
+    (pytester.path / "humaneval_python.jsonl").write_text(json.dumps(row) + "\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "humaneval_python.jsonl", *mode
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    suite = pytester.path / "humaneval_python.jsonl"
+    assert errors == [
+        f"ERROR: {suite}:1: HumanEval-X's tests end in check(<function>); these do not"
+    ], result.stderr.lines

@@ -9,13 +9,16 @@ identity, why a problem cannot be solved) are :mod:`pytest_codegen.problems`'.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict, cast
+from typing import Any, Required, TypedDict, cast
 
 from ..problems import Problem
 
 
-class HumanEvalFields(TypedDict):
-    entry_point: str  # the function the prompt begins and check() calls
+class HumanEvalFields(TypedDict, total=False):
+    entry_point: Required[str]  # the function the prompt begins and check() calls
+    # HumanEval-X's Python: a completion ends before its first line outside the function
+    # (CodeGeeX's evaluator cuts it there).
+    cut_at_top_level: bool
 
 
 class EvalPlusFields(TypedDict):

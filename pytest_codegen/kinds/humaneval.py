@@ -2,23 +2,58 @@
 and ``entry_point`` (optionally ``category``). The prompt is a signature and docstring the
 model continues; ``test`` defines ``check(candidate)``, which is called in the trusted process
 while the candidate runs in the sandbox (``python-call``).
+
+HumanEval-X's Python file (``humaneval_python.jsonl.gz``, rows ``Python/0`` ... with a
+``declaration`` and no ``entry_point``) is read as CodeGeeX's evaluator runs it: the tests end
+in ``check(<function>)``, which names the entry point (the grader makes that call), the
+program starts with its ``IMPORT_HELPER`` imports, and a completion ends before its first
+line outside the function.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ..collect.builtin_suites import read_rows
+from ..execution.extract import APPEND
 from ..execution.python.grader import run_python_call
 from ..jsonl import open_text
 from ..outcomes import Verdict
-from ..problems import MODE_PYTHON_CALL, Problem
+from ..problems import MODE_PYTHON_CALL, Problem, SuiteError, SuiteLimits
 from .fields import HumanEvalFields, humaneval_fields
 from .protocol import PYTHON, GradingRun, Kind
 
 REQUIRED = ("task_id", "prompt", "test", "entry_point")
 JSONL = (".jsonl", ".jsonl.gz")
+# HumanEval-X's Python rows: no entry_point; its tests call check() themselves.
+HUMANEVAL_X_REQUIRED = ("task_id", "prompt", "test", "declaration")
+# What CodeGeeX puts before every Python program (its utils.IMPORT_HELPER["python"]).
+HUMANEVAL_X_IMPORTS = (
+    "import math",
+    "import re",
+    "import sys",
+    "import copy",
+    "import datetime",
+    "import itertools",
+    "import collections",
+    "import heapq",
+    "import statistics",
+    "import functools",
+    "import hashlib",
+    "import numpy",
+    "import numpy as np",
+    "import string",
+    "from typing import *",
+    "from collections import *",
+)
+HUMANEVAL_X_TIMEOUT_S = 5.0  # scripts/evaluate_humaneval_x.sh
+FINAL_CHECK = re.compile(r"\n\s*check\((\w+)\)\s*$")
+
+
+def is_humaneval_x_python(row: dict) -> bool:
+    return "entry_point" not in row and str(row.get("task_id", "")).startswith("Python/")
 
 
 def looks_like_humaneval(path: Path) -> bool:
@@ -29,28 +64,61 @@ def looks_like_humaneval(path: Path) -> bool:
         row = json.loads(first)
     except (OSError, ValueError, EOFError):
         return False
-    return isinstance(row, dict) and all(k in row for k in REQUIRED)
+    if not isinstance(row, dict):
+        return False
+    required = HUMANEVAL_X_REQUIRED if is_humaneval_x_python(row) else REQUIRED
+    return all(k in row for k in required)
+
+
+def _lacking(row: dict) -> list[str]:
+    required = HUMANEVAL_X_REQUIRED if is_humaneval_x_python(row) else REQUIRED
+    return [k for k in required if not isinstance(row.get(k), str)]
 
 
 def load_humaneval(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
-    rows = read_rows(path, lambda row: [k for k in REQUIRED if not isinstance(row.get(k), str)])
-    for _, row in rows:
-        task_id = row["task_id"]
+    for where, row in read_rows(path, _lacking):
+        prompt, test = row["prompt"], row["test"]
+        fields = HumanEvalFields(entry_point=row.get("entry_point", ""))
+        limits: dict = {}
+        category = str(row.get("category") or suite)
+        if is_humaneval_x_python(row):
+            call = FINAL_CHECK.search(test)
+            if call is None:
+                raise SuiteError(
+                    f"{where}: HumanEval-X's tests end in check(<function>); these do not"
+                )
+            test = test[: call.start()] + "\n"
+            prompt = "\n".join(HUMANEVAL_X_IMPORTS) + "\n" + prompt
+            fields = HumanEvalFields(entry_point=call.group(1), cut_at_top_level=True)
+            # Its script's limit, which its evaluator gives each check.
+            limits = SuiteLimits(timeout_s=HUMANEVAL_X_TIMEOUT_S).to_extra()
+            category = "python"  # as HumanEval-X's other files are its languages
         problems.append(
             Problem(
-                id=task_id,
+                id=row["task_id"],
                 suite=suite,
-                category=str(row.get("category") or suite),
+                category=category,
                 language="python",
                 mode=MODE_PYTHON_CALL,
-                prompt=row["prompt"],
-                tests=row["test"],
+                prompt=prompt,
+                tests=test,
                 reference=row.get("canonical_solution"),
-                extra=dict(HumanEvalFields(entry_point=row["entry_point"])),
+                extra={**fields, **limits},
             )
         )
     return problems
+
+
+def cut_at_top_level(code: str) -> str:
+    """``code`` up to its first line that is not blank and not indented, as CodeGeeX's
+    ``process_humaneval_test`` cuts a Python completion."""
+    kept = []
+    for line in code.split("\n"):
+        if line.strip() and line[0] not in (" ", "\t"):
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 class HumanEvalKind(Kind):
@@ -70,4 +138,6 @@ class HumanEvalKind(Kind):
         return humaneval_fields(problem)["entry_point"]
 
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
+        if humaneval_fields(problem).get("cut_at_top_level") and run.policy == APPEND:
+            code = cut_at_top_level(code)
         return run_python_call(problem, code, run.limits, run.hide, policy=run.policy)

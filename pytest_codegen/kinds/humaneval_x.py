@@ -72,6 +72,7 @@ def looks_like_humaneval_x(path: Path) -> bool:
             first = next((line for line in fh if line.strip()), "")
     except (OSError, UnicodeDecodeError, EOFError):
         return False
+    # Its Python file is graded as HumanEval is (kinds/humaneval.py).
     return all(f'"{f}"' in first for f in FIELDS) and '"task_id": "Python/' not in first
 
 
