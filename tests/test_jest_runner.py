@@ -816,3 +816,51 @@ def test_babels_output_for_a_file_is_remembered_from_one_test_file_to_the_next(t
         "/* 2 /p/a.test.js */ const a = 2;",
         "/* 3 /p/b.test.js */ const a = 2;",
     ]
+
+
+# ---- as WebApp1K's harness (react-scripts) configures Jest ---------------------------------
+REACT_SCRIPTS_ALLOWS = {
+    # babel-preset-react-app strips Flow's annotations
+    "flow annotations": ("const post = async () =>", "const post = async (): Promise<void> =>"),
+    # packages react-scripts installs, which answers import
+    "uuid": (
+        "export default function CommentBox() {",
+        "import { v4 as uuidv4 } from 'uuid';\n\nexport default function CommentBox() {\n"
+        "  const [id] = useState(() => uuidv4());",
+    ),
+    "prop-types": (
+        "export default function CommentBox() {",
+        "import PropTypes from 'prop-types';\n\n"
+        "CommentBox.propTypes = { label: PropTypes.string };\n\n"
+        "export default function CommentBox() {",
+    ),
+    # its moduleNameMapper: a CSS module is an object that names its classes
+    "a CSS module": (
+        "export default function CommentBox() {",
+        "import styles from './CommentBox.module.css';\n\nexport default function CommentBox() {",
+    ),
+}
+
+
+@pytest.mark.parametrize("change", sorted(REACT_SCRIPTS_ALLOWS))
+def test_what_webapp1ks_harness_compiles_and_loads_passes(runner, change):
+    old, new = REACT_SCRIPTS_ALLOWS[change]
+    assert old in CORRECT
+    code = CORRECT.replace(old, new, 1)
+    if change == "a CSS module":
+        code = code.replace("<div>", "<div className={styles.box}>", 1)
+    verdict = grade(runner, code)
+    assert verdict.outcome == PASSED, verdict.message
+
+
+def test_every_mock_is_reset_before_each_test_as_react_scripts_resets_it(runner):
+    """react-scripts sets Jest's resetMocks: a mock the answer made with an implementation
+    at import time returns undefined in every test, so this right answer fails its first."""
+    code = CORRECT.replace(
+        "export default function CommentBox() {",
+        "const accepted = jest.fn(() => true);\n\nexport default function CommentBox() {",
+    ).replace("response.ok ?", "response.ok && accepted() ?")
+    assert code.count("accepted") == 2
+    verdict = grade(runner, code)
+    assert verdict.outcome == FAILED, verdict.message
+    assert [t["status"] for t in verdict.tests] == ["failed", "passed"], verdict.tests

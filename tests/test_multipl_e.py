@@ -205,6 +205,18 @@ def test_missing_test_library_is_one_line_and_exit_4(pytester, monkeypatch, mode
     ]
 
 
+def answers_replay(path: Path, answers: dict[str, str]) -> Path:
+    """A replay file at ``path`` of one answer to fixtures/multipl_e/add.jsonl per language
+    (``{language: completion}``)."""
+    path.write_text(
+        "".join(
+            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
+            for lang, text in answers.items()
+        )
+    )
+    return path
+
+
 # Right answers to fixtures/multipl_e/add.jsonl, each followed by what a model might go on to
 # write past the stop token (cut off: it never runs).
 RIGHT = {
@@ -227,13 +239,7 @@ RIGHT = {
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_every_language_passes_its_right_answer_cut_at_the_stop_token(pytester, mode):
-    replay = pytester.path / "right.jsonl"
-    replay.write_text(
-        "".join(
-            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
-            for lang, text in RIGHT.items()
-        )
-    )
+    replay = answers_replay(pytester.path / "right.jsonl", RIGHT)
     suite = ADD
     result = pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}",
@@ -284,13 +290,7 @@ WRONG = {
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_every_language_fails_a_wrong_answer_with_an_exception(pytester, mode):
-    replay = pytester.path / "wrong.jsonl"
-    replay.write_text(
-        "".join(
-            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
-            for lang, text in WRONG.items()
-        )
-    )
+    replay = answers_replay(pytester.path / "wrong.jsonl", WRONG)
     result = pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}",
         str(ADD),
@@ -404,13 +404,7 @@ def test_a_run_past_upstreams_step_limit_is_a_timeout(pytester, mode):
         "        while (std::chrono::steady_clock::now() < end) {}\n    }\n"
         "    return x + y;\n}\n",
     }
-    replay = pytester.path / "slow.jsonl"
-    replay.write_text(
-        "".join(
-            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
-            for lang, text in slow.items()
-        )
-    )
+    replay = answers_replay(pytester.path / "slow.jsonl", slow)
     result = pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}",
         f"{ADD}::HumanEval_53_add_js",

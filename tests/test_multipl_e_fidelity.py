@@ -21,7 +21,15 @@ from pathlib import Path
 
 import pytest
 from conftest import read_results
-from test_multipl_e import ADD, RIGHT, RUST_2021_ONLY, SELF_TESTS, WRONG, suite_and_replay
+from test_multipl_e import (
+    ADD,
+    RIGHT,
+    RUST_2021_ONLY,
+    SELF_TESTS,
+    WRONG,
+    answers_replay,
+    suite_and_replay,
+)
 
 from pytest_codegen.execution.native.libraries import javatuples, typescript
 from pytest_codegen.execution.native.toolchains import search_path, tool_env
@@ -106,17 +114,6 @@ def graded(
     return read_results(pytester.path / name)
 
 
-def replay_of(base: Path, answers: dict[str, str], name: str) -> Path:
-    path = base / name
-    path.write_text(
-        "".join(
-            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "completion": text}) + "\n"
-            for lang, text in answers.items()
-        )
-    )
-    return path
-
-
 def rows_of(suite: Path) -> dict[str, dict]:
     return {row["name"]: row for row in map(json.loads, suite.read_text().splitlines())}
 
@@ -125,7 +122,7 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
     self_suite, self_replay = suite_and_replay(pytester.path, SELF_TESTS)
     runs = [(self_suite, graded(pytester, self_suite, f"replay:{self_replay}", "s.jsonl", 2))]
     for answers, name in ((RIGHT, "right.jsonl"), (WRONG, "wrong.jsonl")):
-        replay = replay_of(pytester.path, answers, f"replay-{name}")
+        replay = answers_replay(pytester.path / f"replay-{name}", answers)
         runs.append((ADD, graded(pytester, ADD, f"replay:{replay}", name)))
     # A Rust body only the 2021 edition compiles (upstream's rustc takes the default, 2015),
     # and a right JavaScript answer that first spends 6 s (upstream gives node 5 s).
@@ -136,7 +133,7 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
         "    }\n    return x + y;\n}\n",
     }
     for lang, answer in apart.items():
-        replay = replay_of(pytester.path, {lang: answer}, f"replay-apart-{lang}.jsonl")
+        replay = answers_replay(pytester.path / f"replay-apart-{lang}.jsonl", {lang: answer})
         only = f"HumanEval_53_add_{lang}"
         records = graded(pytester, ADD, f"replay:{replay}", f"apart-{lang}.jsonl", only=only)
         runs.append((ADD, records))

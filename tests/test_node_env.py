@@ -44,6 +44,11 @@ PINNED = {
     "ansi-styles": "5.2.0",
     "pretty-format": "29.7.0",
     "react-is": "18.3.1",
+    # what react-scripts, WebApp1K's harness, brings that answers use or its config needs
+    "@babel/plugin-transform-flow-strip-types": "7.29.17",
+    "identity-obj-proxy": "3.0.0",
+    "prop-types": "15.8.1",
+    "uuid": "8.3.2",
 }
 
 

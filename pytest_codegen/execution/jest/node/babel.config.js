@@ -12,5 +12,9 @@ module.exports = function babelOptions(resolve) {
       // The automatic runtime: solutions that never `import React` still compile.
       [resolve('@babel/preset-react'), {runtime: 'automatic'}],
     ],
+    // Flow's type annotations are stripped, as WebApp1K's harness (react-scripts, whose
+    // babel-preset-react-app strips them from JavaScript files) does: `(e: any) => ...`
+    // compiles. (The options cross to Jest's workers as JSON: no per-file RegExp here.)
+    plugins: [resolve('@babel/plugin-transform-flow-strip-types')],
   };
 };

@@ -33,6 +33,15 @@ function jestConfig({rootDir, toolchain, cacheDirectory, hardened, permissions =
     watchman: false,
     ci: true,
     injectGlobals: true,
+    // As react-scripts' Jest configuration, which WebApp1K's harness runs: every mock is reset
+    // before each test, and a CSS module imports as an object that names its classes.
+    resetMocks: true,
+    moduleNameMapper: {
+      '^.+\\.module\\.(css|sass|scss)$': resolve('identity-obj-proxy'),
+      // Its CommonJS build, which react-scripts' Jest 27 loads (jsdom's "browser" condition
+      // would pick the ES module build, which Jest cannot load from node_modules).
+      '^uuid$': resolve('uuid'),
+    },
   };
   if (permissions) {
     // resolution that needs no read access above the work root
