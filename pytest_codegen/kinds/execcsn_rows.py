@@ -81,7 +81,7 @@ def _read_rows(path: Path) -> list[tuple[int, int | None, Any]]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         if text.lstrip().startswith("["):
-            raise SuiteError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+            raise SuiteError(f"{path}: line {e.lineno}: {not_valid_json(e)}") from None
         rows: list[tuple[int, int | None, Any]] = []
         for lineno, raw in enumerate(text.splitlines(), 1):
             if not raw.strip():

@@ -64,36 +64,27 @@ def looks_like_humaneval(path: Path) -> bool:
         row = json.loads(first)
     except (OSError, ValueError, EOFError):
         return False
-    if not isinstance(row, dict):
-        return False
-    required = HUMANEVAL_X_REQUIRED if is_humaneval_x_python(row) else REQUIRED
-    return all(k in row for k in required)
+    return isinstance(row, dict) and all(k in row for k in _required(row))
+
+
+def _required(row: dict) -> tuple[str, ...]:
+    return HUMANEVAL_X_REQUIRED if is_humaneval_x_python(row) else REQUIRED
 
 
 def _lacking(row: dict) -> list[str]:
-    required = HUMANEVAL_X_REQUIRED if is_humaneval_x_python(row) else REQUIRED
-    return [k for k in required if not isinstance(row.get(k), str)]
+    return [k for k in _required(row) if not isinstance(row.get(k), str)]
 
 
 def load_humaneval(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
     for where, row in read_rows(path, _lacking):
-        prompt, test = row["prompt"], row["test"]
-        fields = HumanEvalFields(entry_point=row.get("entry_point", ""))
-        limits: dict = {}
-        category = str(row.get("category") or suite)
         if is_humaneval_x_python(row):
-            call = FINAL_CHECK.search(test)
-            if call is None:
-                raise SuiteError(
-                    f"{where}: HumanEval-X's tests end in check(<function>); these do not"
-                )
-            test = test[: call.start()] + "\n"
-            prompt = "\n".join(HUMANEVAL_X_IMPORTS) + "\n" + prompt
-            fields = HumanEvalFields(entry_point=call.group(1), cut_at_top_level=True)
-            # Its script's limit, which its evaluator gives each check.
-            limits = SuiteLimits(timeout_s=HUMANEVAL_X_TIMEOUT_S).to_extra()
+            prompt, test, extra = _humaneval_x_python(row, where)
             category = "python"  # as HumanEval-X's other files are its languages
+        else:
+            prompt, test = row["prompt"], row["test"]
+            extra = dict(HumanEvalFields(entry_point=row["entry_point"]))
+            category = str(row.get("category") or suite)
         problems.append(
             Problem(
                 id=row["task_id"],
@@ -104,10 +95,23 @@ def load_humaneval(path: Path, suite: str) -> list[Problem]:
                 prompt=prompt,
                 tests=test,
                 reference=row.get("canonical_solution"),
-                extra={**fields, **limits},
+                extra=extra,
             )
         )
     return problems
+
+
+def _humaneval_x_python(row: dict, where: str) -> tuple[str, str, dict]:
+    """``(prompt, tests, extra)`` of a HumanEval-X Python row: its imports before the
+    prompt, the entry point named by the tests' closing ``check(...)``, which they lose (the
+    grader makes that call), and its script's limit, which its evaluator gives each check."""
+    call = FINAL_CHECK.search(row["test"])
+    if call is None:
+        raise SuiteError(f"{where}: HumanEval-X's tests end in check(<function>); these do not")
+    prompt = "\n".join(HUMANEVAL_X_IMPORTS) + "\n" + row["prompt"]
+    fields = HumanEvalFields(entry_point=call.group(1), cut_at_top_level=True)
+    limits = SuiteLimits(timeout_s=HUMANEVAL_X_TIMEOUT_S).to_extra()
+    return prompt, row["test"][: call.start()] + "\n", {**fields, **limits}
 
 
 def cut_at_top_level(code: str) -> str:

@@ -117,13 +117,16 @@ def _made_if_possible(name: str, make: Callable[[Path], None], product: str) -> 
     return folder if (folder / product).exists() else None
 
 
+def _toml_requirement(req: str) -> str:
+    """A version requirement quoted; a table (a crate under another name) as it is."""
+    return req if req.startswith("{") else f'"{req}"'
+
+
 def cargo_manifest(package: str) -> str:
     """A ``Cargo.toml`` of package ``package`` (edition 2021, as HumanEval-X's) that
     depends on its crates, pinned as its lock pins them."""
-    # A version is quoted; a table (a crate under another name) is written as it is.
-    quoted = {name: req if req.startswith("{") else f'"{req}"' for name, req in RUST_LOCKED.items()}
-    quoted = {**{name: f'"{req}"' for name, req in RUST_CRATES.items()}, **quoted}
-    deps = "".join(f"{name} = {req}\n" for name, req in quoted.items())
+    requirements = {**RUST_CRATES, **RUST_LOCKED}
+    deps = "".join(f"{name} = {_toml_requirement(req)}\n" for name, req in requirements.items())
     return (
         f'[package]\nname = "{package}"\nversion = "0.1.0"\nedition = "2021"\n\n'
         f"[dependencies]\n{deps}"
