@@ -172,10 +172,11 @@ def test_threads_waiting_for_a_full_budget_wait_in_line_and_one_looks(
             got.append(budget.acquire())
 
     waiters = [threading.Thread(target=wait_for_a_slot, daemon=True) for _ in range(20)]
+    # From before the first thread starts: it looks while the others are still starting.
+    started = time.monotonic()
     for thread in waiters:
         thread.start()
     try:
-        started = time.monotonic()
         time.sleep(1.5)
         # The looks so far, against the time they had (a loaded host oversleeps 1.5 s).
         looked = len(looks)
