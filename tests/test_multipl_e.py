@@ -423,6 +423,62 @@ def test_a_run_past_upstreams_step_limit_is_a_timeout(pytester, mode):
     }
 
 
+# Answers whose status upstream reads from a run's whole output (``subprocess.run``): a
+# wrong Go answer that prints 9 MiB before go test's FAIL lines, a JavaScript run that says
+# SyntaxError on stdout after 3,000 bytes, one whose assertion's message says SyntaxError
+# (upstream looks for ERR_ASSERTION first), and an R run that says "unexpected" on stderr
+# after 3,000 bytes. Each with the status MultiPL-E's evaluator gives it.
+WHOLE_OUTPUT = [
+    (
+        "go",
+        "    b := make([]byte, 3<<20)\n    for i := range b {\n        b[i] = 'x'\n    }\n"
+        "    fmt.Print(string(b))\n    return x - y\n",
+        "Exception",
+    ),
+    (
+        "js",
+        "    process.stdout.write('o'.repeat(3000));\n    console.log(' SyntaxError');\n"
+        "    process.exit(1);\n}\n",
+        "SyntaxError",
+    ),
+    ("js", "    return 'SyntaxError';\n}\n", "Exception"),
+    (
+        "r",
+        "    message(strrep('e', 3000))\n    stop('unexpected answer')\n}\n",
+        "SyntaxError",
+    ),
+]
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_status_reads_the_whole_output_where_upstreams_evaluator_does(pytester, mode):
+    answers = [(lang, text, want) for lang, text, want in WHOLE_OUTPUT if toolchain_here(lang)]
+    replay = pytester.path / "whole.jsonl"
+    index: dict[str, int] = {}
+    lines = []
+    for lang, text, _ in answers:
+        index[lang] = index.get(lang, -1) + 1
+        sample = {"task_id": f"HumanEval_53_add_{lang}", "sample_index": index[lang]}
+        lines.append(json.dumps({**sample, "completion": text}) + "\n")
+    replay.write_text("".join(lines))
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        *(f"{ADD}::HumanEval_53_add_{lang}" for lang in index),
+        "--codegen-samples=2",
+        "--codegen-reruns=0",
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=900,
+    )
+    records = read_results(pytester.path / "r.jsonl")
+    got = {(r["category"], r["sample_index"]): r.get("program_status") for r in records}
+    seen: dict[str, int] = {}
+    for lang, _, want in answers:
+        seen[lang] = seen.get(lang, -1) + 1
+        assert got[(lang, seen[lang])] == want, (lang, seen[lang])
+    assert result.ret == 1
+
+
 # A body only Rust's 2021 edition compiles (`try_into` is in its prelude, not in 2015's).
 RUST_2021_ONLY = "    let sum: i64 = (x + y).try_into().unwrap();\n    sum as {type}\n}}\n"
 

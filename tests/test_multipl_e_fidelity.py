@@ -26,9 +26,11 @@ from test_multipl_e import (
     RIGHT,
     RUST_2021_ONLY,
     SELF_TESTS,
+    WHOLE_OUTPUT,
     WRONG,
     answers_replay,
     suite_and_replay,
+    toolchain_here,
 )
 
 from pytest_codegen.execution.native.libraries import javatuples, typescript
@@ -137,6 +139,13 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
         only = f"HumanEval_53_add_{lang}"
         records = graded(pytester, ADD, f"replay:{replay}", f"apart-{lang}.jsonl", only=only)
         runs.append((ADD, records))
+    # Statuses upstream reads from a run's whole output, one answer a run.
+    whole = [(lang, text) for lang, text, _ in WHOLE_OUTPUT if toolchain_here(lang)]
+    for index, (lang, answer) in enumerate(whole):
+        replay = answers_replay(pytester.path / f"replay-whole-{index}.jsonl", {lang: answer})
+        only = f"HumanEval_53_add_{lang}"
+        records = graded(pytester, ADD, f"replay:{replay}", f"whole-{index}.jsonl", only=only)
+        runs.append((ADD, records))
     runs.append((ADD, graded(pytester, ADD, "empty", "empty.jsonl")))
     compared = []
     for suite, records in runs:
@@ -148,6 +157,6 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
             program = row["prompt"] + code + "\n" + row["tests"]
             ours, theirs = record["program_status"], upstream_status(record["category"], program)
             compared.append((record["task_id"], record["sample_index"], ours, theirs))
-    assert len(compared) == 2 * len(SELF_TESTS) + 3 * len(RIGHT) + len(apart)
+    assert len(compared) == 2 * len(SELF_TESTS) + 3 * len(RIGHT) + len(apart) + len(whole)
     differ = [c for c in compared if c[2] != c[3]]
     assert differ == [], "\n".join(map(str, differ))

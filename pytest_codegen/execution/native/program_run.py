@@ -55,8 +55,6 @@ def run_program(
     """Build and run ``program`` with ``tool`` under ``limits`` (the deadline covers both),
     as ``benchmark``'s evaluator does, with ``libs``."""
     limits = language_limits(limits, tool.language)
-    # Go's verdict is read from all its output (upstream keeps all of it).
-    cap = 8 << 20 if tool.language == "go" else programs.OUTPUT_CAP
     made, isolation = None, ""
     try:
         # The supervisor's one import, loaded once in the zygote: 4-8 ms a sample else.
@@ -67,7 +65,9 @@ def run_program(
             supervise = box.load((SUPERVISOR,), "run")
             # The sandbox's own deadline stays the outer bound; the steps share a slightly
             # shorter one, so a step that times out is reported as such.
-            steps = supervise(made.files, made.steps, max(limits.timeout_s - 0.5, 0.5), cap)
+            steps = supervise(
+                made.files, made.steps, max(limits.timeout_s - 0.5, 0.5), programs.OUTPUT_CAP
+            )
     except SampleTimeout:
         return ProgramRun(made, [], timed_out=True, isolation=isolation)
     except SampleCrashed as e:

@@ -62,6 +62,15 @@ JAVAC_JVM_FLAGS = tuple(f"-J{flag}" for flag in JVM_FLAGS)
 MULTIPL_E_SAMPLE_S = 30.0
 MULTIPL_E_STEP_S = 15.0
 MULTIPL_E_RUN_S = {"js": 5.0, "rb": 5.0, "r": 5.0, "rs": 5.0, "go": 30.0}
+# Where an evaluator reads a run's whole output (a plain ``subprocess.run``, not
+# safe_subprocess's 2,048 bytes), the words its status looks for are looked for in the whole of
+# each stream, which the supervisor does not return: a wrong Go answer that prints 8 MiB
+# before its ``FAIL`` lines is still ``Exception``.
+WHOLE_OUTPUT_MARKERS = {
+    "go": {"stdout": ("[setup failed]", "[build failed]", "FAIL")},
+    "js": {stream: ("ERR_ASSERTION", "SyntaxError") for stream in ("stdout", "stderr")},
+    "r": {stream: ("unexpected",) for stream in ("stdout", "stderr")},
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,6 +236,8 @@ def build(
         for built in builds:
             built["timeout_s"] = MULTIPL_E_STEP_S * scale
         run["timeout_s"] = MULTIPL_E_RUN_S.get(lang, MULTIPL_E_STEP_S) * scale
+        if lang in WHOLE_OUTPUT_MARKERS:
+            run["markers"] = WHOLE_OUTPUT_MARKERS[lang]
     return Build(files, steps, compiled=lang in ("cpp", "rs", "java", "ts"))
 
 
@@ -308,6 +319,13 @@ def humaneval_x_passed(language: str, made: Build, results: list[dict[str, Any]]
     return "passed" if last["exit_code"] == 0 and len(results) == len(made.steps) else "failed"
 
 
+def seen(result: dict[str, Any], word: str, *streams: str) -> bool:
+    """Whether ``word`` is in any of ``streams`` of a step's ``result``: in the whole stream
+    where the step looked for it (its ``markers``), else in the part kept."""
+    found = result.get("found") or {}
+    return any(word in found.get(s, ()) or word in result[s] for s in streams)
+
+
 def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
     """MultiPL-E's status of a program from what its steps did (see the module's rules)."""
     last = results[-1]
@@ -316,9 +334,9 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
     if language == "go":
         if last["timeout"]:
             return TIMEOUT
-        if "[setup failed]" in last["stdout"] or "[build failed]" in last["stdout"]:
+        if seen(last, "[setup failed]", "stdout") or seen(last, "[build failed]", "stdout"):
             return SYNTAX_ERROR
-        return EXCEPTION if "FAIL" in last["stdout"] else OK
+        return EXCEPTION if seen(last, "FAIL", "stdout") else OK
     if language == "php":
         if "PHP Parse error" in last["stdout"]:
             return SYNTAX_ERROR
@@ -334,11 +352,15 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
         return EXCEPTION if "ERROR" in last["stdout"] + last["stderr"] else OK
     if last["exit_code"] == 0 and ran:
         return OK
-    if language in ("js", "ts") and "SyntaxError" in last["stderr"]:
-        return SYNTAX_ERROR
+    # JavaScript's evaluator looks in both streams (``str(CompletedProcess)``), TypeScript's
+    # in stderr; an assertion's failure is that, whatever its message says.
+    streams = ("stdout", "stderr") if language == "js" else ("stderr",)
+    if language in ("js", "ts") and not seen(last, "ERR_ASSERTION", *streams):
+        if seen(last, "SyntaxError", *streams):
+            return SYNTAX_ERROR
     if language == "rb" and last["stderr"]:
         return SYNTAX_ERROR
-    if language == "r" and "unexpected" in last["stdout"] + last["stderr"]:
+    if language == "r" and seen(last, "unexpected", "stdout", "stderr"):
         return SYNTAX_ERROR
     if language == "ml" and "Syntax error" in last["stderr"]:
         return SYNTAX_ERROR

@@ -59,7 +59,14 @@ def _step(index, step, timeout_s, output_cap):
             pass
         if timed_out:
             proc.wait()
-    return _result(code, timed_out, _head(out_path, output_cap), _head(err_path, output_cap), began)
+    result = _result(
+        code, timed_out, _head(out_path, output_cap), _head(err_path, output_cap), began
+    )
+    markers = step.get("markers")
+    if markers:
+        paths = {"stdout": out_path, "stderr": err_path}
+        result["found"] = {stream: _seen(paths[stream], words) for stream, words in markers.items()}
+    return result
 
 
 def _wait(proc, timeout_s):
@@ -91,6 +98,25 @@ def _result(code, timed_out, stdout, stderr, began):
         "stderr": stderr,
         "seconds": round(time.monotonic() - began, 4),
     }
+
+
+def _seen(path, words):
+    """Which of ``words`` occur anywhere in the file at ``path``, read a MiB at a time."""
+    wanted = {word: word.encode("utf-8") for word in words}
+    overlap = max(len(b) for b in wanted.values()) - 1
+    found, tail = set(), b""
+    try:
+        with open(path, "rb") as f:
+            while len(found) < len(wanted):
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    break
+                window = tail + chunk
+                found.update(word for word, b in wanted.items() if b in window)
+                tail = window[len(window) - overlap :]
+    except OSError:
+        pass
+    return [word for word in words if word in found]
 
 
 def _head(path, cap):
