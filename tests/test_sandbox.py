@@ -13,7 +13,7 @@ import time
 import pytest
 
 from pytest_codegen.execution.python.errors import SampleCrashed
-from pytest_codegen.execution.python.sandbox import Limits, Sandbox, call_remote
+from pytest_codegen.execution.python.sandbox import Limits, Remote, Sandbox, call_remote
 from pytest_codegen.execution.python.zygote import Zygote
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
@@ -155,3 +155,45 @@ def test_a_problems_imports_are_read_from_its_prompt_reference_and_program():
     )
     # A body-only reference is read line by line too; tests that run in the grader do not count.
     assert problem_imports(problem) == ("heapq", "os.path", "re", "typing")
+
+
+OBJECTS = """
+def f(n):
+    return range(n)
+def g():
+    yield from (1, [2], range(3))
+def a():
+    import numpy
+    return numpy.array([1, 2])
+"""
+
+
+def test_an_objects_truth_length_and_items_are_its_own():
+    # As the benchmark's tests see them: `assert candidate(x)` of a range(0) fails, and a
+    # NumPy array's truth raises as it does there.
+    with Sandbox(LIMITS) as box:
+        f, g, a = (load(box, OBJECTS, name) for name in "fga")
+        assert [bool(f(0)), bool(f(2)), len(f(3)), tuple(f(3))] == [False, True, 3, (0, 1, 2)]
+        one, two, three = g()
+        assert (one, two) == (1, [2])
+        assert isinstance(three, Remote) and list(three) == [0, 1, 2]
+        with pytest.raises(ValueError, match="truth value of an array"):
+            bool(a())
+        with pytest.raises(TypeError, match="has no len"):
+            len(load(box, "def h():\n    return object()\n", "h")())
+
+
+class AnswersWith:
+    """A sandbox whose process answers every request with ``value``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def request(self, message):
+        return {"ok": self.value}
+
+
+@pytest.mark.parametrize("ask", [bool, len, list])
+def test_an_answer_of_the_wrong_type_is_malformed_data(ask):
+    with pytest.raises(SampleCrashed, match="malformed data"):
+        ask(Remote(AnswersWith("yes"), 0))

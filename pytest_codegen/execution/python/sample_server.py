@@ -1,5 +1,6 @@
 """The requests a sample's process answers (``child.py`` serves them): ``load`` a candidate
-module, ``call`` a function or method in it, or ``getattr`` of an object. A plain module next
+module, ``call`` a function or method in it, or ``getattr``, ``bool``, ``len`` or ``iter`` of
+an object. A plain module next
 to ``child.py``, which imports it with its other siblings (it must not import the plugin).
 
 Objects that are not plain data stay here, behind the numbers the replies give them. What the
@@ -150,6 +151,17 @@ class Server:
 
     def op_getattr(self, req):
         return getattr(self.objects[req["target"]], req["name"])
+
+    # What the tests may ask of an object that is not plain data besides calling it: its
+    # truth, its length and its items, each answered as Python's own bool(), len(), list().
+    def op_bool(self, req):
+        return bool(self.objects[req["target"]])
+
+    def op_len(self, req):
+        return len(self.objects[req["target"]])
+
+    def op_iter(self, req):
+        return list(self.objects[req["target"]])
 
 
 def _dangling_decorator(source):

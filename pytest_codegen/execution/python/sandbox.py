@@ -22,7 +22,7 @@ import select
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -342,9 +342,13 @@ class Sandbox:
 
 
 class Remote:
-    """A handle on an object living in the sandbox: calls and attribute reads are forwarded.
+    """A handle on an object living in the sandbox: calls, attribute reads, truth, length and
+    iteration are forwarded (the sandbox answers each with plain data or another handle).
 
     Nothing else is: comparing, hashing or printing a handle never runs the sample's code.
+    A handle equals nothing but itself, so an object that claims to equal the expected value
+    cannot pass; its truth is the object's own, as it is to the benchmark's tests (``assert
+    candidate(x)`` of a ``range(0)`` or a NumPy array fails as it does there).
     """
 
     __slots__ = ("_box", "_id", "_name")
@@ -361,6 +365,22 @@ class Remote:
         if name.startswith("__"):
             raise AttributeError(name)
         return call_remote(self._box, {"op": "getattr", "target": self._id, "name": name})
+
+    def __bool__(self) -> bool:
+        return self._ask("bool", bool)
+
+    def __len__(self) -> int:
+        return self._ask("len", int)
+
+    def __iter__(self) -> Iterator[Any]:
+        # The items at once, as tuple() or a for loop over the object would take them there.
+        return iter(self._ask("iter", list))
+
+    def _ask(self, op: str, answer_type: type) -> Any:
+        value = call_remote(self._box, {"op": op, "target": self._id})
+        if type(value) is not answer_type:  # what bool(), len() and list() give there
+            raise SampleCrashed(f"returned malformed data: {op} gave {type(value).__name__}")
+        return value
 
     def __repr__(self) -> str:
         return self._name
