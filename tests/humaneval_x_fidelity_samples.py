@@ -126,6 +126,10 @@ SAMPLES: list[tuple[str, str, str, str]] = [
         "    return int(np.add(x, y)) + math.floor(0.5)\n",
         "passed",
     ),
+    # A NumPy answer is compared as NumPy compares it: an int64 equals its number, and a
+    # one-element array's comparison is a one-element array, true when its element is.
+    ("Python/0", "python answers a NumPy integer", "    return np.add(x, y)\n", "passed"),
+    ("Python/0", "python answers a NumPy array", "    return np.array([x + y])\n", "passed"),
     (
         "Python/1",
         "python right (vowels)",

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy
 import pytest
 from conftest import INTERVAL_CELL, kept_dir, read_results
 from evalplus_data import expected_verdicts, grade_args, write_dataset
@@ -196,6 +197,14 @@ OUTPUT_CASES = [
     ("humaneval", "f", 1e-3, [[1]], [1], [1.0001]),
     ("humaneval", "f", 1e-3, [[1]], ["1.0"], [1.0]),
     ("humaneval", "sum_div", 0, [[1]], [0], [7]),
+    # NumPy outputs, compared as NumPy values on both sides.
+    ("humaneval", "f", 0, [[1]], [numpy.int64(3)], [3]),
+    ("humaneval", "f", 0, [[1]], [numpy.float64(0.30000000000000004)], [0.3]),
+    ("humaneval", "f", 0, [[1]], [numpy.float32(0.5)], [0.5]),
+    ("humaneval", "f", 0, [[1]], [numpy.bool_(True)], [True]),
+    ("humaneval", "f", 0, [[1]], [numpy.array([1, 2])], [[1, 2]]),
+    ("humaneval", "f", 0, [[1]], [numpy.array([0.1])], [[0.1]]),
+    ("mbpp", "similar_elements", 0, [[1]], [numpy.array([5, 4])], [(4, 5)]),
     ("mbpp", "f", 0, [[1]], [0.1 + 0.2], [0.3]),
     ("mbpp", "similar_elements", 0, [[1]], [(5, 4)], [(4, 5)]),
     ("mbpp", "similar_elements", 0, [[1]], [[4, 5, 5]], [(4, 5)]),
@@ -233,6 +242,7 @@ print(json.dumps(verdicts))
 
 
 def test_outputs_are_judged_as_evalplus_judges_them(evalplus_python, tmp_path):
+    from pytest_codegen.execution.python import wire
     from pytest_codegen.execution.python.evalplus_match import matches
 
     cases = tmp_path / "cases.pickle"
@@ -247,6 +257,8 @@ def test_outputs_are_judged_as_evalplus_judges_them(evalplus_python, tmp_path):
     for dataset, entry, atol, inputs, outputs, expected in OUTPUT_CASES:
         passed = True
         for args, out, want in zip(inputs, outputs, expected, strict=True):
+            # As an output reaches the grading process: a reply's JSON, decoded.
+            out = wire.decode_value(json.loads(json.dumps(wire.encode(out))))
             ok, atol = matches(dataset, entry, args, out, want, atol)
             if not ok:
                 passed = False

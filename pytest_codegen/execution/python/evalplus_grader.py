@@ -40,7 +40,8 @@ from .errors import SampleCrashed, SampleTimeout
 from .evalplus_match import MBPP_NOT_NONE, matches
 from .exception_verdicts import classify_at
 from .grader import grade_in_sandbox, problem_imports
-from .sandbox import Limits, Remote, Sandbox
+from .handles import Remote
+from .sandbox import Limits, Sandbox
 
 GT_TIME_LIMIT_FACTOR = 4.0
 MIN_TIME_LIMIT_S = 1.0

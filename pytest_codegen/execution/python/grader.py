@@ -36,7 +36,8 @@ from .errors import (
     SampleTimeout,
 )
 from .exception_verdicts import classify_exception
-from .sandbox import Limits, Remote, Sandbox
+from .handles import Remote
+from .sandbox import Limits, Sandbox
 
 # -- python-call mode ---------------------------------------------------------------------
 

@@ -24,7 +24,8 @@ from .call_plan import Plan
 from .errors import SampleCrashed, SampleTimeout
 from .exception_verdicts import classify_at
 from .grader import grade_in_sandbox
-from .sandbox import Limits, Remote, Sandbox
+from .handles import Remote
+from .sandbox import Limits, Sandbox
 
 SHOWN_CHARS = 300  # of an input, expected or actual output in a record (upstream's truncatefn)
 

@@ -3,10 +3,11 @@
 Values travel as JSON-ready data with a few tags for the Python types JSON lacks (tuple, set,
 bytes, dates, Decimal, non-finite floats, non-string dict keys): replies from the sample as
 JSON lines, requests to it as marshal frames (see :func:`dumps_request`). Decoding only ever
-builds those built-in types, so an object from the sample that lies about equality, or a
-forged result object, cannot reach the trusted side: at most it is plain data a correct answer
-would also produce. Objects that are not plain data stay in the sandbox and cross as
-``{"$ref": id}``.
+builds those built-in types, and NumPy's numbers and arrays of numbers (rebuilt from plain
+data by the trusted side's own NumPy, so that they compare as they do under the benchmark's
+own grader), so an object from the sample that lies about equality, or a forged result
+object, cannot reach the trusted side: at most it is plain data a correct answer would also
+produce. Objects that are not plain data stay in the sandbox and cross as ``{"$ref": id}``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import json
 import marshal
 import math
 import os
+import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,6 +61,11 @@ def encode(value: Any, ref: Any = None) -> Any:
         return {"$td": [value.days, value.seconds, value.microseconds]}
     if t is decimal.Decimal:
         return {"$dec": str(value)}
+    numpy = sys.modules.get("numpy")  # only a program that imported it can hold its values
+    if numpy is not None and isinstance(value, (numpy.generic, numpy.ndarray)):
+        tagged = _numpy_value(value, numpy)
+        if tagged is not None:
+            return tagged
     # Subclasses of plain types (namedtuple, OrderedDict, IntEnum, str subclasses...) cross as
     # their plain base value: whatever they override stays behind.
     for base, convert in _BASES:
@@ -80,6 +88,51 @@ _BASES: tuple[tuple[type, Any], ...] = (
     (frozenset, frozenset),
     (set, set),
 )
+
+
+# NumPy's booleans, integers, floats up to 64 bits and complex numbers up to 128, by their
+# dtype's string ('<i8', '|b1', '<f4', ...): what a value's .item() or an array's .tolist()
+# turns into plain data exactly.
+_NUMPY_DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|c(8|16))")
+
+
+def _numpy_value(value: Any, numpy: Any) -> dict[str, Any] | None:
+    """A NumPy number or array of numbers as tagged plain data; None for anything else (a
+    subclass, an object array, a date: those stay in the sandbox)."""
+    dtype = value.dtype
+    if not _NUMPY_DTYPE.fullmatch(dtype.str):
+        return None
+    if isinstance(value, numpy.generic):
+        return {"$np": [dtype.str, encode(value.item())]}
+    if type(value) is not numpy.ndarray:
+        return None
+    return {"$nd": [dtype.str, list(value.shape), encode(value.tolist())]}
+
+
+def _numpy_decoded(tag: str, payload: list[Any]) -> Any:
+    """The NumPy number or array :func:`_numpy_value` describes, made by this side's NumPy."""
+    if type(payload[0]) is not str or not _NUMPY_DTYPE.fullmatch(payload[0]):
+        raise WireError("malformed NumPy type")
+    import numpy  # only when a value needs it: a grading process may never
+
+    dtype = numpy.dtype(payload[0])
+    if tag == "$np":
+        (item,) = payload[1:]
+        if type(item) not in (bool, int, float) and not isinstance(item, dict):
+            raise WireError("malformed NumPy number")
+        item = decode_value(item)
+        if type(item) not in (bool, int, float, complex):
+            raise WireError("malformed NumPy number")
+        return dtype.type(item)
+    shape, data = payload[1:]
+    if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
+        raise WireError("malformed NumPy shape")
+    array = numpy.array(decode_value(data), dtype=dtype)
+    if array.shape != tuple(shape):
+        if array.size != 0 or math.prod(shape) != 0:
+            raise WireError("malformed NumPy array")
+        array = array.reshape(shape)  # an empty array of some shape lists as []
+    return array
 
 
 def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
@@ -119,6 +172,8 @@ def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
         return datetime.timedelta(days=days, seconds=seconds, microseconds=micros)
     if tag == "$dec":
         return decimal.Decimal(_str(payload))
+    if tag in ("$np", "$nd"):
+        return _numpy_decoded(tag, _list(payload))
     if tag == "$ref" and remote is not None and type(payload) is int:
         return remote(payload)
     raise WireError(f"unknown tag {tag!r}")
