@@ -14,6 +14,9 @@ from typing import IO, Any
 
 from .sample_text import encodable_data, json_may_hold_surrogates
 
+# What JSON counts as whitespace (str.strip would take more, U+2028 for one).
+_JSON_SPACE = " \t\r\n"
+
 
 class JSONLinesError(ValueError):
     """A line that is not a JSON object; the message starts with ``path:line``."""
@@ -65,15 +68,34 @@ def read_object_at(path: Path, offset: int, length: int) -> Any:
         return json.loads(fh.read(length))
 
 
-def not_valid_json(e: json.JSONDecodeError) -> str:
+def loads(text: str) -> Any:
+    """``json.loads(text)``; when that fails, the error is that of ``text`` without its
+    trailing whitespace, whose place is where the text is cut short: json places an error at
+    the end past a line's newline (line 2, column 1), and calls a string the line ends inside
+    an invalid control character (the newline)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        stripped = text.rstrip(_JSON_SPACE)
+        if stripped == text:
+            raise
+    return json.loads(stripped)  # fails too: trailing whitespace never makes JSON invalid
+
+
+def not_valid_json(e: json.JSONDecodeError, unit: str = "line") -> str:
     """What is wrong, and where on its line: ``not valid JSON (Expecting ',' delimiter,
-    column 31)`` (some of json's messages end in "at", for the position it would add)."""
-    return f"not valid JSON ({e.msg.removesuffix(' at')}, column {e.colno})"
+    column 31)`` (some of json's messages end in "at", for the position it would add); when
+    the ``unit`` parsed (a line, a file; see :func:`loads`) ends before the value does, that
+    too."""
+    if e.msg.startswith("Unterminated string"):
+        return f"not valid JSON ({e.msg} column {e.colno}: the {unit} ends inside it)"
+    cut = f": the {unit} ends before its JSON value does" if e.pos >= len(e.doc) else ""
+    return f"not valid JSON ({e.msg.removesuffix(' at')}, column {e.colno}{cut})"
 
 
 def _parsed(line: str, where: str) -> dict[str, Any]:
     try:
-        row = json.loads(line)
+        row = loads(line)
     except json.JSONDecodeError as e:
         raise JSONLinesError(f"{where}: {not_valid_json(e)}") from None
     if not isinstance(row, dict):

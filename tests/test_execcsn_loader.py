@@ -241,6 +241,27 @@ def test_bad_file(tmp_path, content, needle):
     assert needle in str(info.value)
 
 
+def test_a_file_cut_short_is_placed_where_it_ends(tmp_path, rows):
+    # json would place both past the last newline: a line after the last, column 1.
+    listed = "[\n" + ",\n".join(json.dumps(row) for row in rows[:2]) + "\n"
+    path = tmp_path / "suite.json"
+    path.write_text(listed, encoding="utf-8")
+    column = len(json.dumps(rows[1])) + 1
+    with pytest.raises(SuiteError) as info:
+        load_execcsn(path, "s")
+    assert str(info.value) == (
+        f"{path}: line 3: not valid JSON (Expecting ',' delimiter, column {column}: "
+        "the file ends before its JSON value does)"
+    )
+    path.write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[1])[:-1] + "\n")
+    with pytest.raises(SuiteError) as info:
+        load_execcsn(path, "s")
+    assert str(info.value).endswith(
+        f"example 1 (line 2): not valid JSON (Expecting ',' delimiter, column {column - 1}: "
+        "the line ends before its JSON value does)"
+    )
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(SuiteError, match="cannot read"):
         load_execcsn(tmp_path / "nope.json", "s")

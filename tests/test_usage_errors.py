@@ -4,7 +4,13 @@ without xdist (a worker's error must not vanish into "no samples were graded")."
 from __future__ import annotations
 
 import pytest
-from conftest import XDIST_MODES
+from conftest import TINY, XDIST_MODES
+
+# A suite's second line missing its closing brace, and one cut inside its prompt.
+FIRST, SECOND = TINY.read_text().splitlines()[:2]
+NO_BRACE = SECOND.removesuffix("}")
+PROMPT_QUOTE = SECOND.index('"prompt": "') + len('"prompt": ')  # where its string starts
+CUT_PROMPT = SECOND[: PROMPT_QUOTE + 10]
 
 CASES = {
     "unknown suite": (
@@ -32,6 +38,18 @@ CASES = {
         "broken.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes, "
         "column 2)",
     ),
+    # json would place it past the line's newline (line 2, column 1): it is where the line ends.
+    "suite line missing its closing brace": (
+        ["--codegen-model=reference", "cut.jsonl"],
+        f"cut.jsonl:2: not valid JSON (Expecting ',' delimiter, column {len(NO_BRACE) + 1}: "
+        "the line ends before its JSON value does)",
+    ),
+    # ... and call the newline inside the string an invalid control character.
+    "suite line cut inside a string": (
+        ["--codegen-model=reference", "cutstring.jsonl"],
+        "cutstring.jsonl:2: not valid JSON (Unterminated string starting at column "
+        f"{PROMPT_QUOTE + 1}: the line ends inside it)",
+    ),
     # json's message for this one ends in "at", for the position it would add.
     "replay file with a raw tab in a string": (
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
@@ -47,6 +65,8 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     (pytester.path / "broken.jsonl").write_text(
         '{"task_id": "t/0", "prompt": "def f():\\n", "test": "", "entry_point": "f"}\n{oops\n'
     )
+    (pytester.path / "cut.jsonl").write_text(f"{FIRST}\n{NO_BRACE}\n")
+    (pytester.path / "cutstring.jsonl").write_text(f"{FIRST}\n{CUT_PROMPT}\n")
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()

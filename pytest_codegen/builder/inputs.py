@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import not_valid_json
+from ..jsonl import loads, not_valid_json
 from ..problems import sanitize_node_name
 
 #: Lines of code a target needs after its docstring to be chosen by the default rule.
@@ -189,7 +189,7 @@ def fragments_of_rows(path: Path) -> list[Fragment]:
             if not raw.strip():
                 continue
             try:
-                rows.append((len(rows), json.loads(raw)))
+                rows.append((len(rows), loads(raw)))
             except json.JSONDecodeError as e:
                 rows.append((len(rows), f"line {lineno}: {not_valid_json(e)}"))
     out: list[Fragment] = []

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import not_valid_json
+from ..jsonl import loads, not_valid_json
 from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError, SuiteLimits, mark_unsolvable
 from .execcsn_program import MASK, extract_function, mask_indent
 
@@ -78,16 +78,16 @@ def _read_rows(path: Path) -> list[tuple[int, int | None, Any]]:
     if not text.strip():
         raise SuiteError(f"{path}: no examples (empty file)")
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as e:
         if text.lstrip().startswith("["):
-            raise SuiteError(f"{path}: line {e.lineno}: {not_valid_json(e)}") from None
+            raise SuiteError(f"{path}: line {e.lineno}: {not_valid_json(e, 'file')}") from None
         rows: list[tuple[int, int | None, Any]] = []
         for lineno, raw in enumerate(text.splitlines(), 1):
             if not raw.strip():
                 continue
             try:
-                rows.append((len(rows), lineno, json.loads(raw)))
+                rows.append((len(rows), lineno, loads(raw)))
             except json.JSONDecodeError as e:
                 raise SuiteError(
                     f"{path}: example {len(rows)} (line {lineno}): {not_valid_json(e)}"
