@@ -2,6 +2,8 @@
 
 Blank lines are skipped, ``.gz`` files are decompressed, and a bad line raises
 :class:`JSONLinesError` naming the file and line; each reader turns it into its own error.
+A suite's reader also refuses a line whose fields hold what UTF-8 cannot encode
+(``text_only``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .sample_text import encodable_data, json_may_hold_surrogates
+from .sample_text import encodable_data, first_surrogate, json_may_hold_surrogates, visible
 
 # What JSON counts as whitespace (str.strip would take more, U+2028 for one).
 _JSON_SPACE = " \t\r\n"
@@ -37,12 +39,14 @@ def first_value(path: Path) -> Any:
         return None
 
 
-def read_objects_at(path: Path) -> Iterator[tuple[str, dict[str, Any], tuple[int, int] | None]]:
+def read_objects_at(
+    path: Path, *, text_only: bool = False
+) -> Iterator[tuple[str, dict[str, Any], tuple[int, int] | None]]:
     """As :func:`read_objects`, with each line's ``(offset, length)`` in bytes, which
     :func:`read_object_at` reads again; None for a ``.gz`` file, which no offset reads again
     without decompressing what comes before it."""
     if path.name.endswith(".gz"):
-        for where, row in read_objects(path):
+        for where, row in read_objects(path, text_only=text_only):
             yield where, row, None
         return
     offset = 0
@@ -57,7 +61,7 @@ def read_objects_at(path: Path) -> Iterator[tuple[str, dict[str, Any], tuple[int
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise JSONLinesError(f"{where}: not UTF-8 ({e.reason})") from None
-            yield where, _parsed(line, where), span
+            yield where, _parsed(line, where, text_only), span
 
 
 def read_object_at(path: Path, offset: int, length: int) -> Any:
@@ -93,26 +97,49 @@ def not_valid_json(e: json.JSONDecodeError, unit: str = "line") -> str:
     return f"not valid JSON ({e.msg.removesuffix(' at')}, column {e.colno}{cut})"
 
 
-def _parsed(line: str, where: str) -> dict[str, Any]:
+def unencodable_field(row: dict[str, Any]) -> str | None:
+    """Which string field of ``row`` holds a lone surrogate (from a ``\\ud800`` escape), as
+    an error message, or None. Such a field is no text UTF-8 can encode: no prompt, test or
+    id can be made of it. Values inside lists and objects are data (a test's arguments),
+    which the grader passes on as they are."""
+    for key, value in row.items():
+        found = first_surrogate(value) if isinstance(value, str) else None
+        if found is not None:
+            return (
+                f"field {visible(str(key))!r} holds a lone surrogate ({visible(found)}), "
+                "which UTF-8 cannot encode"
+            )
+    return None
+
+
+def _parsed(line: str, where: str, text_only: bool = False) -> dict[str, Any]:
     try:
         row = loads(line)
     except json.JSONDecodeError as e:
         raise JSONLinesError(f"{where}: {not_valid_json(e)}") from None
     if not isinstance(row, dict):
         raise JSONLinesError(f"{where}: expected a JSON object per line")
+    if text_only:
+        error = unencodable_field(row)
+        if error is not None:
+            raise JSONLinesError(f"{where}: {error}")
     return row
 
 
-def read_objects(path: Path, *, encodable: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+def read_objects(
+    path: Path, *, encodable: bool = False, text_only: bool = False
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` for each non-blank line; ``where`` is ``path:line``. With
     ``encodable``, a lone surrogate in a string (from a ``\\ud800`` escape another tool
-    wrote) becomes U+FFFD (:mod:`pytest_codegen.sample_text`)."""
+    wrote) becomes U+FFFD (:mod:`pytest_codegen.sample_text`); with ``text_only``, one in a
+    top-level string field raises :class:`JSONLinesError` instead (a suite's ids, prompts
+    and tests, which replacing would change)."""
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             where = f"{path}:{lineno}"
-            row = _parsed(line, where)
+            row = _parsed(line, where, text_only)
             if encodable and json_may_hold_surrogates(line):
                 row = encodable_data(row)
             yield where, row

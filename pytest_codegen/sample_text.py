@@ -16,7 +16,9 @@ things can go wrong with them:
   wire to remote hosts and grading), a sample's record before it leaves the worker
   (``SampleRunner.pytest_runtest_makereport``; xdist's serializer is given encodable reports
   by the same runner) and a results file when it is read back (``load_results``). The
-  results file, JUnit XML, the HTML report and a merge then write the text as it is.
+  results file, JUnit XML, the HTML report and a merge then write the text as it is. A
+  suite's text is not replaced but refused when it is read (``jsonl.unencodable_field``):
+  a prompt, test or id changed would be another problem.
 - **Showing.** On a terminal, ESC sequences clear the screen or print a fake result, and NUL,
   BEL, BS, CR or C1 controls hide or rewrite what came before. :func:`visible` writes every
   character that ``repr()`` would escape as ``repr()`` escapes it (``\\x1b``, ``\\x00``,
@@ -44,6 +46,15 @@ def encodable(text: str) -> str:
     if _SURROGATE.search(text) is None:
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def first_surrogate(text: str) -> str | None:
+    """The first surrogate in ``text`` (a lone one, as JSON decodes: it joins an escaped
+    pair), None if it holds none."""
+    if text.isascii():  # nearly always, and far quicker to tell than a search
+        return None
+    found = _SURROGATE.search(text)
+    return found.group() if found is not None else None
 
 
 def encodable_data(value: Any) -> Any:

@@ -11,6 +11,9 @@ FIRST, SECOND = TINY.read_text().splitlines()[:2]
 NO_BRACE = SECOND.removesuffix("}")
 PROMPT_QUOTE = SECOND.index('"prompt": "') + len('"prompt": ')  # where its string starts
 CUT_PROMPT = SECOND[: PROMPT_QUOTE + 10]
+# A lone surrogate, which UTF-8 cannot encode, in a task id and in a prompt (JSON escapes).
+SURROGATE_ID = FIRST.replace('"tiny/add"', '"tiny/\\ud800x"')
+SURROGATE_PROMPT = FIRST.replace("Return the sum", "\\ud800 Return the sum")
 
 CASES = {
     "unknown suite": (
@@ -50,6 +53,17 @@ CASES = {
         "cutstring.jsonl:2: not valid JSON (Unterminated string starting at column "
         f"{PROMPT_QUOTE + 1}: the line ends inside it)",
     ),
+    # Not a crash in grading (an INTERNALERROR with -n 2), nor an error blamed on the code.
+    "lone surrogate in a task id": (
+        ["--codegen-model=reference", "surrogate_id.jsonl"],
+        "surrogate_id.jsonl:1: field 'task_id' holds a lone surrogate (\\ud800), "
+        "which UTF-8 cannot encode",
+    ),
+    "lone surrogate in a prompt": (
+        ["--codegen-model=reference", "surrogate_prompt.jsonl"],
+        "surrogate_prompt.jsonl:1: field 'prompt' holds a lone surrogate (\\ud800), "
+        "which UTF-8 cannot encode",
+    ),
     # json's message for this one ends in "at", for the position it would add.
     "replay file with a raw tab in a string": (
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
@@ -67,6 +81,8 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     )
     (pytester.path / "cut.jsonl").write_text(f"{FIRST}\n{NO_BRACE}\n")
     (pytester.path / "cutstring.jsonl").write_text(f"{FIRST}\n{CUT_PROMPT}\n")
+    (pytester.path / "surrogate_id.jsonl").write_text(SURROGATE_ID + "\n")
+    (pytester.path / "surrogate_prompt.jsonl").write_text(SURROGATE_PROMPT + "\n")
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()

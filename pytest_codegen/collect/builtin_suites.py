@@ -52,7 +52,8 @@ def read_rows(
 ) -> list[tuple[str, dict[str, Any]]]:
     """The rows of a JSON-lines suite file with where each is (``path:line``). A file that
     cannot be read, holds no row, a row whose fields ``lacking`` names (as missing or
-    ``kind``), or a task_id seen before raises :class:`SuiteError` saying so."""
+    ``kind``), a string field UTF-8 cannot encode, or a task_id seen before raises
+    :class:`SuiteError` saying so."""
     return [(where, row) for where, row, _ in iter_rows(path, lacking, kind)]
 
 
@@ -66,7 +67,7 @@ def iter_rows(
 
     seen: set[str] = set()
     try:
-        for where, row, span in read_objects_at(path):
+        for where, row, span in read_objects_at(path, text_only=True):
             missing = lacking(row)
             if missing:
                 raise SuiteError(f"{where}: missing or {kind} field(s) {', '.join(missing)}")

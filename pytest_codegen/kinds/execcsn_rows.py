@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import loads, not_valid_json
+from ..jsonl import loads, not_valid_json, unencodable_field
 from ..problems import MODE_PYTHON_PROGRAM, Problem, SuiteError, SuiteLimits, mark_unsolvable
 from .execcsn_program import MASK, extract_function, mask_indent
 
@@ -120,6 +120,9 @@ def _field(row: dict[str, Any], key: str, where: str, required: bool = True) -> 
 def _problem(row: Any, index: int, where: str, suite: str) -> Problem:
     if not isinstance(row, dict):
         raise SuiteError(f"{where}: an example must be a JSON object, not {type(row).__name__}")
+    unencodable = unencodable_field(row)
+    if unencodable is not None:
+        raise SuiteError(f"{where}: {unencodable}")
     func_name = _field(row, "func_name", where)
     assert func_name is not None
     if not _FUNC_NAME.match(func_name):

@@ -148,7 +148,7 @@ class HumanEvalXKind(NativeProgramKind):
 def load_humaneval_x(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
     try:
-        for where, row in read_objects(path):
+        for where, row in read_objects(path, text_only=True):
             missing = [f for f in FIELDS if f not in row]
             if missing:
                 raise SuiteError(f"{where}: a HumanEval-X row needs {', '.join(missing)}")

@@ -127,7 +127,7 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def load_multipl_e(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
     seen: set[str] = set()
-    rows = parquet_rows(path) if path.name.endswith(PARQUET) else read_objects(path)
+    rows = parquet_rows(path) if path.name.endswith(PARQUET) else read_objects(path, text_only=True)
     try:
         for where, row in rows:
             missing = [f for f in FIELDS if f not in row]

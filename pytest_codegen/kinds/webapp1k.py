@@ -16,6 +16,7 @@ from typing import Any
 
 from ..outcomes import Verdict
 from ..problems import MODE_JEST, Problem, SuiteError
+from ..sample_text import first_surrogate, visible
 from .fields import WebApp1KFields, webapp1k_fields
 from .protocol import NODE, GradingRun, Kind
 
@@ -77,6 +78,8 @@ def load_test_file(test_path: Path, suite: str) -> Problem:
     """One ``<category>/<name>.test.js`` file as a problem (see :func:`load_webapp1k`)."""
     category = test_path.parent.name
     name = test_path.name[: -len(TEST_SUFFIX)]
+    if first_surrogate(f"{category}/{name}") is not None:  # bytes the file system could not decode
+        raise SuiteError(f"{visible(str(test_path))}: the file name is not UTF-8 (the problem id)")
     try:
         test_code = test_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
