@@ -8,6 +8,7 @@ sees them.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 import weakref
 from collections.abc import Callable
@@ -110,16 +111,40 @@ class SuiteError(Exception):
     """A suite file that cannot be read; the message names the file and what is wrong."""
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+# \w: letters and digits of every script and "_" (in ASCII the A-Za-z0-9_ names had always).
+_UNSAFE = re.compile(r"[^\w.\-]+")
+# A character dropped that no ASCII id has: another script's punctuation, symbol or space.
+_DROPPED_OTHER = re.compile(r"[^\w.\-\x00-\x7f]")
 
 
 def sanitize_node_name(problem_id: str) -> str:
-    """Map a problem id to a node-id-safe name (``HumanEval/0`` -> ``HumanEval_0``).
+    """Map a problem id to a node-id-safe name (``HumanEval/0`` -> ``HumanEval_0``,
+    ``задача/один`` -> ``задача_один``).
 
     ``::``, ``[``, ``]``, ``/`` and spaces all have a meaning on pytest's command line, so a
-    pasted node id only works if the name avoids them.
+    pasted node id only works if the name avoids them. Letters and digits of any script are
+    kept; an id that loses a character outside ASCII (``🙂/1``) ends in a short hash of
+    itself, so that such ids do not share a name. An ASCII id's name is as it always was.
     """
-    return _UNSAFE.sub("_", problem_id).strip("_") or "problem"
+    name = _UNSAFE.sub("_", problem_id).strip("_") or "problem"
+    if not problem_id.isascii() and _DROPPED_OTHER.search(problem_id):
+        digest = hashlib.sha256(problem_id.encode("utf-8", "surrogatepass")).hexdigest()
+        name = f"{name}-{digest[:8]}"
+    return name
+
+
+def distinct_node_names(where: str, problems: list[Problem]) -> None:
+    """Raise :class:`SuiteError` if two of the problems read from ``where`` have one node
+    name (``a/b`` and ``a b``): pytest could not tell their samples apart."""
+    seen: dict[str, str] = {}
+    for problem in problems:
+        name = problem.node_name
+        if name in seen:
+            raise SuiteError(
+                f"{where}: problems {seen[name]!r} and {problem.id!r} map to the same "
+                f"node name {name!r}"
+            )
+        seen[name] = problem.id
 
 
 # What graders compute from a problem once, for all its samples: (id, name) -> (the problem,

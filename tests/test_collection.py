@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gc
+import json
+import re
 
 import pytest
 from conftest import XDIST_MODES, outcomes_by_node, read_results, write_replay
+
+from pytest_codegen.problems import sanitize_node_name
 
 
 def assert_ran(result, nodeid: str) -> None:
@@ -123,6 +127,61 @@ def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
         "tiny.jsonl::tiny_reverse_words[s0]",
         "tiny.jsonl::tiny_Counter[s0]",
     }
+
+
+def test_node_names_of_ascii_ids_are_as_they_were():
+    # Users paste these back: an ASCII id's name must never change.
+    assert [
+        sanitize_node_name(task_id)
+        for task_id in ("HumanEval/0", "Mbpp/2", "abc-1.2_x", "a::b[c] d", "__x__", "/", "")
+    ] == ["HumanEval_0", "Mbpp_2", "abc-1.2_x", "a_b_c_d", "x", "problem", "problem"]
+
+
+def test_ids_of_other_scripts_keep_their_letters_and_differ():
+    assert sanitize_node_name("задача/один") == "задача_один"
+    assert sanitize_node_name("tiny/ädd") == "tiny_ädd"
+    # Emoji are no letters: the name keeps what it can and ends in a hash of the whole id,
+    # the same in every run (pinned: pasted ids must keep working).
+    assert sanitize_node_name("🙂/1") == "1-9ded927b"
+    assert sanitize_node_name("🙃/1") == "1-3b5450f2"
+    # A no-break space is dropped as a space is, and the hash tells the two apart.
+    assert re.fullmatch("a_b-[0-9a-f]{8}", sanitize_node_name("a\u00a0b"))
+    assert sanitize_node_name("a b") == "a_b"
+
+
+# Task id -> its node name. They all became "problem" (and tiny/ädd tiny_dd): the suite was
+# a collection error, exit 2 (1 with -n 2).
+NON_ASCII_IDS = {
+    "задача/один": "задача_один",
+    "задача/два": "задача_два",
+    "tiny/ädd": "tiny_ädd",
+    "🙂/1": "1-9ded927b",
+    "🙃/1": "1-3b5450f2",
+}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_non_ascii_ids_are_collected_graded_and_pasted_back(pytester, tiny, xdist):
+    add = json.loads(tiny.read_text().splitlines()[0])
+    rows = [{**add, "task_id": task_id} for task_id in NON_ASCII_IDS]
+    suite = pytester.path / "unicode.jsonl"
+    suite.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    base = ["--codegen-model=reference", "-v", *xdist]
+    result = pytester.runpytest_subprocess(*base, str(suite), "--codegen-results=r.jsonl")
+    result.assert_outcomes(passed=5)
+    assert {r["task_id"]: r["nodeid"] for r in read_results(pytester.path / "r.jsonl")} == {
+        task_id: f"unicode.jsonl::{name}[s0]" for task_id, name in NON_ASCII_IDS.items()
+    }
+    again = pytester.runpytest_subprocess(
+        *base, "unicode.jsonl::задача_два[s0]", "unicode.jsonl::1-3b5450f2"
+    )
+    again.assert_outcomes(passed=2)
+    assert_ran(again, "unicode.jsonl::задача_два[s0]")
+    assert_ran(again, "unicode.jsonl::1-3b5450f2[s0]")
+    by_name = pytester.runpytest_subprocess(*base, str(suite), "-k", "один or ädd")
+    by_name.assert_outcomes(passed=2, deselected=0 if xdist else 3)
+    assert_ran(by_name, "unicode.jsonl::задача_один[s0]")
+    assert_ran(by_name, "unicode.jsonl::tiny_ädd[s0]")
 
 
 def test_suite_only_mode_leaves_project_tests_alone(pytester):

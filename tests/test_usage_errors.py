@@ -14,6 +14,8 @@ CUT_PROMPT = SECOND[: PROMPT_QUOTE + 10]
 # A lone surrogate, which UTF-8 cannot encode, in a task id and in a prompt (JSON escapes).
 SURROGATE_ID = FIRST.replace('"tiny/add"', '"tiny/\\ud800x"')
 SURROGATE_PROMPT = FIRST.replace("Return the sum", "\\ud800 Return the sum")
+# Two ids pytest could not tell apart (a collection error before, exit 2, 1 with -n 2).
+ONE_NAME = FIRST.replace('"tiny/add"', '"a/b"') + "\n" + FIRST.replace('"tiny/add"', '"a b"')
 
 CASES = {
     "unknown suite": (
@@ -64,6 +66,10 @@ CASES = {
         "surrogate_prompt.jsonl:1: field 'prompt' holds a lone surrogate (\\ud800), "
         "which UTF-8 cannot encode",
     ),
+    "two task ids with one node name": (
+        ["--codegen-model=reference", "one_name.jsonl"],
+        "one_name.jsonl: problems 'a/b' and 'a b' map to the same node name 'a_b'",
+    ),
     # json's message for this one ends in "at", for the position it would add.
     "replay file with a raw tab in a string": (
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
@@ -83,6 +89,7 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     (pytester.path / "cutstring.jsonl").write_text(f"{FIRST}\n{CUT_PROMPT}\n")
     (pytester.path / "surrogate_id.jsonl").write_text(SURROGATE_ID + "\n")
     (pytester.path / "surrogate_prompt.jsonl").write_text(SURROGATE_PROMPT + "\n")
+    (pytester.path / "one_name.jsonl").write_text(ONE_NAME + "\n")
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()

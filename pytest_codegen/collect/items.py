@@ -17,7 +17,7 @@ import pytest
 from ..keys import runner_of, settings_of
 from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
-from ..problems import Problem, SuiteError, mark_unsolvable, suite_limits
+from ..problems import Problem, SuiteError, distinct_node_names, mark_unsolvable, suite_limits
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
 from .selection import BuiltinSelection, named_suite
 
@@ -55,18 +55,12 @@ class SuiteSamples:
         kinds = kinds_of(self.config)
         try:
             problems = self.load_problems()
+            distinct_node_names(str(self.path), problems)
         except SuiteError as e:
             raise self.CollectError(str(e)) from None
-        seen: dict[str, str] = {}
         fixtureinfo = None  # resolved for the first item, given to the rest
         for problem in problems:
             name = problem.node_name
-            if name in seen:
-                raise self.CollectError(
-                    f"{self.path}: problems {seen[name]!r} and {problem.id!r} map to the same "
-                    f"node name {name!r}"
-                )
-            seen[name] = problem.id
             try:
                 kind = kinds.of(problem)
             except ValueError as e:  # a loader's problem that no kind grades

@@ -28,7 +28,7 @@ import pytest
 from ..keys import BUILTIN_KEY, NAMED_KEY, settings_of
 from ..kinds.protocol import Kind
 from ..kinds.registry import kinds_of
-from ..problems import Problem, SuiteError
+from ..problems import Problem, SuiteError, distinct_node_names
 from ..settings import Settings
 
 
@@ -203,6 +203,8 @@ def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
     suite that cannot be read is one usage-error line, the same in every process."""
     try:
         problems = config.hook.pytest_codegen_load_suite(path=path, config=config)
+        if problems is not None:
+            distinct_node_names(str(path), problems)
     except SuiteError as e:
         raise pytest.UsageError(str(e)) from None
     if problems is not None:
