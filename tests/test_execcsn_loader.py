@@ -262,6 +262,17 @@ def test_a_file_cut_short_is_placed_where_it_ends(tmp_path, rows):
     )
 
 
+def test_a_line_separator_inside_a_string_is_part_of_its_line(tmp_path, rows):
+    # JSON lets U+2028 and U+2029 stand unescaped in a string; they end no JSON line.
+    described = dict(rows[0], docstring="first\u2028second\u2029third")
+    path = tmp_path / "suite.jsonl"
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (described, rows[1])),
+        encoding="utf-8",
+    )
+    assert len(load_execcsn(path, "s")) == 2
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(SuiteError, match="cannot read"):
         load_execcsn(tmp_path / "nope.json", "s")

@@ -185,7 +185,7 @@ def fragments_of_rows(path: Path) -> list[Fragment]:
         rows = list(enumerate(data if isinstance(data, list) else [data]))
     except json.JSONDecodeError:
         rows = []
-        for lineno, raw in enumerate(text.splitlines(), 1):
+        for lineno, raw in enumerate(text.split("\n"), 1):  # not at U+2028: JSON allows it
             if not raw.strip():
                 continue
             try:

@@ -83,7 +83,7 @@ def _read_rows(path: Path) -> list[tuple[int, int | None, Any]]:
         if text.lstrip().startswith("["):
             raise SuiteError(f"{path}: line {e.lineno}: {not_valid_json(e, 'file')}") from None
         rows: list[tuple[int, int | None, Any]] = []
-        for lineno, raw in enumerate(text.splitlines(), 1):
+        for lineno, raw in enumerate(text.split("\n"), 1):  # not at U+2028: JSON allows it
             if not raw.strip():
                 continue
             try:
