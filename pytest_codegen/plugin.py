@@ -88,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from .collect.facets import FacetSelection
     from .collect.items import BuiltinSuites
-    from .collect.selection import read_named_suites, select_builtin_suites
+    from .collect.selection import check_paths_exist, read_named_suites, select_builtin_suites
     from .controller import RunReporter, XdistControllerHooks
     from .generation.context import conftest_overrides_model, make_model
     from .runner import SampleRunner, runs_items
@@ -99,6 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # of their own. (xdist workers re-parse the original arguments: each process decides
     # the same.)
     builtin = select_builtin_suites(config, resolved)
+    check_paths_exist(config)
     if builtin:
         config.pluginmanager.register(BuiltinSuites(builtin), "codegen-builtin-suites")
     if resolved.shard is not None:

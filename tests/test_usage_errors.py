@@ -70,6 +70,15 @@ CASES = {
         ["--codegen-model=reference", "one_name.jsonl"],
         "one_name.jsonl: problems 'a/b' and 'a b' map to the same node name 'a_b'",
     ),
+    # pytest's own line, which xdist's controller never said (it exited 5 in silence).
+    "a path that does not exist": (
+        ["--codegen-model=reference", "nosuch.jsonl"],
+        "file or directory not found: nosuch.jsonl",
+    ),
+    "a node id in a file that does not exist": (
+        ["--codegen-model=reference", "nosuch.jsonl::tiny_add"],
+        "file or directory not found: nosuch.jsonl::tiny_add",
+    ),
     # json's message for this one ends in "at", for the position it would add.
     "replay file with a raw tab in a string": (
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],

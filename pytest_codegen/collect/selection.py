@@ -187,6 +187,17 @@ def suite_kind(config: pytest.Config, path: Path, explicit: bool) -> Kind | None
     return kind
 
 
+def check_paths_exist(config: pytest.Config) -> None:
+    """A path on the command line that does not exist is pytest's one line, exit 4, with
+    xdist too: pytest says it while collecting, which xdist's controller never does (such a
+    run said nothing and exited 5)."""
+    if config.option.pyargs or config.args_source != pytest.Config.ArgsSource.ARGS:
+        return
+    for arg in config.args:
+        if not (config.invocation_params.dir / arg.split("::", 1)[0]).exists():
+            raise pytest.UsageError(f"file or directory not found: {arg}")
+
+
 def read_named_suites(config: pytest.Config) -> None:
     """Read the suite files named on the command line now, in every process alike: a file
     that cannot be read is then one usage-error line with and without xdist (a collection
