@@ -76,6 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "--codegen-merge and --codegen-compare do not go together: merge each run's shards"
             " first (--codegen-merge ... --codegen-results=RUN.jsonl), then compare the runs"
         )
+    if not hasattr(config, "workerinput"):
+        # Only the reporting process writes them (a remote worker has no such path), and
+        # before any suite is downloaded or sample graded.
+        from .output_paths import check_output_files
+
+        check_output_files(config, resolved)
     if resolved.merge:  # earlier runs' results reported as one: nothing collected or graded
         from .reporting.merge import configure_merge
 

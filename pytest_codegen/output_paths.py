@@ -1,0 +1,84 @@
+"""The files a run writes (``--codegen-results``, ``--codegen-html``, ``--codegen-build-out``
+and its report, ``--codegen-compare-out``), checked where the run starts: a path no file can be
+written to is one usage-error line before anything is graded, rather than a traceback once
+everything was. A missing directory is created by the writer, as before; one that cannot be
+(a file in its place, no permission) is refused here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .options import OPTIONS
+from .settings import Settings
+
+
+def output_files(config: pytest.Config, settings: Settings) -> list[tuple[str, Path]]:
+    """Each file this run will write: (the option's name, the path, as its writer takes it)."""
+    base = Path(config.invocation_params.dir)
+    named: list[tuple[str, str | Path | None]]
+    if settings.compare:  # a comparison writes its JSON and its page, nothing else
+        named = [("compare_out", settings.compare_out), ("html", settings.html)]
+    else:
+        named = [("results", settings.results), ("html", settings.html)]
+    found = [(name, base / path) for name, path in named if path]
+    if settings.build is not None and not settings.compare and not settings.merge:
+        from .builder.collector import suite_path
+        from .builder.output import report_path
+
+        out = suite_path(config, settings)
+        found += [("build_out", out), ("build_out", report_path(out))]
+    return found
+
+
+def check_output_files(config: pytest.Config, settings: Settings) -> None:
+    """``UsageError`` (one line naming the option and the path) for the first file of
+    :func:`output_files` that cannot be written."""
+    base = Path(config.invocation_params.dir)
+    for name, path in output_files(config, settings):
+        problem = unwritable(path, base)
+        if problem:
+            raise pytest.UsageError(f"{_source(config, name)}: {problem}")
+
+
+def unwritable(path: Path, base: Path) -> str | None:
+    """Why no file can be written at ``path``, or None; paths are shown relative to ``base``
+    (where pytest was started). Nothing is left behind: an existing file is opened to append
+    and closed, unchanged; a new one is tried as a temporary file in the nearest directory
+    that exists."""
+    if path.is_dir():
+        return f"{_shown(path, base)} is a directory (give a file's path)"
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"cannot write {_shown(path, base)}: {_shown(ancestor, base)} is not a directory"
+    try:
+        if path.exists():
+            with path.open("a", encoding="utf-8"):
+                pass
+        else:
+            # A real attempt, not os.access: root passes that check where the filesystem
+            # still refuses (a read-only mount, /sys).
+            fd, probe = tempfile.mkstemp(prefix=".codegen-write-check-", dir=ancestor)
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as e:
+        return f"cannot write {_shown(path, base)} ({e.strerror or e})"
+    return None
+
+
+def _shown(path: Path, base: Path) -> str:
+    return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
+
+
+def _source(config: pytest.Config, name: str) -> str:
+    """The option as the user gave it: its flag, or its ini key."""
+    opt = next(o for o in OPTIONS if o.name == name)
+    if config.getoption(opt.flag_name) is not None or not config.getini(opt.ini_name):
+        return opt.flag_name
+    return f"ini key {opt.ini_name}"

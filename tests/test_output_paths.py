@@ -1,0 +1,92 @@
+"""The files a run writes are checked at start: a path no file can be written to is one line
+naming the option and the path, exit 4, before anything is graded, with and without xdist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import XDIST_MODES
+
+GRADE = ["--codegen-model=reference", "tiny.jsonl"]
+
+CASES = {
+    "results is a directory": (
+        [*GRADE, "--codegen-results=."],
+        "--codegen-results: . is a directory (give a file's path)",
+    ),
+    "html is a directory": (
+        [*GRADE, "--codegen-html=sub"],
+        "--codegen-html: sub is a directory (give a file's path)",
+    ),
+    "results under a file": (
+        [*GRADE, "--codegen-results=tiny.jsonl/deeper/r.jsonl"],
+        "--codegen-results: cannot write tiny.jsonl/deeper/r.jsonl: tiny.jsonl is not a directory",
+    ),
+    "build output is a directory": (
+        ["--codegen-model=reference", "--codegen-build=frags.py", "--codegen-build-out=sub"],
+        "--codegen-build-out: sub is a directory (give a file's path)",
+    ),
+    "comparison output is a directory": (
+        ["--codegen-compare", "a.jsonl", "b.jsonl", "--codegen-compare-out=sub"],
+        "--codegen-compare-out: sub is a directory (give a file's path)",
+    ),
+}
+
+
+def one_error(result: pytest.RunResult) -> str:
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    (line,) = [ln for ln in result.stderr.lines if ln.strip()]
+    assert "Traceback" not in result.stdout.str()
+    assert "passed" not in result.stdout.str()  # nothing was graded
+    return line
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_output_path_that_cannot_be_written_is_refused_at_start(pytester, tiny, case, xdist):
+    args, expected = CASES[case]
+    (pytester.path / "sub").mkdir()
+    assert one_error(pytester.runpytest_subprocess(*args, *xdist)) == f"ERROR: {expected}"
+
+
+def unwritable_directory(pytester: pytest.Pytester) -> Path:
+    """A directory where no file can be created: a read-only one, or (for root, whom modes
+    do not stop) /sys, where the kernel refuses."""
+    readonly = pytester.path / "readonly"
+    readonly.mkdir(mode=0o555)
+    for candidate in (readonly, Path("/sys")):
+        try:
+            (candidate / "probe").touch()
+        except OSError:
+            return candidate
+        (candidate / "probe").unlink()
+    pytest.skip("no directory here refuses a new file")
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_unwritable_place_is_refused_at_start(pytester, tiny, xdist):
+    place = unwritable_directory(pytester)
+    html = place / "report.html"
+    line = one_error(pytester.runpytest_subprocess(*GRADE, f"--codegen-html={html}", *xdist))
+    shown = html.relative_to(pytester.path) if html.is_relative_to(pytester.path) else html
+    assert line == f"ERROR: --codegen-html: cannot write {shown} (Permission denied)"
+
+
+def test_an_ini_key_is_named_as_the_ini_key(pytester, tiny):
+    pytester.makeini("[pytest]\ncodegen_results = .\n")
+    line = one_error(pytester.runpytest_subprocess(*GRADE))
+    assert line == "ERROR: ini key codegen_results: . is a directory (give a file's path)"
+
+
+def test_missing_directories_are_still_made_and_files_left_as_they_were(pytester, tiny):
+    report = pytester.path / "report.html"
+    report.write_text("an earlier report")
+    before = report.stat().st_mtime_ns
+    result = pytester.runpytest_subprocess(
+        *GRADE, "--codegen-results=new/deeper/r.jsonl", "--codegen-html=report.html", "--co"
+    )
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert report.read_text() == "an earlier report" and report.stat().st_mtime_ns == before
+    assert not [p for p in pytester.path.rglob(".codegen-write-check-*")]
+    assert (pytester.path / "new" / "deeper").is_dir()
