@@ -206,11 +206,11 @@ class RunReporter:
     def baseline(self) -> list[dict[str, Any]]:
         """The ``--codegen-baseline`` file's records (read once)."""
         if self._baseline is None:
-            from .reporting.results import load_results
+            from .reporting.results import load_sample_records
 
             assert self.settings.baseline is not None
             try:
-                self._baseline = load_results(self.settings.baseline)
+                self._baseline = load_sample_records(self.settings.baseline)
             except (OSError, ValueError) as e:
                 raise pytest.UsageError(f"--codegen-baseline: {e}") from None
         return self._baseline

@@ -189,3 +189,32 @@ def test_another_toolchain_version_is_not_comparable():
     assert differences(ours, theirs) == [
         "toolchain (g++ (Debian 12.2.0-14) 12.2.0 vs g++ (Debian 14.2.0-19) 14.2.0)"
     ]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_samples_file_given_as_baseline_is_one_line_before_grading(pytester, suite, xdist):
+    sample = {"task_id": "gen/f0", "completion": "    return x\n"}
+    (pytester.path / "samples.jsonl").write_text("\n" + json.dumps(sample) + "\n")
+    result = pytester.runpytest_subprocess(
+        *REPLAY, suite, "--codegen-baseline=samples.jsonl", *xdist
+    )
+    assert one_error(result) == (
+        "ERROR: --codegen-baseline: samples.jsonl:2: not a sample record of a results file"
+        " (no suite, outcome; a samples file? give a --codegen-results file)"
+    )
+    assert "passed" not in result.stdout.str()  # nothing was graded
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("reads", ["baseline", "merge"])
+def test_a_results_file_with_a_foreign_line_is_refused_naming_it(pytester, suite, reads, xdist):
+    pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-results=base.jsonl")
+    with (pytester.path / "base.jsonl").open("a") as fh:
+        fh.write(json.dumps({"suite": "gen", "task_id": "gen/f0"}) + "\n")
+    args = [*REPLAY, suite] if reads == "baseline" else []
+    result = pytester.runpytest_subprocess(*args, f"--codegen-{reads}=base.jsonl", *xdist)
+    line = one_error(result)
+    assert line.startswith(f"ERROR: --codegen-{reads}: ")
+    missing = "outcome" if reads == "baseline" else "nodeid, outcome"  # a merge keeps node ids
+    assert line.endswith(f"base.jsonl:19: not a sample record of a results file (no {missing})")
+    assert "passed" not in result.stdout.str()

@@ -22,7 +22,7 @@ from ..keys import CONTROLLER_KEY
 from ..options import OPTIONS
 from ..settings import Settings
 from .comparable import first_difference
-from .results import load_results
+from .results import SCORED_FIELDS, load_sample_records
 
 
 def read_merged(config: pytest.Config, paths: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -56,15 +56,9 @@ def sample_records(path: Path, flag: str) -> list[dict[str, Any]]:
     """The records of the results file at ``path``; ``ValueError`` (one line, starting with
     ``flag``) on a file that cannot be read or a line that is not a sample record."""
     try:
-        loaded = load_results(path)
+        return load_sample_records(path, ("nodeid", *SCORED_FIELDS))
     except (OSError, ValueError) as e:
         raise ValueError(f"{flag}: {e}") from None
-    for number, record in enumerate(loaded, 1):
-        if not isinstance(record.get("nodeid"), str) or "outcome" not in record:
-            raise ValueError(
-                f"{flag}: {path}: record {number} is not a sample record (no nodeid or outcome)"
-            )
-    return loaded
 
 
 def configure_merge(config: pytest.Config, settings: Settings) -> None:

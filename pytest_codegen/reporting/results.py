@@ -47,3 +47,30 @@ def load_results(path: str | Path) -> list[dict[str, Any]]:
     ``\\ud800`` escape another tool wrote) becomes U+FFFD (:mod:`pytest_codegen.sample_text`).
     """
     return [record for _, record in read_objects(Path(path), encodable=True)]
+
+
+# Fields of a sample record (reporting.records) that scores and the baseline gate read.
+SCORED_FIELDS = ("suite", "task_id", "outcome")
+
+
+def load_sample_records(
+    path: str | Path, required: tuple[str, ...] = SCORED_FIELDS
+) -> list[dict[str, Any]]:
+    """As :func:`load_results`, checked to be a run's results: :class:`ValueError` naming the
+    file and line of the first record without the ``required`` fields (a samples file,
+    another tool's JSON lines), which would otherwise fail the scores after a whole run."""
+    records = []
+    for where, record in read_objects(Path(path), encodable=True):
+        missing = [name for name in required if name not in record]
+        if missing:
+            # The usual mistake: the samples a run replays given for the results it wrote.
+            hint = (
+                "; a samples file? give a --codegen-results file"
+                if "completion" in record or "solution" in record
+                else ""
+            )
+            raise ValueError(
+                f"{where}: not a sample record of a results file (no {', '.join(missing)}{hint})"
+            )
+        records.append(record)
+    return records
