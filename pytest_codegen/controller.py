@@ -188,7 +188,8 @@ class RunReporter:
         if self.settings.baseline is not None:
             baseline = self.baseline()
             ours = identity(self.records.values())
-            unlike = unlike_baseline(self.settings.baseline, ours, baseline)
+            suites = {str(r["suite"]) for r in self.records.values()}
+            unlike = unlike_baseline(self.settings.baseline, ours, baseline, suites)
             if unlike:
                 # Told as a usage error is; the results file already holds every record.
                 sys.stderr.write(f"ERROR: {unlike}\n")
@@ -223,15 +224,29 @@ class RunReporter:
         settings = self.settings
         if settings.baseline is None and not resumed:
             return
-        planned = run_identity(settings, model)
+        from .collect.selection import read_at_start_only
+
+        problems = read_at_start_only(self.config)  # None: collection may find more suites
+        registry = kinds_of(self.config)
+        kinds = (
+            list(registry)
+            if problems is None
+            else list({registry.of(p).name: registry.of(p) for p in problems}.values())
+        )
+        # One kind's sampling defaults are what its records state; several kinds' records
+        # may state several parameters, compared on the records, at the end.
+        planned = (
+            run_identity(settings, model, kinds[0].sampling_defaults)
+            if len(kinds) == 1
+            else run_identity(settings, model)
+        )
         del planned["python"]  # the grading hosts' own, which may not be this one's
-        if any(settings.defaulted(kind.sampling_defaults) for kind in kinds_of(self.config)):
-            # Which kinds' sampling defaults apply is known once the suites are read: the
-            # parameters are compared on the records, at the end.
+        if len(kinds) > 1 and any(settings.defaulted(k.sampling_defaults) for k in kinds):
             del planned["params"]
         ours = identity([{"run": planned}])
+        suites = None if problems is None else {p.suite for p in problems}
         unlike = unlike_resumed(settings.results, ours, resumed) or (
-            unlike_baseline(settings.baseline, ours, self.baseline())
+            unlike_baseline(settings.baseline, ours, self.baseline(), suites)
             if settings.baseline is not None
             else None
         )

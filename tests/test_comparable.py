@@ -218,3 +218,74 @@ def test_a_results_file_with_a_foreign_line_is_refused_naming_it(pytester, suite
     missing = "outcome" if reads == "baseline" else "nodeid, outcome"  # a merge keeps node ids
     assert line.endswith(f"base.jsonl:19: not a sample record of a results file (no {missing})")
     assert "passed" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_baseline_of_other_suites_is_refused_before_grading_suites_first(pytester, tiny, xdist):
+    # The run's kind (HumanEval's) has no sampling defaults: its parameters are known at
+    # start, though another kind (LiveCodeBench's) has some.
+    pytester.runpytest_subprocess(
+        "--codegen-model=reference", str(tiny), "--codegen-samples=2", "--codegen-results=b.jsonl"
+    )
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-suite=everyday", "-k", "dates",
+        "--codegen-baseline=b.jsonl", *xdist,
+    )  # fmt: skip
+    assert one_error(result) == (
+        "ERROR: --codegen-baseline: b.jsonl is not comparable with this run: suites (everyday vs"
+        " tiny); model parameters (extract=auto samples=1 vs extract=auto samples=2)"
+    )
+    assert "passed" not in result.stdout.str()  # nothing was graded
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_baseline_of_other_suites_found_only_by_collecting_is_refused_once_graded(
+    pytester, tiny, suite, xdist
+):
+    pytester.runpytest_subprocess(
+        "--codegen-model=reference", str(tiny), "--codegen-samples=2", "--codegen-results=b.jsonl"
+    )
+    found = pytester.mkdir("found")
+    Path(suite).rename(found / "gen.jsonl")
+    result = pytester.runpytest_subprocess(
+        *REPLAY, "found", "--codegen-baseline=b.jsonl", "--codegen-results=now.jsonl", *xdist
+    )
+    assert one_error(result) == (
+        "ERROR: --codegen-baseline: b.jsonl is not comparable with this run: suites (gen vs tiny)"
+    )
+    assert len(read_results(pytester.path / "now.jsonl")) == 18  # every graded sample kept
+
+
+def test_a_baseline_sharing_a_suite_is_compared():
+    from pytest_codegen.reporting.comparable import unlike_baseline
+
+    baseline = [{"suite": "humaneval", "task_id": "HumanEval/0", "outcome": "passed"}]
+    assert unlike_baseline(Path("b.jsonl"), {}, baseline, {"humaneval", "everyday"}) is None
+    assert unlike_baseline(Path("b.jsonl"), {}, baseline, None) is None
+    assert unlike_baseline(Path("b.jsonl"), {}, baseline, {"everyday"}) == (
+        "--codegen-baseline: b.jsonl is not comparable with this run: suites (everyday vs"
+        " humaneval)"
+    )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_kinds_own_sampling_defaults_count_at_start(pytester, xdist):
+    from livecodebench_data import PAIR_ROW, SUM_ROW, write_release
+
+    # LiveCodeBench's n = 10, T = 0.2 are what its records state: the same run again is
+    # comparable, and one at another temperature is refused before grading.
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    grade = ["--codegen-model=empty", "test.jsonl"]
+    first = pytester.runpytest_subprocess(*grade, "--codegen-results=b.jsonl")
+    assert first.ret == 1 and len(read_results(pytester.path / "b.jsonl")) == 20
+    again = pytester.runpytest_subprocess(*grade, "--codegen-baseline=b.jsonl", *xdist)
+    again.stdout.fnmatch_lines(["baseline comparison (pass@1, 2 paired problems): 0.000 -> *"])
+    assert again.ret == 0
+    hotter = pytester.runpytest_subprocess(
+        *grade, "--codegen-temperature=0.8", "--codegen-baseline=b.jsonl", *xdist
+    )
+    assert one_error(hotter) == (
+        "ERROR: --codegen-baseline: b.jsonl is not comparable with this run: model parameters"
+        " (extract=auto samples=10 temperature=0.8 vs extract=auto samples=10 temperature=0.2)"
+    )
+    assert "failed" not in hotter.stdout.str()  # nothing was graded

@@ -229,6 +229,19 @@ def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
     return problems
 
 
+def read_at_start_only(config: pytest.Config) -> list[Problem] | None:
+    """Every problem of the suites this run grades, when all of them were read at start (the
+    built-in suites and the suite files named); None when collection may find others (a
+    directory, a file no kind claims)."""
+    named = config.stash.get(NAMED_KEY, {})
+    if not named:  # (a build: its fragments are collected)
+        return None
+    for arg in config.args:
+        if (config.invocation_params.dir / arg.split("::", 1)[0]).resolve() not in named:
+            return None
+    return [problem for problems in named.values() for problem in problems]
+
+
 def named_suite(config: pytest.Config, path: Path) -> list[Problem] | None:
     """The problems of a suite read at start (once: collection takes them)."""
     return config.stash.get(NAMED_KEY, {}).pop(path.resolve(), None)

@@ -175,12 +175,19 @@ def unlike_resumed(
 
 
 def unlike_baseline(
-    baseline: Path | None, ours: dict[str, set[str]], records: list[dict[str, Any]]
+    baseline: Path | None,
+    ours: dict[str, set[str]],
+    records: list[dict[str, Any]],
+    suites: set[str] | None = None,
 ) -> str | None:
     """The one line that refuses the ``baseline`` file's ``records``, if they differ from
-    ``ours``. The model is what a baseline comparison compares, so it may differ; nothing
-    else may."""
+    ``ours`` or share none of this run's ``suites`` (None: not known yet). The model is what
+    a baseline comparison compares, so it may differ; nothing else may."""
     unlike = differences(ours, identity(records), ignore=("model",))
+    theirs = {str(record.get("suite")) for record in records}
+    if suites and theirs and not suites & theirs:
+        # No problem could be paired: said first, as the other differences follow from it.
+        unlike.insert(0, f"suites ({_values(suites)} vs {_values(theirs)})")
     if not unlike:
         return None
     return f"--codegen-baseline: {baseline} is not comparable with this run: " + "; ".join(unlike)
