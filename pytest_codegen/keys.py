@@ -31,6 +31,9 @@ BUILD_KEY = pytest.StashKey["BuildCollection"]()  # --codegen-build: the build's
 BUILTIN_KEY = pytest.StashKey[dict[Path, str]]()
 # Suite files named on the command line, read at start -> their problems.
 NAMED_KEY = pytest.StashKey[dict[Path, "list[Problem]"]]()
+# This run's problems, (suite, problem id) -> the file each was read from (see
+# ``selection.claim_problems``: one problem of one suite in two files is refused).
+PROBLEM_FILES_KEY = pytest.StashKey[dict[tuple[str, str], Path]]()
 # Named suites' files or directories in this process -> their ``data`` identity.
 DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
 # Named suites that are a directory of files -> the files of it this run needs (a release's).

@@ -79,6 +79,11 @@ CASES = {
         ["--codegen-model=reference", "nosuch.jsonl::tiny_add"],
         "file or directory not found: nosuch.jsonl::tiny_add",
     ),
+    # Scored as one suite, each problem's samples counted once (the summary said 3 of 6).
+    "one problem of one suite in two files": (
+        ["--codegen-model=reference", "a/tiny.jsonl", "b/tiny.jsonl"],
+        "b/tiny.jsonl: problem 'tiny/add' of suite 'tiny' is also in a/tiny.jsonl",
+    ),
     # json's message for this one ends in "at", for the position it would add.
     "replay file with a raw tab in a string": (
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
@@ -99,6 +104,9 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     (pytester.path / "surrogate_id.jsonl").write_text(SURROGATE_ID + "\n")
     (pytester.path / "surrogate_prompt.jsonl").write_text(SURROGATE_PROMPT + "\n")
     (pytester.path / "one_name.jsonl").write_text(ONE_NAME + "\n")
+    for copy in ("a", "b"):
+        (pytester.path / copy).mkdir()
+        (pytester.path / copy / "tiny.jsonl").write_text(TINY.read_text())
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()

@@ -19,7 +19,7 @@ from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import Problem, SuiteError, distinct_node_names, mark_unsolvable, suite_limits
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
-from .selection import BuiltinSelection, named_suite
+from .selection import BuiltinSelection, claim_problems, named_suite
 
 if TYPE_CHECKING:
     from ..models.base import Completion
@@ -56,6 +56,7 @@ class SuiteSamples:
         try:
             problems = self.load_problems()
             distinct_node_names(str(self.path), problems)
+            claim_problems(self.config, self.path, problems)
         except SuiteError as e:
             raise self.CollectError(str(e)) from None
         fixtureinfo = None  # resolved for the first item, given to the rest

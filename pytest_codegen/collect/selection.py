@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from ..keys import BUILTIN_KEY, NAMED_KEY, settings_of
+from ..keys import BUILTIN_KEY, NAMED_KEY, PROBLEM_FILES_KEY, settings_of
 from ..kinds.protocol import Kind
 from ..kinds.registry import kinds_of
 from ..problems import Problem, SuiteError, distinct_node_names
@@ -216,6 +216,7 @@ def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
         problems = config.hook.pytest_codegen_load_suite(path=path, config=config)
         if problems is not None:
             distinct_node_names(str(path), problems)
+            claim_problems(config, path, problems)
     except SuiteError as e:
         raise pytest.UsageError(str(e)) from None
     if problems is not None:
@@ -227,6 +228,30 @@ def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
                 raise pytest.UsageError(f"{path}: {e}") from None
         config.stash.setdefault(NAMED_KEY, {})[path.resolve()] = problems
     return problems
+
+
+def claim_problems(config: pytest.Config, path: Path, problems: list[Problem]) -> None:
+    """``SuiteError`` if another file of this run already gave one of ``problems`` (the same
+    task id in a suite of the same name): the summary, the scores and the results key samples
+    by suite and task id, so the two would be scored as one problem (two ``tiny.jsonl``, or a
+    built-in suite and a copy of it elsewhere). A suite of many files (WebApp1K's) claims each
+    problem from its own file."""
+    files = config.stash.setdefault(PROBLEM_FILES_KEY, {})
+    here = path.resolve()
+    for problem in problems:
+        first = files.setdefault((problem.suite, problem.id), here)
+        if first != here:
+            shown = [_shown(config, p) for p in (first, here)]
+            raise SuiteError(
+                f"{shown[1]}: problem {problem.id!r} of suite {problem.suite!r} is also in "
+                f"{shown[0]} (a suite is named after its file; grade the two in separate runs, "
+                "or rename one)"
+            )
+
+
+def _shown(config: pytest.Config, path: Path) -> str:
+    base = config.invocation_params.dir
+    return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
 
 
 def read_at_start_only(config: pytest.Config) -> list[Problem] | None:
