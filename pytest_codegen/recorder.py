@@ -40,6 +40,15 @@ class SampleRecorder:
         self.model = model
         self._identity: dict[str, dict[str, Any]] = {}  # by kind name
 
+    def model_label(self, item: SampleItem) -> str:
+        """The model that wrote ``item``'s sample, as results name it: a conftest.py's own
+        ``codegen_model`` by its ``spec`` (what names a model in results), else by its class;
+        else ``--codegen-model``'s."""
+        used = getattr(item, "funcargs", {}).get("codegen_model")
+        if used is None or used is self.model():
+            return self.model_spec
+        return str(getattr(used, "spec", "") or f"conftest:{type(used).__name__}")
+
     def record(
         self,
         item: SampleItem,
@@ -55,7 +64,7 @@ class SampleRecorder:
             problem=item.problem,
             sample_index=item.sample_index,
             outcome=outcome,
-            model=self.model_spec,
+            model=self.model_label(item),
             duration_s=duration_s,
             completion=item.completion,
             code=item.code,

@@ -93,6 +93,32 @@ def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_conftest_model_names_its_samples_whatever_the_flag_says(pytester, tiny, xdist):
+    # The fixture is what writes the samples: results and summary name its model (its spec),
+    # not --codegen-model's, which the fixture overrides.
+    pytester.makeconftest("""
+        import pytest
+        from pytest_codegen.models.base import Completion, Model
+
+        class Checkpoint(Model):
+            spec = "my-checkpoint"
+            def generate(self, request):
+                return [Completion(text=request.problem.reference)
+                        for i in request.sample_indices]
+
+        @pytest.fixture(scope="session")
+        def codegen_model():
+            return Checkpoint()
+    """)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=validate", str(tiny), "--codegen-results=r.jsonl", *xdist
+    )
+    result.assert_outcomes(passed=3)
+    assert {r["model"] for r in read_results(pytester.path / "r.jsonl")} == {"my-checkpoint"}
+    result.stdout.fnmatch_lines(["*codegen: pass@k of my-checkpoint on tiny*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_builtin_suite_ids_can_be_pasted(pytester, xdist):
     result = pytester.runpytest_subprocess(
         "--codegen-model=reference", "humaneval::HumanEval_7[s0]", "-v", *xdist

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from .. import outcomes
+from ..generation.context import conftest_overrides_model
 from ..keys import DONE_KEY
 from ..settings import Settings
 
@@ -72,7 +73,7 @@ class Resume:
         except (OSError, ValueError) as e:
             raise pytest.UsageError(f"--codegen-resume: {e}") from None
         others = sorted({str(r.get("model")) for r in done.values()} - {settings.model or ""})
-        if others:
+        if others and not conftest_overrides_model(config):  # (its model names its records)
             raise pytest.UsageError(
                 f"--codegen-resume: {settings.results} holds samples of model "
                 f"{', '.join(others)}, not {settings.model}"

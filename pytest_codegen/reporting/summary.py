@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 def write_summary(tr: Any, reporter: RunReporter) -> None:
     """Write the summary of ``reporter``'s run to the terminal reporter ``tr``."""
     data = describe_all(reporter.records.values())  # "webapp1k 0089530 sha256:4137fd4f4bd8"
-    tr.write_sep("=", f"codegen: pass@k of {reporter.model_spec}" + (f" on {data}" if data else ""))
+    # The models the records name (a conftest.py's own codegen_model names its samples).
+    named = sorted({str(r.get("model")) for r in reporter.records.values() if r.get("model")})
+    models = ", ".join(named) or reporter.model_spec
+    tr.write_sep("=", f"codegen: pass@k of {models}" + (f" on {data}" if data else ""))
     if not reporter.rows:
         if reporter.empty_shard:
             shard = f"{reporter.settings.shard[0]}/{reporter.settings.shard[1]}"
