@@ -29,6 +29,8 @@ from .keys import (
     GENERATION_STATS_KEY,
     RESUME_KEY,
     RUNNER_KEY,
+    SAMPLES_FILE_KEY,
+    SAMPLES_FILE_OUT,
     SHARD_KEY,
     STARTED_AT_KEY,
 )
@@ -63,6 +65,7 @@ class RunReporter:
         self.hosts_gone: list[str] = []  # remote hosts that died, not replaced (xdist)
         self.empty_shard = False
         self.internal_error = False
+        self.samples_note: str | None = None  # task ids of the samples file that name nothing
         self._problems: Any = None
         if settings.results is not None:
             from .reporting.results import ResultsWriter
@@ -129,6 +132,14 @@ class RunReporter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if session.config.option.collectonly:
             return
+        samples_file = self.config.stash.get(SAMPLES_FILE_KEY, {})
+        if "error" in samples_file:
+            # Found where collection runs (collect.samples_file), which deselected every
+            # sample: told as a usage error is, as it is when the suites are known at start.
+            sys.stderr.write(f"ERROR: {samples_file['error']}\n")
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
+        self.samples_note = samples_file.get("warning")
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
         self.problems().add_items(session.items)
@@ -352,6 +363,9 @@ class XdistControllerHooks:
             # The run ends in order; --codegen-resume grades what it did not.
             if xdist_replace_no_more(self.collector.config):
                 self.collector.hosts_gone.append(str(node.gateway.id))
+        samples_file = getattr(node, "workeroutput", {}).get(SAMPLES_FILE_OUT)
+        if samples_file:  # every worker collects the same: the first one's says it
+            self.collector.config.stash.setdefault(SAMPLES_FILE_KEY, samples_file)
         deselected = getattr(node, "workeroutput", {}).get(DESELECTED_KEY, 0)
         self.collector.shard_deselected = max(self.collector.shard_deselected, deselected)
         stats = getattr(node, "workeroutput", {}).get(GENERATION_STATS_KEY)

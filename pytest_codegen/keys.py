@@ -34,6 +34,11 @@ NAMED_KEY = pytest.StashKey[dict[Path, "list[Problem]"]]()
 # This run's problems, (suite, problem id) -> the file each was read from (see
 # ``selection.claim_problems``: one problem of one suite in two files is refused).
 PROBLEM_FILES_KEY = pytest.StashKey[dict[tuple[str, str], Path]]()
+# Suites read while collecting -> their (suite, problem id) pairs, when a samples file is
+# checked against them (collect.samples_file).
+LOADED_SUITES_KEY = pytest.StashKey[dict[Path, list[tuple[str, str]]]]()
+# What that check found: {"error": line} or {"warning": line}.
+SAMPLES_FILE_KEY = pytest.StashKey[dict[str, str]]()
 # Named suites' files or directories in this process -> their ``data`` identity.
 DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
 # Named suites that are a directory of files -> the files of it this run needs (a release's).
@@ -49,6 +54,7 @@ MODEL_DEFAULTS_KEY = "codegen_generation_params"  # ... and its own sampling par
 # -- workeroutput: worker to controller
 DESELECTED_KEY = "codegen_shard_deselected"  # samples this worker's shard left out
 GENERATION_STATS_KEY = "codegen_generation"  # the worker's generation engine totals
+SAMPLES_FILE_OUT = "codegen_samples_file"  # what the worker's samples file check found
 
 
 def settings_of(config: pytest.Config) -> Settings:

@@ -31,6 +31,7 @@ ALL = GRADED + NOT_GRADED
 FAILING = (*(o for o in GRADED if o != PASSED), API_ERROR)
 
 NOT_GRADED_PREFIX = "not graded: "  # the error of a sample a worker's tripwire skipped
+NO_SUCH_SAMPLE = "no such sample"  # the error of a sample the model has no answer for
 PROCESS_DIED = "the process grading it died"  # the error of a sample whose worker died
 
 

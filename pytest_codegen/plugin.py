@@ -126,6 +126,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)
         config.pluginmanager.register(runner, "codegen-runner")
+    checks_samples_file = resolved.build is None and not conftest_overrides_model(config)
+    if runner is not None and checks_samples_file:
+        from .collect.samples_file import SamplesFileCheck
+
+        SamplesFileCheck.register(config, lambda: runner.generation.model)
     resume = None
     if resolved.resume:  # before the collector opens the results file to append to it
         from .collect.resume import Resume
@@ -155,6 +160,10 @@ def pytest_configure(config: pytest.Config) -> None:
         collector.model_id = getattr(model, "spec", None)
         if runner is None:
             model.close()
+    if checks_samples_file:
+        from .collect.samples_file import check_at_start
+
+        check_at_start(config, model)
     collector.check_comparable(model, list(resume.done.values()) if resume is not None else [])
 
 

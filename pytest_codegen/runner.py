@@ -177,7 +177,9 @@ class SampleRunner:
         completion = self.generation.request(model, job)
         item.completion = completion
         if completion.missing:
-            item.record = self.recorder.record(item, outcomes.MISSING, error="no such sample")
+            item.record = self.recorder.record(
+                item, outcomes.MISSING, error=outcomes.NO_SUCH_SAMPLE
+            )
             pytest.skip(
                 f"missing: {getattr(model, 'spec', model)!s} has no sample "
                 f"{item.sample_index} of {problem.id}"

@@ -19,6 +19,7 @@ from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import Problem, SuiteError, distinct_node_names, mark_unsolvable, suite_limits
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
+from .samples_file import note_loaded
 from .selection import BuiltinSelection, claim_problems, named_suite
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class SuiteSamples:
             problems = self.config.hook.pytest_codegen_load_suite(
                 path=self.path, config=self.config
             )
+        note_loaded(self.config, self.path, problems or [])
         return problems
 
     def wants(self, problem_name: str, item_name: str) -> bool:

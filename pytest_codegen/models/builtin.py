@@ -69,6 +69,11 @@ class ReplayModel(Model):
         self.spec = spec or f"replay:{path}"
         self.answers = load_replay(self.path)
 
+    @property
+    def task_ids(self) -> list[str]:
+        """The file's task ids, each once, in the order of the file."""
+        return list(dict.fromkeys(task for task, _, _ in self.answers))
+
     def generate(self, request: GenerationRequest) -> list[Completion]:
         keys = [(request.problem.id, i, request.repair_round) for i in request.sample_indices]
         return [self.answers.get(key, Completion(missing=True)) for key in keys]

@@ -23,6 +23,8 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
     named = sorted({str(r.get("model")) for r in reporter.records.values() if r.get("model")})
     models = ", ".join(named) or reporter.model_spec
     tr.write_sep("=", f"codegen: pass@k of {models}" + (f" on {data}" if data else ""))
+    if reporter.samples_note:
+        tr.write_line(reporter.samples_note, yellow=True)
     if not reporter.rows:
         if reporter.empty_shard:
             shard = f"{reporter.settings.shard[0]}/{reporter.settings.shard[1]}"
@@ -32,6 +34,13 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
         return
     for line in format_table(reporter.rows, reporter.settings.k):
         tr.write_line(line)
+    unanswered = sum(r.get("error") == outcomes.NO_SUCH_SAMPLE for r in reporter.records.values())
+    if unanswered:  # said in words too: a run where every sample is missing still exits 0
+        tr.write_line(
+            f"missing: {unanswered} of {len(reporter.records)} samples have no answer from "
+            f"{reporter.model_spec} (skipped, left out of pass@k)",
+            yellow=True,
+        )
     defaulted = {
         kind.name: (kind.sampling_defaults, reporter.settings.defaulted(kind.sampling_defaults))
         for kind in kinds_of(reporter.config)
