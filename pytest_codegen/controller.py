@@ -33,6 +33,7 @@ from .keys import (
     SAMPLES_FILE_OUT,
     SHARD_KEY,
     STARTED_AT_KEY,
+    TRIPWIRE_STATE_KEY,
 )
 from .kinds.registry import kinds_of
 from .pytest_internals import junitxml_of
@@ -334,6 +335,11 @@ class XdistControllerHooks:
         resume = self.collector.config.stash.get(RESUME_KEY, None)
         if resume is not None:  # a remote host has no copy of the results file
             node.workerinput[DONE_KEY] = sorted(resume.done)
+        if not is_remote(node):
+            # The workers of this machine count the tripwire's samples together, so that
+            # it stops a suite after the run's first N, as without xdist.
+            scratch = run_scratch(self.collector.started_at)
+            node.workerinput[TRIPWIRE_STATE_KEY] = str(scratch / "tripwire.json")
         if is_remote(node):  # it shares no cache with us: we generate for it
             if self.generation is None:
                 self.generation = GenerationService(

@@ -50,6 +50,7 @@ DONE_KEY = "codegen_resume_done"  # the node ids graded before a resumed run
 CHANNEL_KEY = "codegen_generation_channel"  # a remote worker's channel to the generation
 MODEL_SPEC_KEY = "codegen_generation_model"  # ... and the model's own spec
 MODEL_DEFAULTS_KEY = "codegen_generation_params"  # ... and its own sampling parameters
+TRIPWIRE_STATE_KEY = "codegen_tripwire_state"  # the file a local worker's tripwire shares
 
 # -- workeroutput: worker to controller
 DESELECTED_KEY = "codegen_shard_deselected"  # samples this worker's shard left out

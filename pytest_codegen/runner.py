@@ -21,7 +21,7 @@ from .collect.selection import builtin_files
 from .execution.executor import Executor
 from .execution.hidden import pytest_cache_dir
 from .generation.context import GenerationContext
-from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY
+from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY, TRIPWIRE_STATE_KEY
 from .kinds.registry import kinds_of
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
@@ -155,7 +155,7 @@ class SampleRunner:
     def generate(self, item: SampleItem) -> None:
         model = item.funcargs["codegen_model"]
         problem: Problem = item.problem
-        tripped = self.tripped.get(problem.suite)
+        tripped = self.tripped_reason(problem.suite)
         if tripped:
             item.record = self.recorder.record(
                 item, outcomes.MISSING, error=outcomes.NOT_GRADED_PREFIX + tripped
@@ -257,16 +257,47 @@ class SampleRunner:
         return verdict if judged.passed else judged
 
     # -- records
+    def wire(self) -> Any:
+        """The tripwire (made on first use): shared with the other workers of this machine
+        when the controller names a file for it."""
+        if self.tripwire is None:
+            from pathlib import Path
+
+            from .gates.tripwire import Tripwire
+
+            state = getattr(self.config, "workerinput", {}).get(TRIPWIRE_STATE_KEY)
+            state_file = None
+            if state:
+                try:
+                    Path(state).parent.mkdir(parents=True, exist_ok=True)
+                    state_file = Path(state)
+                except OSError:  # no shared folder: this worker counts alone
+                    pass
+            self.tripwire = Tripwire(self.settings.tripwire, state_file)
+        return self.tripwire
+
     def observe_for_tripwire(self, record: SampleRecord) -> None:
         if not self.settings.tripwire:
             return
-        if self.tripwire is None:
-            from .gates.tripwire import Tripwire
-
-            self.tripwire = Tripwire(self.settings.tripwire)
-        reason = self.tripwire.observe(record)
+        reason = self.wire().observe(record)
         if reason:
             self.tripped[record["suite"]] = reason
+
+    def tripped_reason(self, suite: str) -> str | None:
+        """Why ``suite``'s samples are no longer graded, if the tripwire stopped it: here, or
+        in another worker sharing its count. A sample another worker was already generating
+        when it tripped still ends as it ends (xdist runs one item per worker at a time, and
+        this is looked at before each): with -n W up to W - 1 samples more than the
+        tripwire's count show the failure; the summary's line and the exit status are the
+        same as without xdist."""
+        if not self.settings.tripwire:
+            return None
+        if suite not in self.tripped:
+            reason = self.wire().reason(suite)
+            if reason is None:
+                return None
+            self.tripped[suite] = reason
+        return self.tripped[suite]
 
     def close(self) -> None:
         self.executor.close()

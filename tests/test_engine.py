@@ -402,6 +402,8 @@ def test_error_of_the_claim_holder_is_shared(fake: FakeProviders, tmp_path: Path
     other.write_error(engine.key(job), Completion(error="HTTP 503 from vllm: down"))
     claim.release()
     assert engine.get(job).error == "HTTP 503 from vllm: down"
+    # The holder counted its error: a run's total has it once, not once per waiting process.
+    assert engine.stats()["errors"] == 0
     engine.close()
     assert fake.count() == 0
 

@@ -537,6 +537,24 @@ def test_tripwire_is_per_suite_and_skips_missing():
     assert wire.tripped("bad") and not wire.tripped("good")
 
 
+def test_tripwires_sharing_a_file_count_the_first_samples_of_the_run(tmp_path):
+    # Two xdist workers: the suite stops after the run's first 4, not each worker's.
+    first, second = (Tripwire(first_n=4, state_file=tmp_path / "tripwire.json") for _ in "ab")
+    api = {"error": "connection error from ollama: Connection refused"}
+    said = [
+        wire.observe(rec(f"T/{i}", "api_error", **api))
+        for i, wire in enumerate([first, second, second, first])
+    ]
+    assert said[:3] == [None] * 3 and said[3] is not None
+    assert said[3].startswith("first 4 samples of humaneval: every one an API error")
+    assert first.reason("humaneval") == second.reason("humaneval") == said[3]
+    assert second.observe(rec("T/4", "api_error", **api)) is None  # said once, by one
+    # A pass in either disarms the other's count too.
+    assert first.observe(rec("T/0", "passed", suite="other")) is None
+    assert all(second.observe(rec(f"U/{i}", "api_error", suite="other")) is None for i in range(9))
+    assert not first.tripped("other") and not second.tripped("other")
+
+
 def test_failure_kind():
     assert failure_kind(rec("T", "passed")) is None
     assert failure_kind(rec("T", "missing")) is None

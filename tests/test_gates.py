@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -157,6 +158,52 @@ def test_tripwire_stops_a_suite_that_fails_the_same_way(pytester):
     assert sum(r["outcome"] == "unextractable" for r in records) == 5
     assert sum(r["outcome"] == "missing" for r in records) == len(tasks) - 5
     result.stdout.fnmatch_lines(["stopped early: *unextractable*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_tripwire_stops_a_model_nobody_serves_alike_with_xdist(pytester, xdist):
+    rows = [
+        {
+            "task_id": f"gen/f{i}",
+            "prompt": f"def f{i}(x):\n",
+            "canonical_solution": f"    return x + {i}\n",
+            "test": f"def check(candidate):\n    assert candidate(1) == {1 + i}\n",
+            "entry_point": f"f{i}",
+        }
+        for i in range(24)
+    ]
+    (pytester.path / "gen.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = pytester.runpytest_subprocess(
+        "gen.jsonl",
+        "--codegen-model=ollama:qwen2.5-coder",
+        f"--codegen-base-url=http://127.0.0.1:{port}",
+        "--codegen-max-retry-wait=0.01",  # no retries: the first refusal is the answer
+        "--codegen-tripwire=3",
+        "--codegen-results=r.jsonl",
+        "-p",
+        "no:hypothesispytest",
+        *xdist,
+    )
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out + result.stderr.str()
+    records = read_results(pytester.path / "r.jsonl")
+    errors = sum(r["outcome"] == "api_error" for r in records)
+    # The run's first 3 (with -n 2 the other worker may have one sample under way when the
+    # count is reached: it ends as an error too), not 3 per worker.
+    assert 3 <= errors <= 3 + (len(xdist) and 1), out
+    assert sum(r["outcome"] == "missing" for r in records) == len(rows) - errors
+    result.stdout.fnmatch_lines(
+        [
+            "stopped early: first 3 samples of gen: every one an API error*(first: connection "
+            "error from ollama*",
+            "generation: * requests, 0 samples generated, 0 from cache, * API errors, *",
+        ]
+    )
+    assert out.count("stopped early:") == 1
+    assert "latency per sample" not in out  # no sample was generated
 
 
 def test_check_references_quarantines_broken_problems(pytester, tiny):

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .. import outcomes
+from ..generation.filestate import SharedState
 from ..sample_text import visible
 
 # Failure kinds the tripwire recognizes, and what a whole run of them most likely means.
@@ -80,40 +82,63 @@ class Tripwire:
     they are not graded (a failing API is exactly what to report early). A pass, or a failure
     of another kind, among the first ``first_n`` disarms it for that suite. Each suite is
     diagnosed at most once.
+
+    With ``state_file`` the count is that of every process sharing the file (xdist's local
+    workers, :mod:`~pytest_codegen.generation.filestate`): the first ``first_n`` samples of
+    the run, whichever worker graded them, as without xdist.
     """
 
-    def __init__(self, first_n: int = 20) -> None:
+    def __init__(self, first_n: int = 20, state_file: Path | None = None) -> None:
         if first_n < 1:
             raise ValueError(f"first_n must be at least 1, not {first_n}")
         self.first_n = first_n
-        self._kind: dict[str, str] = {}  # suite -> the kind every sample so far failed with
-        self._seen: dict[str, int] = {}
-        self._example: dict[str, str] = {}
-        self._done: set[str] = set()  # disarmed or already diagnosed
-        self._tripped: set[str] = set()
+        # suite -> {"kind": what every sample so far failed with, "seen", "example",
+        # "done": disarmed or diagnosed, "reason": the diagnosis}
+        self._state = SharedState(state_file)
+        # Suites whose entry is done, with their diagnosis (None: disarmed): it never changes
+        # again, so a healthy run stops taking turns at the shared file after its first pass.
+        self._final: dict[str, str | None] = {}
 
     def observe(self, record: Mapping[str, Any]) -> str | None:
         """Account for one record; return the one-line diagnosis when it trips, else None."""
         suite = str(record.get("suite", ""))
-        if suite in self._done or record.get("outcome") == outcomes.MISSING:
+        if suite in self._final or record.get("outcome") == outcomes.MISSING:
             return None
         kind = failure_kind(record)
-        if kind is None or self._kind.setdefault(suite, kind) != kind:
-            self._done.add(suite)
-            return None
-        self._seen[suite] = self._seen.get(suite, 0) + 1
-        self._example.setdefault(suite, _headline(record.get("error")))
-        if self._seen[suite] < self.first_n:
-            return None
-        self._done.add(suite)
-        self._tripped.add(suite)
-        example = self._example[suite]
-        # The first error says which module, which setting, which API message.
-        detail = f" (first: {example})" if example and kind != UNEXTRACTABLE else ""
-        return f"first {self.first_n} samples of {suite}: {_DIAGNOSES[kind]}{detail}"
+        with self._state.edit() as state:
+            entry = state.setdefault(suite, {"kind": kind, "seen": 0, "done": False})
+            if entry["done"]:
+                self._final[suite] = entry.get("reason")
+                return None
+            if kind is None or entry["kind"] != kind:
+                entry["done"] = True
+                self._final[suite] = None
+                return None
+            entry["seen"] += 1
+            entry.setdefault("example", _headline(record.get("error")))
+            if entry["seen"] < self.first_n:
+                return None
+            entry["done"] = True
+            example = entry["example"]
+            # The first error says which module, which setting, which API message.
+            detail = f" (first: {example})" if example and kind != UNEXTRACTABLE else ""
+            entry["reason"] = f"first {self.first_n} samples of {suite}: {_DIAGNOSES[kind]}{detail}"
+            self._final[suite] = entry["reason"]
+            return entry["reason"]
+
+    def reason(self, suite: str) -> str | None:
+        """The diagnosis of ``suite`` if it tripped (in this process or another sharing the
+        state), else None."""
+        if suite in self._final:
+            return self._final[suite]
+        with self._state.edit() as state:
+            entry = dict(state.get(suite) or {})
+        if entry.get("done"):
+            self._final[suite] = entry.get("reason")
+        return entry.get("reason")
 
     def tripped(self, suite: str) -> bool:
-        return suite in self._tripped
+        return self.reason(suite) is not None
 
 
 def _headline(error: Any) -> str:

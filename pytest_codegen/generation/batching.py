@@ -161,8 +161,10 @@ class BatchSender:
             if completion.completion_tokens is not None:
                 total, samples = self._completed
                 self._completed = (total + completion.completion_tokens, samples + 1)
+            # An error answers no sample: only completions the model gave count as generated.
+            answered = elapsed is not None and not completion.error and not completion.missing
             self._count(
-                samples_generated=0 if elapsed is None else 1,
+                samples_generated=1 if answered else 0,
                 errors=1 if completion.error else 0,
                 prompt_tokens=completion.prompt_tokens or 0,
                 completion_tokens=completion.completion_tokens or 0,

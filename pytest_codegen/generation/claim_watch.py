@@ -110,7 +110,8 @@ class ClaimWatcher:
             error = self.cache.read_error(slot.key, newer_than=wait.since - 1)
             if error is not None:
                 claim.release()
-                self.counters.add(errors=1)
+                # Not counted here: the process that asked for it counted the error (a
+                # run's total is each failed sample once, however many workers wait on it).
                 resolve(slot, error)
                 return True
             self.requeue(Batch([slot], held={slot.key: claim}))

@@ -105,8 +105,13 @@ def generation_lines(
         f"errors, tokens {int(stats.get('prompt_tokens', 0))} in / "
         f"{int(stats.get('completion_tokens', 0))} out"
     ]
+    # The samples the model answered in this run: an API error's wait is no sample's latency.
     fresh = [
-        r["latency_s"] for r in records if r.get("latency_s") is not None and not r.get("cached")
+        r["latency_s"]
+        for r in records
+        if r.get("latency_s") is not None
+        and not r.get("cached")
+        and r.get("outcome") not in (outcomes.API_ERROR, outcomes.MISSING)
     ]
     if fresh:
         lines.append(
