@@ -60,7 +60,8 @@ def test_pasted_node_ids_select(pytester, tiny, xdist):
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
     # The documented recipe (docs/howto/extend.md): a conftest.py's codegen_model writes every
-    # sample, here the reference for even samples and a wrong body for odd ones.
+    # sample, here the reference for even samples and a wrong body for odd ones. Results and
+    # the summary name its model (its spec), not --codegen-model's, which it overrides.
     pytester.makeconftest("""
         import pytest
         from pytest_codegen.models.base import Completion, Model
@@ -77,7 +78,7 @@ def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
             return Alternating()
     """)
     result = pytester.runpytest_subprocess(
-        "--codegen-model=alternating",
+        "--codegen-model=reference",
         str(tiny),
         "--codegen-samples=2",
         "--codegen-results=r.jsonl",
@@ -85,37 +86,12 @@ def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
     )
     result.assert_outcomes(passed=3, failed=3)
     assert {r["model"] for r in read_results(pytester.path / "r.jsonl")} == {"alternating"}
+    result.stdout.fnmatch_lines(["*codegen: pass@k of alternating on tiny*"])
     outcomes = outcomes_by_node(pytester.path / "r.jsonl")
     assert len(outcomes) == 6
     assert {node for node, outcome in outcomes.items() if outcome == "passed"} == {
         f"tiny.jsonl::{p}[s0]" for p in ("tiny_add", "tiny_reverse_words", "tiny_Counter")
     }
-
-
-@pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_a_conftest_model_names_its_samples_whatever_the_flag_says(pytester, tiny, xdist):
-    # The fixture is what writes the samples: results and summary name its model (its spec),
-    # not --codegen-model's, which the fixture overrides.
-    pytester.makeconftest("""
-        import pytest
-        from pytest_codegen.models.base import Completion, Model
-
-        class Checkpoint(Model):
-            spec = "my-checkpoint"
-            def generate(self, request):
-                return [Completion(text=request.problem.reference)
-                        for i in request.sample_indices]
-
-        @pytest.fixture(scope="session")
-        def codegen_model():
-            return Checkpoint()
-    """)
-    result = pytester.runpytest_subprocess(
-        "--codegen-model=validate", str(tiny), "--codegen-results=r.jsonl", *xdist
-    )
-    result.assert_outcomes(passed=3)
-    assert {r["model"] for r in read_results(pytester.path / "r.jsonl")} == {"my-checkpoint"}
-    result.stdout.fnmatch_lines(["*codegen: pass@k of my-checkpoint on tiny*"])
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
