@@ -19,7 +19,7 @@ from fake_builder import BuildModel, stage_of
 
 import pytest_codegen
 from pytest_codegen.builder import checks, mutants, stage_prompts
-from pytest_codegen.builder.inputs import Fragment
+from pytest_codegen.builder.inputs import Fragment, fragments_of_file, fragments_of_rows
 
 SRC = FIXTURES / "build" / "src"
 
@@ -264,6 +264,28 @@ def test_double():
 if __name__ == "__main__":
     test_double()
 '''
+
+
+# A form feed and U+2028, which Python reads as part of a line and str.splitlines() ends one
+# at, before the function: its source is still its own lines. JSON holds U+2028 unescaped.
+SEPARATED = 'NOTE = "a\u2028b"  # \x0c\n\x0c\n\ndef double(x):\n    return 2 * x\n'
+
+
+def test_line_separators_in_a_file_or_a_row_leave_the_functions_source_whole(tmp_path) -> None:
+    module = tmp_path / "separated.py"
+    module.write_text(SEPARATED, encoding="utf-8")
+    rows = tmp_path / "rows.jsonl"
+    second = {"context": "def g():\n    return 1\n", "func_name": "g", "idx": 2}
+    rows.write_text(
+        json.dumps({"context": SEPARATED, "func_name": "double", "idx": 1}, ensure_ascii=False)
+        + "\n"
+        + json.dumps(second)
+        + "\n",
+        encoding="utf-8",
+    )
+    function = "def double(x):\n    return 2 * x\n"
+    assert [f.source for f in fragments_of_file(module, tmp_path, "double")] == [function]
+    assert [f.source for f in fragments_of_rows(rows)] == [function, "def g():\n    return 1\n"]
 
 
 def test_revision_rules_name_the_rule() -> None:

@@ -24,6 +24,7 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,16 @@ def chosen_by_default(qualname: str, node: ast.FunctionDef | ast.AsyncFunctionDe
     return body[-1].end_lineno - body[0].lineno + 1 >= MIN_BODY_LINES
 
 
+_SOURCE_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def source_lines(text: str) -> list[str]:
+    """``text``'s lines as Python numbers them, ends kept: at ``\n``, ``\r\n`` and ``\r`` only.
+    ``str.splitlines()`` also ends a line at a form feed or U+2028, which Python reads as part
+    of one: a function after such a line was sliced from the wrong lines."""
+    return _SOURCE_LINE.findall(text)
+
+
 def fragments_of_file(path: Path, root: Path, pattern: str | None) -> list[Fragment]:
     """The fragments of one ``.py`` file (``root``: what module names are relative to)."""
     shown = _shown(path)
@@ -127,7 +138,7 @@ def fragments_of_file(path: Path, root: Path, pattern: str | None) -> list[Fragm
         return [_broken(path.stem, f"{shown}: cannot read ({getattr(e, 'strerror', None) or e})")]
     except SyntaxError as e:
         return [_broken(path.stem, f"{shown}: does not parse ({e.msg} at line {e.lineno})")]
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     fragments: list[Fragment] = []
     seen: set[str] = set()
     for qualname, node in find_definitions(tree):
@@ -229,7 +240,7 @@ def _fragment_of_row(row: Any, index: int, shown: str) -> Fragment:
         return _broken(fid, f"{where}: {func_name} is not found in its context")
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
     assert node.end_lineno is not None
-    source = "".join(context.splitlines(keepends=True)[first - 1 : node.end_lineno])
+    source = "".join(source_lines(context)[first - 1 : node.end_lineno])
     return Fragment(
         id=fid,
         name=name,
