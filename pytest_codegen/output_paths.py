@@ -51,12 +51,13 @@ def unwritable(path: Path, base: Path) -> str | None:
     and closed, unchanged; a new one is tried as a temporary file in the nearest directory
     that exists."""
     if path.is_dir():
-        return f"{_shown(path, base)} is a directory (give a file's path)"
+        return f"{shown_path(path, base)} is a directory (give a file's path)"
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        return f"cannot write {_shown(path, base)}: {_shown(ancestor, base)} is not a directory"
+        parent = shown_path(ancestor, base)
+        return f"cannot write {shown_path(path, base)}: {parent} is not a directory"
     try:
         if path.exists():
             with path.open("a", encoding="utf-8"):
@@ -68,11 +69,12 @@ def unwritable(path: Path, base: Path) -> str | None:
             os.close(fd)
             os.unlink(probe)
     except OSError as e:
-        return f"cannot write {_shown(path, base)} ({e.strerror or e})"
+        return f"cannot write {shown_path(path, base)} ({e.strerror or e})"
     return None
 
 
-def _shown(path: Path, base: Path) -> str:
+def shown_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` (where pytest was started) when it lies under it."""
     return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
 
 

@@ -25,6 +25,7 @@ import pytest
 from ..keys import LOADED_SUITES_KEY, NAMED_KEY, SAMPLES_FILE_KEY, SAMPLES_FILE_OUT
 from ..models.builtin import ReplayModel
 from ..problems import Problem
+from .selection import arg_path
 
 SHOWN = 3  # task ids quoted in the summary line
 
@@ -70,8 +71,7 @@ def suites_known_at_start(config: pytest.Config) -> bool:
     """Whether every suite of the run was read at start: the arguments left once built-in
     suites are taken out are files (suite files, read at start, or test files, which hold
     none); a directory may hold suites that only collection finds."""
-    where = config.invocation_params.dir
-    return all((where / arg.split("::", 1)[0]).is_file() for arg in config.args)
+    return all(arg_path(config, arg).is_file() for arg in config.args)
 
 
 def check_at_start(config: pytest.Config, model: Any) -> None:

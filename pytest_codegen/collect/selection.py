@@ -28,6 +28,7 @@ import pytest
 from ..keys import BUILTIN_KEY, NAMED_KEY, PROBLEM_FILES_KEY, settings_of
 from ..kinds.protocol import Kind
 from ..kinds.registry import kinds_of
+from ..output_paths import shown_path
 from ..problems import Problem, SuiteError, distinct_node_names
 from ..settings import Settings
 
@@ -187,6 +188,11 @@ def suite_kind(config: pytest.Config, path: Path, explicit: bool) -> Kind | None
     return kind
 
 
+def arg_path(config: pytest.Config, arg: str) -> Path:
+    """The file or directory a command-line argument names (``path::node`` -> path)."""
+    return config.invocation_params.dir / arg.split("::", 1)[0]
+
+
 def check_paths_exist(config: pytest.Config) -> None:
     """A path on the command line that does not exist is pytest's one line, exit 4, with
     xdist too: pytest says it while collecting, which xdist's controller never does (such a
@@ -194,7 +200,7 @@ def check_paths_exist(config: pytest.Config) -> None:
     if config.option.pyargs or config.args_source != pytest.Config.ArgsSource.ARGS:
         return
     for arg in config.args:
-        if not (config.invocation_params.dir / arg.split("::", 1)[0]).exists():
+        if not arg_path(config, arg).exists():
             raise pytest.UsageError(f"file or directory not found: {arg}")
 
 
@@ -204,7 +210,7 @@ def read_named_suites(config: pytest.Config) -> None:
     error inside a worker would not be). Collection takes the problems from here."""
     kinds = kinds_of(config)
     for arg in config.args:
-        path = config.invocation_params.dir / arg.split("::", 1)[0]
+        path = arg_path(config, arg)
         if path.is_file() and kinds.claiming(path, explicit=True) is not None:
             read_at_start(config, path)
 
@@ -241,17 +247,12 @@ def claim_problems(config: pytest.Config, path: Path, problems: list[Problem]) -
     for problem in problems:
         first = files.setdefault((problem.suite, problem.id), here)
         if first != here:
-            shown = [_shown(config, p) for p in (first, here)]
+            shown = [shown_path(p, config.invocation_params.dir) for p in (first, here)]
             raise SuiteError(
                 f"{shown[1]}: problem {problem.id!r} of suite {problem.suite!r} is also in "
                 f"{shown[0]} (a suite is named after its file; grade the two in separate runs, "
                 "or rename one)"
             )
-
-
-def _shown(config: pytest.Config, path: Path) -> str:
-    base = config.invocation_params.dir
-    return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
 
 
 def read_at_start_only(config: pytest.Config) -> list[Problem] | None:
@@ -262,7 +263,7 @@ def read_at_start_only(config: pytest.Config) -> list[Problem] | None:
     if not named:  # (a build: its fragments are collected)
         return None
     for arg in config.args:
-        if (config.invocation_params.dir / arg.split("::", 1)[0]).resolve() not in named:
+        if arg_path(config, arg).resolve() not in named:
             return None
     return [problem for problems in named.values() for problem in problems]
 
