@@ -3,6 +3,8 @@ without xdist (a worker's error must not vanish into "no samples were graded")."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import TINY, XDIST_MODES
 
@@ -114,6 +116,34 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     assert len(errors) == 1, result.stderr.str()
     assert expected in errors[0]
     assert "no samples were graded" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_broken_suite_found_in_a_directory_stops_the_run_before_grading(pytester, xdist):
+    # Found by collecting a directory, not named: a collection error, as pytest makes any.
+    # With -n 2 xdist graded the other suite and exited 1; a run without it grades nothing
+    # and exits 2. Both now do the latter, with the same line.
+    suites = pytester.mkdir("suites")
+    (suites / "tiny.jsonl").write_text(TINY.read_text())
+    (suites / "cut.jsonl").write_text(f"{FIRST.replace('tiny/add', 'cut/add')}\n{NO_BRACE}\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "suites", "--codegen-results=r.jsonl", *xdist
+    )
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.INTERRUPTED, out + result.stderr.str()
+    assert f"cut.jsonl:2: not valid JSON (Expecting ',' delimiter, column {len(NO_BRACE) + 1}" in (
+        out
+    )
+    assert "Interrupted: 1 error during collection" in out
+    assert "passed" not in out.splitlines()[-1]
+    records = [json.loads(line) for line in (pytester.path / "r.jsonl").read_text().splitlines()]
+    assert {r["outcome"] for r in records} == {"missing"}  # no sample graded
+    # Asked to go on past collection errors, both grade the rest and fail the run.
+    continued = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "suites", "--continue-on-collection-errors", *xdist
+    )
+    assert continued.ret == pytest.ExitCode.TESTS_FAILED
+    continued.assert_outcomes(passed=3, errors=1)
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
