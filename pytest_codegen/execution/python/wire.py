@@ -142,16 +142,17 @@ def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
     if tag == "$t":
         return tuple(decode_value(v, remote) for v in _list(payload))
     if tag == "$d":
-        out = {}
+        keys, values = [], []
         for pair in _list(payload):
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("malformed dict entry")
-            out[decode_value(pair[0], remote)] = decode_value(pair[1], remote)
-        return out
+            keys.append(decode_value(pair[0], remote))
+            values.append(decode_value(pair[1], remote))
+        return dict(zip(few_alike(keys), values, strict=True))
     if tag == "$s":
-        return {decode_value(v, remote) for v in _list(payload)}
+        return set(few_alike([decode_value(v, remote) for v in _list(payload)]))
     if tag == "$fs":
-        return frozenset(decode_value(v, remote) for v in _list(payload))
+        return frozenset(few_alike([decode_value(v, remote) for v in _list(payload)]))
     if tag == "$f":
         if payload not in ("nan", "inf", "-inf"):
             raise WireError("malformed float")
@@ -177,6 +178,25 @@ def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
     if tag == "$ref" and remote is not None and type(payload) is int:
         return remote(payload)
     raise WireError(f"unknown tag {tag!r}")
+
+
+# A set or dict is built by hashing: items that all hash alike (ints that are multiples of
+# 2**61 - 1) make it take time in the square of their number, a minute for 100,000 of them in
+# the grading process, past any limit of the sample's. No answer holds more than a few
+# distinct items of one hash; more are refused before the set is built.
+MAX_ALIKE = 8
+
+
+def few_alike(items: list[Any]) -> list[Any]:
+    """``items``, unless more than :data:`MAX_ALIKE` of them hash alike (then
+    :class:`WireError`): what a set or dict can be built from in linear time."""
+    seen: dict[int, int] = {}
+    for item in items:
+        key = hash(item)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > MAX_ALIKE:
+            raise WireError(f"more than {MAX_ALIKE} items of a set or dict hash alike")
+    return items
 
 
 def _list(x: Any) -> list[Any]:
