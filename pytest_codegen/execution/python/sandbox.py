@@ -105,6 +105,9 @@ class Sandbox:
         self._buffer = b""
         self._planned: collections.deque[PlannedCall] = collections.deque()
         self.diverged = False
+        # The first timeout, crash or tampering raised to the grader: a test that catches it
+        # (a bare ``except:``) must not turn it into a pass (see grader.grade_in_sandbox).
+        self.failure: BaseException | None = None
         self._poll = select.poll()
         self._poll.register(self._resp_r, select.POLLIN)
         self.started = time.monotonic()
@@ -215,15 +218,23 @@ class Sandbox:
             while data:
                 data = data[os.write(self._req_w, data) :]
         except (BrokenPipeError, OSError):
-            raise SampleCrashed(self._death_reason()) from None
+            raise self._failed(SampleCrashed(self._death_reason())) from None
         return self._receive()
 
     def _receive(self) -> dict[str, Any]:
-        while True:
-            message = self._receive_line()
-            if "attempt" not in message:
-                return message
-            self._note_attempt(message["attempt"])
+        try:
+            while True:
+                message = self._receive_line()
+                if "attempt" not in message:
+                    return message
+                self._note_attempt(message["attempt"])
+        except (SampleTimeout, SampleCrashed, SampleTampered) as e:
+            raise self._failed(e) from None
+
+    def _failed(self, exc: BaseException) -> BaseException:
+        if self.failure is None:
+            self.failure = exc
+        return exc
 
     def _receive_line(self) -> dict[str, Any]:
         while b"\n" not in self._buffer:
