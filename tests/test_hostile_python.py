@@ -165,3 +165,40 @@ def test_a_test_that_catches_everything_does_not_pass_a_sample_that_dies_or_hang
     )
     outcomes = {r["sample_index"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
     assert outcomes == {0: "crashed", 1: "timeout", 2: "passed"}
+
+
+def _host_ipc_keys() -> set[int]:
+    keys = set()
+    for table in ("shm", "msg", "sem"):
+        lines = Path(f"/proc/sysvipc/{table}").read_text().splitlines()[1:]
+        keys.update(int(line.split()[0]) for line in lines)
+    return keys
+
+
+@needs_root
+def test_system_v_ipc_objects_are_neither_the_hosts_nor_another_samples(pytester, tiny):
+    """Shared memory and message queues outlive the processes that made them: a sample's own
+    go with it, and a later sample cannot find them."""
+    key = 0x0C0DE000 + os.getpid() % 0x1000
+    make = (
+        "    import ctypes\n"
+        "    libc = ctypes.CDLL(None)\n"
+        f"    found = libc.shmget({key}, 0, 0) >= 0 or libc.msgget({key + 1}, 0) >= 0\n"
+        f"    libc.shmget({key}, 4096, 0o1000 | 0o666)\n"
+        f"    libc.msgget({key + 1}, 0o1000 | 0o666)\n"
+        "    return a + b + (found and a == 1)\n"  # found at its first call: an earlier one's
+    )
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text((json.dumps({"task_id": "tiny/add", "completion": make}) + "\n") * 2)
+    try:
+        pytester.runpytest_subprocess(
+            f"--codegen-model=replay:{replay}",
+            "--codegen-samples=2",
+            "tiny.jsonl::tiny_add",
+            "--codegen-results=r.jsonl",
+        )
+        left = {key, key + 1} & _host_ipc_keys()
+    finally:
+        subprocess.run(["ipcrm", "-M", str(key), "-Q", str(key + 1)], capture_output=True)
+    assert [r["outcome"] for r in read_results(pytester.path / "r.jsonl")] == ["passed"] * 2
+    assert left == set()

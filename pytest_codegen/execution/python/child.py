@@ -100,6 +100,8 @@ def spare(sock, cfg, wire):
     """
     os.setsid()  # a process group of its own: without a uid, the group is what gets killed
     _name_sample()
+    if cfg.get("namespaces") and not confine.own_ipc():
+        os._exit(1)  # promised namespaces, it must not share the launcher's IPC objects
     if os.getuid() == 0:
         confine.drop_privileges(cfg["uid"])  # never run a sample as root
     confine.apply_limits(cfg)
@@ -260,6 +262,7 @@ def zygote(sock_fd, view):
             continue
         cfg = request["prepare"]
         cfg["landlock"] = files
+        cfg["namespaces"] = namespaces
         cfg["watch"] = watch
         if cfg.get("preload"):
             _preload(cfg["preload"])

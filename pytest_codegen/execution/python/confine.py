@@ -7,12 +7,12 @@ and all that is left dies with it), and a mount namespace where ``/tmp``, ``/var
 ``/dev/shm``, the home directory and the user's project (the grader's working directory and
 ``sys.path`` entries outside the installation) are empty and read-only, only what samples may
 read of the Python installation (``importable.py``) and the samples' own working directories
-are bound back, and the files the grader knows are covered. Each sample's process drops to
-an unprivileged uid that no other live sample has (:func:`drop_privileges`) and applies
-resource limits (:func:`apply_limits`); when the sample ends, every process of that uid is
-killed (:class:`Reaper`). With root or without, where the kernel has Landlock, each sample's
-process also puts itself under the file allowlist the zygote built (``landlock.py``): what
-holds when there are no namespaces.
+are bound back, and the files the grader knows are covered. Each sample's process takes an
+IPC namespace of its own (:func:`own_ipc`), drops to an unprivileged uid that no other live
+sample has (:func:`drop_privileges`) and applies resource limits (:func:`apply_limits`);
+when the sample ends, every process of that uid is killed (:class:`Reaper`). With root or
+without, where the kernel has Landlock, each sample's process also puts itself under the
+file allowlist the zygote built (``landlock.py``): what holds when there are no namespaces.
 """
 
 import ctypes
@@ -26,6 +26,7 @@ import sys
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWIPC = 0x08000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
 MS_REC, MS_PRIVATE = 16384, 1 << 18
 
@@ -114,6 +115,14 @@ def _failed(step):
 
 def _under(path, parent):
     return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def own_ipc():
+    """In a sample's process, before it drops root: a System V IPC namespace of its own.
+    Shared memory, message queues and semaphores outlive the processes that made them: in
+    the host's namespace a sample's were left on the host, readable by any later sample and
+    by the host's processes. Its own go when its last process ends."""
+    return load_libc().unshare(CLONE_NEWIPC) == 0
 
 
 def drop_privileges(uid):
