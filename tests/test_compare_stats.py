@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import random
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -143,6 +144,25 @@ def test_the_sign_flip_p_value_is_scipys_exact_permutation_test(seed):
     ).pvalue
     assert exact
     assert ours == pytest.approx(min(1.0, theirs), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_sign_flip_p_value_of_thirds_is_counted_in_fractions(seed):
+    # pass@1 of three samples: 1/3 and 2/3 are no whole number of the test's 1e-9 units, and
+    # in floats 1 - 2/3 is not 1/3, yet sums that are equal (1/3 + 1/3 and 2/3) tie. (scipy's
+    # permutation_test breaks such ties: it tells float sums apart that fractions make equal.)
+    rng = random.Random(seed)
+    before = [rng.randint(0, 3) for _ in range(14)]
+    after = [rng.randint(0, 3) for _ in range(14)]
+    diffs = [Fraction(a - b, 3) for a, b in zip(after, before, strict=True)]
+    signs = list(itertools.product((1, -1), repeat=len(diffs)))
+    extreme = sum(
+        abs(sum(s * d for s, d in zip(sign, diffs, strict=True))) >= abs(sum(diffs))
+        for sign in signs
+    )
+    ours, exact = sign_flip_p([a / 3 - b / 3 for a, b in zip(after, before, strict=True)])
+    assert exact
+    assert ours == pytest.approx(extreme / len(signs), rel=1e-9)
 
 
 def test_the_clustered_z_p_value_is_the_normal_tail():

@@ -333,6 +333,23 @@ def test_many_samples_gate_like_one_sample(failing, p, significant):
     assert result.significant_drop is significant
 
 
+def test_a_drop_of_thirds_is_gated_on_its_exact_p_value():
+    # Three samples a problem, 22 problems: the exact sign-flip p is 0.0674 (counted over the
+    # 2**22 sign vectors in fractions); sums that tie, such as 1/3 + 1/3 and 2/3, once fell
+    # out of the tail, giving p = 0.0443 and a significant drop.
+    before = [1, 1, 2, 1, 2, 2, 3, 2, 3, 3, 0, 0, 2, 3, 2, 3, 1, 2, 0, 2, 1, 3]
+    after = [2, 3, 0, 1, 1, 1, 0, 2, 0, 0, 0, 0, 3, 0, 2, 1, 2, 0, 1, 2, 2, 0]
+    baseline, current = [], []
+    for t, (b, a) in enumerate(zip(before, after, strict=True)):
+        for i in range(3):
+            baseline.append(rec(f"T/{t}", "passed" if i < b else "failed", index=i))
+            current.append(rec(f"T/{t}", "passed" if i < a else "failed", index=i))
+    result = compare_to_baseline(current, baseline)
+    assert result.test == BOOTSTRAP and result.delta < 0
+    assert result.p_value == pytest.approx(282752 / 2**22, rel=1e-9)
+    assert not result.significant_drop
+
+
 def test_bootstrap_ci_is_deterministic_and_independent_of_record_order():
     current, baseline = multi_sample_run(drop_tasks=3)
     first = compare_to_baseline(current, baseline, seed=7)

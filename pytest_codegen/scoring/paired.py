@@ -44,12 +44,15 @@ def sign_flip_p(
     vectors as ``(count + 1) / (resamples + 1)`` so it never claims p = 0. Returns
     ``(p, exact)``.
     """
-    # Integer units of 1e-9: sums are exact, so a tie with the observed sum is a tie.
+    # Integer units of 1e-9, so that sums are exact. Each difference is rounded by up to half
+    # a unit (1/3 is 333333333 units, 2/3 is 666666667), so two sign vectors whose sums are
+    # equal may differ by up to one unit a difference: a sum that close to the observed one
+    # ties with it, and is as extreme.
     units = [round(d * 1e9) for d in diffs]
     units = [u for u in units if u != 0]
     if not units:
         return 1.0, True
-    observed = abs(sum(units))
+    observed = abs(sum(units)) - len(units)
     # Equal magnitudes are grouped: a group of m contributes v * (2 * positives - m), with
     # positives ~ Bin(m, 1/2). pass@k takes few distinct values, so there are few groups.
     groups = sorted(Counter(abs(u) for u in units).items())
@@ -72,7 +75,8 @@ def _tail_on_grid(groups: Sequence[tuple[int, int]], observed: int, limit: int) 
     """P(|signed sum| >= ``observed``) over the integer grid of the sums, in units of the
     magnitudes' greatest common divisor; None when that grid has more than ``limit`` points
     (magnitudes with no common step, as pass@k above one gives). pass@1 differences of n
-    samples are multiples of 1/n, so the grid is small and each group's binomial is laid on it
+    samples are multiples of 1/n, so for n dividing 10**9 (2, 4, 5, 10, ...) the grid is
+    small and each group's binomial is laid on it
     with a few array operations. The sums are exact; the probabilities are floats (each term
     positive, so even a far tail keeps its relative precision)."""
     step = math.gcd(*(value for value, _ in groups))
@@ -93,9 +97,9 @@ def _tail_on_grid(groups: Sequence[tuple[int, int]], observed: int, limit: int) 
                 shift = value * j
                 grown[shift : shift + reach + 1] += p * dist[: reach + 1]
         dist, reach = grown, reach + value * m
-    # the signed sum is 2 t - top; its absolute value reaches observed / step
+    # the signed sum is (2 t - top) steps; its absolute value reaches observed
     t = np.arange(top + 1)
-    return float(dist[np.abs(2 * t - top) >= observed // step].sum())
+    return float(dist[np.abs(2 * t - top) * step >= observed].sum())
 
 
 def _signed_sum_distribution(
