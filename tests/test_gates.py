@@ -272,3 +272,24 @@ def test_reruns_count_a_changing_verdict_as_unstable(pytester, tiny):
     result.stdout.fnmatch_lines(
         ["unstable verdicts: 1 samples changed outcome when rerun: tiny.jsonl::tiny_add[s0]"]
     )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_projects_own_tests_beside_the_samples_are_not_samples(pytester, tiny, xdist):
+    pytester.makepyfile(test_own="def test_one():\n    pass\n\n\ndef test_two():\n    pass\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference",
+        "test_own.py",
+        str(tiny),
+        "--codegen-fail-under=pass@1=0.8",
+        "--codegen-results=r.jsonl",
+        "--junitxml=junit.xml",
+        *xdist,
+    )
+    assert result.ret == 0, result.stdout.str()[-1500:]
+    result.assert_outcomes(passed=5)
+    assert {r["suite"] for r in read_results(pytester.path / "r.jsonl")} == {"tiny"}
+    assert "test_own" not in result.stdout.str().split("= codegen: ")[1]
+    names = [p.get("name") for p in ET.parse(pytester.path / "junit.xml").iter("property")]
+    assert "codegen:tiny:pass@1" in names
+    assert not [name for name in names if "test_own" in name]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ..keys import NAMED_KEY
+from ..kinds.registry import kinds_of
 from ..problems import Problem
 from .selection import builtin_files
 
@@ -32,6 +33,20 @@ class NodeProblems:
             problem = getattr(item, "problem", None)
             if isinstance(problem, Problem):
                 self.known[item.nodeid] = problem
+
+    def is_sample(self, nodeid: str) -> bool:
+        """Whether ``nodeid`` is a sample's, not one of the project's own tests run beside the
+        samples: a collected sample's, or one whose suite part names a suite (a built-in
+        suite's name, or a path a kind reads, even one that cannot be read now)."""
+        if nodeid in self.known:
+            return True
+        suite, sep, _ = nodeid.partition("::")
+        if not sep:
+            return False
+        if suite in builtin_files(self.config).values():
+            return True
+        path = self.config.rootpath / suite
+        return kinds_of(self.config).claiming(path, explicit=True) is not None
 
     def of(self, nodeid: str) -> Problem | None:
         """The problem of the sample ``nodeid``, or None if its suite cannot tell."""
