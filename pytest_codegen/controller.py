@@ -66,6 +66,8 @@ class RunReporter:
         self.hosts_gone: list[str] = []  # remote hosts that died, not replaced (xdist)
         self.empty_shard = False
         self.internal_error = False
+        self.other_failures = 0  # failed tests that are not samples (the project's own)
+        self.unfinished = 0  # samples the run ended before grading
         self.samples_note: str | None = None  # task ids of the samples file that name nothing
         self._problems: Any = None
         if settings.results is not None:
@@ -88,6 +90,7 @@ class RunReporter:
                 record["outcome"] = outcomes.CRASHED
                 record["error"] = outcomes.PROCESS_DIED
             else:
+                self.other_failures += report.failed
                 return
         if record["nodeid"] in self.records:
             return
@@ -154,6 +157,7 @@ class RunReporter:
         for nodeid in sorted(self.expected - set(self.records)):
             if self.problems().is_sample(nodeid):  # not the project's own tests
                 self.keep(self.missing(nodeid, "the run ended before this sample was graded"))
+                self.unfinished += 1
         # A build's fragments have their own summary (builder.collector), not a pass@k row.
         graded = [r for r in self.records.values() if "build" not in r]
         self.rows = summarize(graded, self.settings.k)
@@ -214,9 +218,14 @@ class RunReporter:
             )
             failed = failed or self.comparison.significant_drop
         if self.settings.fail_under or self.settings.baseline is not None:
-            # The scores decide; an interrupted or errored run keeps its own status.
+            # The scores decide; an interrupted or errored run keeps its own status, and a
+            # passed gate clears no failure it did not judge: a run that ended before every
+            # sample was graded (-x, a session timeout), a failed test that is not a sample.
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+                if failed:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+                elif not (self.unfinished or self.other_failures):
+                    session.exitstatus = pytest.ExitCode.OK
 
     def baseline(self) -> list[dict[str, Any]]:
         """The ``--codegen-baseline`` file's records (read once)."""

@@ -275,8 +275,11 @@ def test_reruns_count_a_changing_verdict_as_unstable(pytester, tiny):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_the_projects_own_tests_beside_the_samples_are_not_samples(pytester, tiny, xdist):
-    pytester.makepyfile(test_own="def test_one():\n    pass\n\n\ndef test_two():\n    pass\n")
+@pytest.mark.parametrize(("second", "status"), [("pass", 0), ("assert False", 1)])
+def test_the_projects_own_tests_beside_the_samples_are_not_samples(
+    pytester, tiny, xdist, second, status
+):
+    pytester.makepyfile(test_own=f"def test_one():\n    pass\n\n\ndef test_two():\n    {second}\n")
     result = pytester.runpytest_subprocess(
         "--codegen-model=reference",
         "test_own.py",
@@ -286,10 +289,40 @@ def test_the_projects_own_tests_beside_the_samples_are_not_samples(pytester, tin
         "--junitxml=junit.xml",
         *xdist,
     )
-    assert result.ret == 0, result.stdout.str()[-1500:]
-    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(["gate passed: tiny pass@1 = 1.000 >= 0.800"])
+    # A passed gate clears no failure it did not judge.
+    assert result.ret == status, result.stdout.str()[-1500:]
+    result.assert_outcomes(passed=5 - status, failed=status)
     assert {r["suite"] for r in read_results(pytester.path / "r.jsonl")} == {"tiny"}
-    assert "test_own" not in result.stdout.str().split("= codegen: ")[1]
+    summary = result.stdout.str().split("= codegen: ")[1].split("results: r.jsonl")[0]
+    assert "test_own" not in summary
     names = [p.get("name") for p in ET.parse(pytester.path / "junit.xml").iter("property")]
     assert "codegen:tiny:pass@1" in names
     assert not [name for name in names if "test_own" in name]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_passed_gate_does_not_clear_a_run_that_ended_early(pytester, tiny, xdist):
+    # As pytest-timeout's --session-timeout ends a run: after the first sample.
+    pytester.makeconftest("""
+        import pytest
+
+        @pytest.hookimpl(wrapper=True)
+        def pytest_runtest_protocol(item):
+            result = yield
+            item.session.shouldfail = "session-timeout: 1 sec exceeded"
+            return result
+    """)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference",
+        str(tiny),
+        "--codegen-fail-under=pass@1=1",
+        *xdist,
+    )
+    result.stdout.fnmatch_lines(["gate passed: tiny pass@1 = 1.000 >= 1.000"])
+    # pytest's own status of a run stopped early: xdist's is "interrupted"
+    assert result.ret == (pytest.ExitCode.INTERRUPTED if xdist else pytest.ExitCode.TESTS_FAILED)
+    if not xdist:
+        result.stdout.fnmatch_lines(
+            ["not graded: the run ended before 2 of 3 samples were graded (missing; *"]
+        )

@@ -57,6 +57,12 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             red=not gate.passed,
             green=gate.passed,
         )
+    if reporter.unfinished:
+        tr.write_line(
+            f"not graded: the run ended before {reporter.unfinished} of {len(reporter.records)} "
+            "samples were graded (missing; --codegen-resume grades them)",
+            yellow=True,
+        )
     graded = [r for r in reporter.records.values() if "build" not in r]
     for line in attempt_lines(graded):
         tr.write_line(line, yellow=True)
