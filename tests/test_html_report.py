@@ -262,6 +262,23 @@ def test_report_data_groups_problems_and_scores_them() -> None:
     assert data["totals"]["pass_at_k"]["1"] == pytest.approx(expected_mean(list(pairs.values()), 1))
 
 
+def test_the_totals_score_the_problems_a_suite_row_scores() -> None:
+    # A problem whose samples are all missing (a short replay file) has nothing to score: the
+    # totals leave it out as the suite's row does, rather than calling every pass@k n/a.
+    records = make_records(problems=6, samples=10, react=0)
+    records += [
+        {**records[0], "task_id": "HumanEval/unanswered", "sample_index": i, "outcome": "missing"}
+        for i in range(10)
+    ]
+    summary = summary_of(records)
+    data = report.report_data(records, summary, make_meta())
+    (row,) = [row for row in summary if row["category"] is None]
+    assert data["totals"]["problems"] == 7
+    for k in KS:
+        assert data["totals"]["pass_at_k"][str(k)] == pytest.approx(row["pass_at_k"][str(k)])
+        assert data["totals"]["ci"][str(k)] == pytest.approx(row["ci"][str(k)])
+
+
 def reply_of(sample: dict[str, Any]) -> str:
     """The model's raw reply from a report sample (see ``completion_around``)."""
     if sample["completion"] is not None:

@@ -143,10 +143,12 @@ def _problems(records: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[d
 
 
 def _overall(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[str, float | None]:
-    """pass@k over every problem of every suite: the mean, ``None`` if any problem has n < k."""
+    """pass@k over every problem of every suite with a graded sample (one with none, all
+    missing, has nothing to score, as in a suite's row): the mean, ``None`` if any problem
+    has 0 < n < k."""
     result: dict[str, float | None] = {}
     for k in ks:
-        values = [p["pass_at_k"][str(k)] for p in problems]
+        values = [p["pass_at_k"][str(k)] for p in problems if p["n"] > 0]
         ok = bool(values) and all(v is not None for v in values)
         result[str(k)] = sum(values) / len(values) if ok else None  # type: ignore[arg-type]
     return result
@@ -155,7 +157,7 @@ def _overall(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[s
 def _overall_ci(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dict[str, Any]:
     """The 95% interval of each overall pass@k (clustered by category as a suite's row is,
     in the suites that have several)."""
-    ordered = sorted(problems, key=lambda p: (p["suite"], p["task_id"]))
+    ordered = sorted((p for p in problems if p["n"] > 0), key=lambda p: (p["suite"], p["task_id"]))
     clusters = clusters_across_suites([(p["suite"], p["category"], p["task_id"]) for p in ordered])
     result: dict[str, Any] = {}
     for k in ks:
