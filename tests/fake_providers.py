@@ -7,13 +7,13 @@ the request asks for it (``fake_replies``; ``chunk_delay_s`` spaces the events).
 scripted to hit the next requests in order: an HTTP status (with ``Retry-After`` or
 ``retry-after-ms``), any status and body, a response slower than the client's timeout,
 malformed JSON, a dropped connection, fewer choices than ``n``, a reply without the expected
-fields, a stream that ends in an error event or is cut off. It counts the requests in flight
-(``peak_in_flight``), and answers 429 at once to those beyond ``max_in_flight`` when set (a
-provider that limits concurrency). Two holds make a test wait for states instead of timing
-them: ``gather_in_flight`` holds the first requests until that many are in flight at once (a
-client allowed that many reaches it however slowly it gets going), and ``hold_after`` holds
-every request past the first so many until ``release()`` (a run stopped meanwhile is stopped
-midway).
+fields, a stream that ends in an error event or is cut off, a stream of given bytes. It counts
+the requests in flight (``peak_in_flight``), and answers 429 at once to those beyond
+``max_in_flight`` when set (a provider that limits concurrency). Two holds make a test wait
+for states instead of timing them: ``gather_in_flight`` holds the first requests until that
+many are in flight at once (a client allowed that many reaches it however slowly it gets
+going), and ``hold_after`` holds every request past the first so many until ``release()`` (a
+run stopped meanwhile is stopped midway).
 
     with FakeProviders(reply=lambda req, i: "def f(): pass") as fake:
         fake.script(Fault.http(429, retry_after="0.2"))
@@ -103,7 +103,8 @@ class Reply:
 class Fault:
     """What goes wrong with one request."""
 
-    kind: str  # status | answer | slow | malformed | drop | fewer | missing | stream_error | cut
+    # status | answer | events | slow | malformed | drop | fewer | missing | stream_error | cut
+    kind: str
     status: int = 500
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
     message: str = "something went wrong"
@@ -139,6 +140,11 @@ class Fault:
     def cut(cls) -> Fault:
         """Stream half the reply, then drop the connection."""
         return cls("cut")
+
+    @classmethod
+    def events(cls, *payloads: bytes) -> Fault:
+        """Stream exactly these bytes, a chunk each, as a 200 event stream, and end it."""
+        return cls("events", body=payloads)
 
     @classmethod
     def slow(cls, delay_s: float) -> Fault:
@@ -432,6 +438,14 @@ class _Handler(BaseHTTPRequestHandler):
                     fault.status, error_body(api, fault.status, fault.message), fault.headers
                 )
                 return
+            if fault.kind == "events":
+                self._open_stream(recorded)
+                fake._done(recorded)
+                for payload in fault.body:
+                    self._chunk(payload)
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                return
             if fault.kind == "slow":
                 fake._sleep(fault.delay_s)
             elif fault.kind == "malformed":
@@ -473,13 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
             events = fake_replies.gemini_events(req, replies, usage)
         if fault in ("stream_error", "cut"):
             events = events[: len(events) // 2]
-        self.send_response(200)
-        req.status = 200
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        for name, value in req.headers_out.items():
-            self.send_header(name, value)
-        self.end_headers()
+        self._open_stream(req)
         for k, payload in enumerate(events):
             if fault is None and k == len(events) - 1:
                 with fake._lock:  # counted before the client can see the reply's end
@@ -495,6 +503,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(fake_replies.error_event(req.api))
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _open_stream(self, req: Recorded) -> None:
+        self.send_response(200)
+        req.status = 200
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in req.headers_out.items():
+            self.send_header(name, value)
+        self.end_headers()
 
     def _hang_up(self) -> None:
         self.server_state._done(self.recorded)  # before the client can see it and retry

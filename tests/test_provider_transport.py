@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Iterator
 
 import pytest
-from conftest import read_results, run_vllm
+from conftest import XDIST_MODES, read_results, run_vllm
 from fake_providers import FakeProviders, Fault, Reply, connect
 from fake_rules import anthropic_error
 
@@ -201,6 +201,44 @@ def test_a_stream_cut_off_is_requested_again(fake, spec):
     fake.script(Fault.cut())
     out = connect(fake, spec).generate(request())
     assert out[0].error is None and fake.count() == 2 and fake.completed == 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "event"),
+    [
+        ("openai:gpt-4o", b"data: [1, 2]\n\n"),
+        ("openai:gpt-4o", b'data: {"choices": [{"index": 0, "delta": {"content": 5}}]}\n\n'),
+        ("anthropic:claude-x", b'data: {"type": "content_block_delta", "index": "first"}\n\n'),
+        ("gemini:gemini-2.5-pro", b'data: {"candidates": [{"content": {"parts": [7]}}]}\n\n'),
+    ],
+)
+def test_a_stream_of_another_shape_is_a_malformed_response(fake, spec, event):
+    fake.script(Fault.events(event))
+    out = connect(fake, spec).generate(request())
+    api = spec.split(":")[0]
+    assert out[0].error is not None
+    assert out[0].error.startswith(f"malformed response from {api}: unexpected shape (")
+    assert fake.count() == 1  # as a reply of another shape that is not streamed
+
+
+def test_a_stream_that_is_not_utf8_is_read_as_a_reply_that_is_not_streamed_is(fake):
+    event = b'data: {"choices": [{"index": 0, "delta": {"content": "a\xffb"}}]}\n\n'
+    finish = b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    fake.script(Fault.events(event, finish, b"data: [DONE]\n\n"))
+    out = connect(fake, "openai:gpt-4o").generate(request())
+    assert out[0].error is None and out[0].text == "a\ufffdb"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_stream_of_another_shape_is_an_api_error_of_the_run(pytester, tiny, fake, xdist):
+    fake.script(Fault.events(b"data: [1, 2]\n\n"))
+    result = run_vllm(pytester, fake, "tiny.jsonl::tiny_add", *xdist)
+    result.assert_outcomes(errors=1)
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "api_error"  # not a crashed sample counted in pass@1
+    assert record["error"].startswith("malformed response from vllm: unexpected shape (")
+    result.stdout.fnmatch_lines(["*model API error: malformed response from vllm: *"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_a_provider_of_unknown_abilities_is_not_streamed(fake):

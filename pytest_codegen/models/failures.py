@@ -149,6 +149,15 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: What reading a reply of an unexpected shape raises (a list for an object, a number for text).
+SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError)
+
+
+def malformed(provider: str, error: Exception) -> str:
+    """The error of a reply that is JSON of another shape than the provider's format."""
+    return f"malformed response from {provider}: unexpected shape ({error!r})"
+
+
 def error_message(data: Any) -> str | None:
     """The message of a provider's error body, on one line (None: it has none)."""
     if not isinstance(data, dict):

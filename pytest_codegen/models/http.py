@@ -43,8 +43,10 @@ from .base import (
     merge_params,
 )
 from .failures import (
+    SHAPE_ERRORS,
     error_message,
     is_error_body,
+    malformed,
     one_line,
     parse_retry_after,
     retryable,
@@ -236,10 +238,8 @@ class HTTPModel(Model):
         data, latency = self._post(url, headers, body, tokens)
         try:
             got = self._parse(data, latency, n)
-        except (KeyError, TypeError, AttributeError, IndexError) as e:
-            raise APIError(
-                f"malformed response from {self.provider.name}: unexpected shape ({e!r})"
-            ) from None
+        except SHAPE_ERRORS as e:
+            raise APIError(malformed(self.provider.name, e)) from None
         counted = [c.completion_tokens for c in got if c.completion_tokens is not None]
         with self._lock:
             total, samples = self._completed
@@ -369,6 +369,8 @@ class HTTPModel(Model):
             raise _Transient(f"stream from {name} cut off: {root_cause(e)}") from None
         except requests.RequestException as e:  # a chunked body cut off part-way
             raise _Transient(f"stream from {name} cut off: {one_line(str(e), 200)}") from None
+        except (*SHAPE_ERRORS, ValueError) as e:  # events of another shape than the format's
+            raise APIError(malformed(name, e)) from None
 
     def _delay(self, attempt: int, asked: float | None) -> float:
         if asked is not None:

@@ -29,7 +29,9 @@ def events(lines: Iterable[bytes | str]) -> Iterator[tuple[str, str]]:
     and ``data:`` fields, a blank line ends an event, ``:`` lines are comments)."""
     event, data = "message", []
     for raw in lines:
-        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        # Decoded as the SSE format says, bytes that are not UTF-8 as U+FFFD (as requests
+        # decodes a reply that is not streamed).
+        line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         line = line.rstrip("\r")
         if not line:
             if data:
