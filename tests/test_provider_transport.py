@@ -241,6 +241,25 @@ def test_a_stream_of_another_shape_is_an_api_error_of_the_run(pytester, tiny, fa
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.parametrize(
+    ("spec", "variable"),
+    [
+        ("openai:gpt-4o", "OPENAI_API_KEY"),
+        ("anthropic:claude-x", "ANTHROPIC_API_KEY"),
+        ("gemini:gemini-2.5-pro", "GEMINI_API_KEY"),
+    ],
+)
+def test_a_redirect_to_another_host_is_not_sent_the_key(fake, spec, variable):
+    with FakeProviders(openai_key=None, anthropic_key=None, gemini_key=None) as other:
+        elsewhere = other.url.replace("127.0.0.1", "localhost")  # another host, as requests sees it
+        fake.fault = lambda req: Fault.answer(307, {}, {"Location": elsewhere + req.path})
+        out = connect(fake, spec, env={variable: "sk-secret-1234"}).generate(request())
+        assert out[0].error is None and other.count() == 1  # the redirect is followed...
+        (sent,) = other.requests
+        assert not [name for name, value in sent.headers.items() if "sk-secret" in value]
+    assert "sk-secret-1234" in str(fake.requests[0].headers)  # ...without the key
+
+
 def test_a_provider_of_unknown_abilities_is_not_streamed(fake):
     connect(fake, "openai-compatible:m").generate(request())
     connect(fake, "mistral:codestral", env={"MISTRAL_API_KEY": "k"}).generate(request())

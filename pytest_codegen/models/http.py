@@ -52,6 +52,7 @@ from .failures import (
     retryable,
     root_cause,
 )
+from .keyed_session import KeyedSession
 from .providers import Provider
 from .rate_headers import RateHeaders, parse_rate_headers
 
@@ -129,7 +130,7 @@ class HTTPModel(Model):
         self.notes: list[str] = list(notes)
         self._lock = threading.Lock()
         self.check_params(self.defaults)
-        self.session = requests.Session()
+        self.session = KeyedSession(api_key)
         self.session.headers["User-Agent"] = "pytest-codegen"
         self._pool_size = 0
         self._size_pool(max(1, pool_size))
