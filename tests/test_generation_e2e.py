@@ -271,3 +271,39 @@ def test_without_any_cache_each_sample_is_still_requested_once(
     assert list((user_cache / "runs").iterdir()) == []  # what the run shared is gone
     run().assert_outcomes(passed=12)
     assert sum(r.n for r in server.requests) == 24  # no cache: a new run asks again
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_key_the_server_quotes_back_is_shown_nowhere(pytester, tiny, server, xdist, monkeypatch):
+    key = "sk-proj-Secret0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    server.fault = lambda req: Fault.answer(  # a quota error quoting the request's key
+        429,
+        {"error": {"message": f"quota used up for {req.headers['authorization']}",
+                   "type": "insufficient_quota"}},
+    )  # fmt: skip
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=openai:gpt-4o",
+        f"--codegen-base-url={server.openai_url}",
+        f"--codegen-cache={pytester.path / 'gen-cache'}",
+        "--codegen-results=r.jsonl",
+        "--codegen-html=r.html",
+        "--junitxml=j.xml",
+        "-rA",
+        str(tiny),
+        *xdist,
+    )
+    assert key in str(server.requests[0].headers)  # it was sent, and quoted back
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(
+        ["*model API error: HTTP 429 from openai: quota used up for Bearer ***"]
+    )
+    result.stdout.fnmatch_lines(
+        ["*no further requests: openai:gpt-4o: quota or spend limit*Bearer ***)"]
+    )
+    written = [p for p in pytester.path.rglob("*") if p.is_file() and p.suffix != ".py"]
+    assert {"r.jsonl", "r.html", "j.xml"} <= {p.name for p in written}
+    assert any("gen-cache" in str(p) for p in written)
+    shown = [result.stdout.str(), result.stderr.str()]
+    shown += [p.read_text(errors="replace") for p in written]
+    assert not [text for text in shown if key in text]

@@ -52,7 +52,7 @@ from .failures import (
     retryable,
     root_cause,
 )
-from .keyed_session import KeyedSession
+from .keyed_session import KeyedSession, without_key
 from .providers import Provider
 from .rate_headers import RateHeaders, parse_rate_headers
 
@@ -163,6 +163,7 @@ class HTTPModel(Model):
         rules.check_params(self.provider.name, self.model, params)
 
     def note(self, line: str) -> None:
+        line = without_key(line, self.api_key)
         with self._lock:
             if line not in self.notes:
                 self.notes.append(line)
@@ -181,10 +182,10 @@ class HTTPModel(Model):
         self.planned(request.n)
         indices = list(request.sample_indices)
         out: list[Completion] = []
+        error: str | None = None  # what the samples not answered get
         while len(out) < len(indices):
             if self.stopped is not None:
                 error = f"not requested: {self.stopped}"
-                out.extend(Completion(error=error) for _ in range(len(indices) - len(out)))
                 break
             want = min(len(indices) - len(out), self.max_n)
             call_params = params
@@ -199,23 +200,24 @@ class HTTPModel(Model):
                     self.note(f"{self.spec}: one sample per request (it refused several: {e})")
                     continue
                 self._stop(f"{self.spec} refused {e.param} ({rules.flag(e.param)}): {e}")
-                out.extend(Completion(error=str(e)) for _ in range(len(indices) - len(out)))
-                break
-            except ModelStopped as e:
-                self._stop(e.reason)
-                out.extend(Completion(error=str(e)) for _ in range(len(indices) - len(out)))
+                error = str(e)
                 break
             except APIError as e:
-                out.extend(Completion(error=str(e)) for _ in range(len(indices) - len(out)))
+                if isinstance(e, ModelStopped):
+                    self._stop(e.reason)
+                error = str(e)
                 break
             if not got:
-                message = f"{self.provider.name} returned no choices"
-                out.extend(Completion(error=message) for _ in range(len(indices) - len(out)))
+                error = f"{self.provider.name} returned no choices"
                 break
             out.extend(got[:want])  # fewer than asked: the loop requests the rest
+        if error is not None:  # a server may quote the key back in its error
+            error = without_key(error, self.api_key)
+            out.extend(Completion(error=error) for _ in range(len(indices) - len(out)))
         return out
 
     def _stop(self, reason: str) -> None:
+        reason = without_key(reason, self.api_key)
         with self._lock:
             if self.stopped is None:
                 self.stopped = reason

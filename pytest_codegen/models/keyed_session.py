@@ -1,8 +1,11 @@
-"""The HTTP session of a model: a ``requests.Session`` that keeps its API key to its host.
+"""The HTTP session of a model: a ``requests.Session`` that keeps its API key to its host,
+and the key kept out of what a server says back.
 
 ``requests`` drops ``Authorization`` when a redirect leads to another host (or from https to
 http), but not the other headers a key travels in (Anthropic's ``x-api-key``, Gemini's
-``x-goog-api-key``): a 307 from the endpoint would send them to wherever it points.
+``x-goog-api-key``): a 307 from the endpoint would send them to wherever it points. A server
+may also quote a key back in an error message, which becomes a sample's error everywhere it is
+shown and kept.
 """
 
 from __future__ import annotations
@@ -26,3 +29,11 @@ class KeyedSession(requests.Session):
             for name in [name for name, value in headers.items() if self.key in value]:
                 del headers[name]
         super().rebuild_auth(prepared_request, response)
+
+
+def without_key(text: str, key: str | None) -> str:
+    """``text`` with ``key`` in it shown as ``***``; a key of fewer than 8 characters (a local
+    server's placeholder, ``EMPTY``) is no secret worth cutting out of every message."""
+    if key is None or len(key) < 8:
+        return text
+    return text.replace(key, "***")
