@@ -7,13 +7,13 @@ the request asks for it (``fake_replies``; ``chunk_delay_s`` spaces the events).
 scripted to hit the next requests in order: an HTTP status (with ``Retry-After`` or
 ``retry-after-ms``), any status and body, a response slower than the client's timeout,
 malformed JSON, a dropped connection, fewer choices than ``n``, a reply without the expected
-fields, a stream that ends in an error event or is cut off, a stream of given bytes. It counts
-the requests in flight (``peak_in_flight``), and answers 429 at once to those beyond
-``max_in_flight`` when set (a provider that limits concurrency). Two holds make a test wait
-for states instead of timing them: ``gather_in_flight`` holds the first requests until that
-many are in flight at once (a client allowed that many reaches it however slowly it gets
-going), and ``hold_after`` holds every request past the first so many until ``release()`` (a
-run stopped meanwhile is stopped midway).
+fields, a body or a stream cut off, a stream that ends in an error event, given bytes
+streamed. It counts the requests in flight (``peak_in_flight``), and answers 429 at once to
+those beyond ``max_in_flight`` when set (a provider that limits concurrency). Two holds make a
+test wait for states instead of timing them: ``gather_in_flight`` holds the first requests
+until that many are in flight at once (a client allowed that many reaches it however slowly it
+gets going), and ``hold_after`` holds every request past the first so many until
+``release()`` (a run stopped meanwhile is stopped midway).
 
     with FakeProviders(reply=lambda req, i: "def f(): pass") as fake:
         fake.script(Fault.http(429, retry_after="0.2"))
@@ -103,7 +103,8 @@ class Reply:
 class Fault:
     """What goes wrong with one request."""
 
-    # status | answer | events | slow | malformed | drop | fewer | missing | stream_error | cut
+    # status | answer | events | slow | malformed | truncated | drop | fewer | missing |
+    # stream_error | cut
     kind: str
     status: int = 500
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -153,6 +154,11 @@ class Fault:
     @classmethod
     def malformed(cls) -> Fault:
         return cls("malformed")
+
+    @classmethod
+    def truncated(cls) -> Fault:
+        """Answer 200 with a JSON body, streamed or not, and hang up part-way through it."""
+        return cls("truncated")
 
     @classmethod
     def drop(cls) -> Fault:
@@ -450,6 +456,16 @@ class _Handler(BaseHTTPRequestHandler):
                 fake._sleep(fault.delay_s)
             elif fault.kind == "malformed":
                 self._send_raw(200, b'{"choices": [ this is not json', "application/json")
+                return
+            elif fault.kind == "truncated":
+                payload = b'{"choices": [{"index": 0, "message": {"content": "def f'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(2 * len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                self.wfile.flush()
+                self._hang_up()
                 return
             elif fault.kind == "drop":
                 self._hang_up()

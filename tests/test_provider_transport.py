@@ -203,6 +203,24 @@ def test_a_stream_cut_off_is_requested_again(fake, spec):
     assert out[0].error is None and fake.count() == 2 and fake.completed == 1
 
 
+@pytest.mark.parametrize("spec", ["openai:gpt-4o", "openai-compatible:m"])
+def test_a_reply_cut_off_that_is_not_a_stream_is_requested_again(fake, spec):
+    # Streamed or not, the request gets a JSON body (an error, a server that does not stream).
+    fake.script(Fault.truncated())
+    out = connect(fake, spec).generate(request())
+    assert out[0].error is None and out[0].text == "reply to 'write f' #0"
+    assert fake.count() == 2
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_reply_cut_off_is_graded_once_requested_again(pytester, tiny, fake, xdist):
+    fake.reply = lambda req, i: "```python\ndef add(a, b):\n    return a + b\n```"
+    fake.script(Fault.truncated())
+    result = run_vllm(pytester, fake, "tiny.jsonl::tiny_add", *xdist)
+    result.assert_outcomes(passed=1)  # not a crashed sample
+    assert fake.count() == 2 and result.ret == pytest.ExitCode.OK
+
+
 @pytest.mark.parametrize(
     ("spec", "event"),
     [

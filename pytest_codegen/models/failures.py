@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import random
 import re
 import time
 from collections.abc import Mapping
@@ -72,6 +73,16 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def backoff(attempt: int, asked: float | None, base_s: float, cap_s: float) -> float:
+    """Seconds to wait before another attempt: what the server ``asked`` for, else an
+    exponential backoff from ``base_s`` up to ``cap_s``, both with jitter."""
+    if asked is not None:
+        # The server's word, plus a little jitter so waiting threads do not stampede.
+        return asked + random.uniform(0, 0.1 * asked)
+    cap = min(cap_s, base_s * 2 ** (attempt - 1))
+    return cap / 2 + random.uniform(0, cap / 2)
 
 
 def body_retry_delay(data: Any) -> float | None:

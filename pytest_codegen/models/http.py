@@ -20,7 +20,6 @@ refusal of several samples per request, which is learned: one sample per request
 from __future__ import annotations
 
 import dataclasses
-import random
 import threading
 import time
 from collections.abc import Iterable
@@ -44,6 +43,7 @@ from .base import (
 )
 from .failures import (
     SHAPE_ERRORS,
+    backoff,
     error_message,
     is_error_body,
     malformed,
@@ -275,7 +275,7 @@ class HTTPModel(Model):
                 failed += 1
                 if self.max_attempts is not None and failed >= self.max_attempts:
                     raise APIError(f"{last.message} (after {attempts} attempts)")
-            delay = self._delay(failed or attempts, last.wait)
+            delay = backoff(failed or attempts, last.wait, self.backoff_s, self.max_backoff_s)
             if waited + delay > self.max_retry_wait_s:
                 asked = "it asked for " if last.wait is not None else "next "
                 raise APIError(
@@ -302,15 +302,19 @@ class HTTPModel(Model):
                 timeout=(min(10.0, timeout), timeout),
                 stream=self.streaming,
             )
+            streamed = "text/event-stream" in response.headers.get("content-type", "")
+            if not streamed:  # a streamed request's body is read here too, failing as one
+                response.content  # noqa: B018 - reads the body
         except requests.Timeout:
             raise _Transient(f"timeout from {name}: no response within {timeout:g}s") from None
         except requests.ConnectionError as e:
             raise _Transient(f"connection error from {name}: {root_cause(e)}") from None
+        except requests.exceptions.ChunkedEncodingError as e:  # the body cut off part-way
+            raise _Transient(f"reply from {name} cut off: {one_line(str(e), 200)}") from None
         except requests.RequestException as e:
             raise APIError(f"request to {name} failed: {one_line(str(e), 200)}") from None
         with response:
             status = response.status_code
-            streamed = "text/event-stream" in response.headers.get("content-type", "")
             if 200 <= status < 300 and streamed:
                 return self._read_stream(response), parse_rate_headers(response.headers, sent)
             try:
@@ -374,13 +378,6 @@ class HTTPModel(Model):
             raise _Transient(f"stream from {name} cut off: {one_line(str(e), 200)}") from None
         except (*SHAPE_ERRORS, ValueError) as e:  # events of another shape than the format's
             raise APIError(malformed(name, e)) from None
-
-    def _delay(self, attempt: int, asked: float | None) -> float:
-        if asked is not None:
-            # The server's word, plus a little jitter so waiting threads do not stampede.
-            return asked + random.uniform(0, 0.1 * asked)
-        cap = min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
-        return cap / 2 + random.uniform(0, cap / 2)
 
     # -- wire format (subclasses)
 
