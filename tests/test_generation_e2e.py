@@ -94,6 +94,18 @@ def test_missing_key_fails_at_start(pytester, monkeypatch):
     assert "OPENAI_API_KEY" in result.stderr.str()
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("key", ["sk-proj-\u201cabcdefgh\u201d", "sk-proj-abcd\nefgh"])
+def test_a_key_no_header_can_carry_fails_at_start(pytester, tiny, monkeypatch, key, xdist):
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    result = pytester.runpytest_subprocess("--codegen-model=openai:gpt-4o", str(tiny), *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # not a crashed sample each, key shown
+    result.stderr.fnmatch_lines(
+        ["ERROR: *'openai:gpt-4o': OPENAI_API_KEY holds characters other than printable ASCII*"]
+    )
+    assert "abcd" not in result.stdout.str() + result.stderr.str()
+
+
 def test_unknown_provider_fails_at_start(pytester):
     result = pytester.runpytest_subprocess("--codegen-model=nosuch:model")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

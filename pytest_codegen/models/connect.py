@@ -66,11 +66,18 @@ def make_provider_model(
             f"model {spec!r} needs a base URL: set {provider.url_env[0]} or pass --codegen-base-url"
         )
     url = _normalize_url(url, add_v1=provider.name in ("vllm", "ollama"))
-    key = next((env[v].strip() for v in provider.key_env if env.get(v, "").strip()), None)
+    variable = next((v for v in provider.key_env if env.get(v, "").strip()), None)
+    key = env[variable].strip() if variable is not None else None
     if key is None and provider.key_required and not custom_endpoint:
         need = " or ".join(provider.key_env)
         raise ModelError(
             f"model {spec!r} needs {need} (or pass --codegen-base-url for a local server)"
+        )
+    if key is not None and not (key.isascii() and key.isprintable()):
+        # An HTTP header cannot carry it: every request would fail, showing the key.
+        raise ModelError(
+            f"model {spec!r}: {variable} holds characters other than printable ASCII "
+            "(a quote or a line break pasted with the key?)"
         )
     return _MODEL_CLASSES[provider.api](
         spec, provider, model.strip(), url, key, defaults=defaults, **transport
