@@ -10,6 +10,7 @@ import ast
 import json
 import os
 import re
+import runpy
 import shutil
 from pathlib import Path
 
@@ -286,6 +287,37 @@ def test_line_separators_in_a_file_or_a_row_leave_the_functions_source_whole(tmp
     function = "def double(x):\n    return 2 * x\n"
     assert [f.source for f in fragments_of_file(module, tmp_path, "double")] == [function]
     assert [f.source for f in fragments_of_rows(rows)] == [function, "def g():\n    return 1\n"]
+
+
+GREET = 'def greet(name):\n    """Greet name."""\n    return "caf\u00e9 " + name\n'
+
+
+@pytest.mark.parametrize(
+    ("raw", "error"),
+    [
+        (b"\xef\xbb\xbf" + GREET.encode(), None),  # a BOM
+        (b"# -*- coding: latin-1 -*-\n" + GREET.encode("latin-1"), None),
+        (
+            b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n" + GREET.encode("cp1252"),
+            None,
+        ),
+        (GREET.encode("latin-1"), "cannot read ('utf-8' codec can't decode byte 0xe9"),
+        (b"# coding: klingon\n" + GREET.encode(), "does not parse (unknown encoding: klingon)"),
+        (GREET.encode().replace(b"name)", b"name\0)", 1), "does not parse (source code string"),
+    ],
+)
+def test_a_file_is_read_in_the_encoding_python_reads_it_in(tmp_path, raw, error) -> None:
+    module = tmp_path / "greeting.py"
+    module.write_bytes(raw)
+    (fragment,) = fragments_of_file(module, tmp_path, "greet")
+    if error is not None:
+        assert error in fragment.error and "line None" not in fragment.error
+        return
+    assert not fragment.error and fragment.source == GREET
+    # The context goes on as UTF-8 (into the sandbox, the suite file), a coding line too.
+    written = tmp_path / "program.py"
+    written.write_text(fragment.context, encoding="utf-8")
+    assert runpy.run_path(str(written))["greet"]("x") == "caf\u00e9 x"
 
 
 def test_revision_rules_name_the_rule() -> None:

@@ -23,8 +23,10 @@ import ast
 import dataclasses
 import fnmatch
 import hashlib
+import io
 import json
 import re
+import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +119,7 @@ def chosen_by_default(qualname: str, node: ast.FunctionDef | ast.AsyncFunctionDe
 
 
 _SOURCE_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_CODING = re.compile(r"^([ \t\f]*#.*?coding[:=][ \t]*)[-\w.]+", re.MULTILINE)  # PEP 263
 
 
 def source_lines(text: str) -> list[str]:
@@ -126,18 +129,35 @@ def source_lines(text: str) -> list[str]:
     return _SOURCE_LINE.findall(text)
 
 
+def read_source(path: Path) -> str:
+    """A ``.py`` file's text as Python reads it: in the encoding its BOM or coding line names
+    (UTF-8 otherwise; :class:`SyntaxError` for one it does not know). The text goes on as
+    UTF-8, so a coding line naming another encoding is made to say ``utf-8``."""
+    raw = path.read_bytes()
+    encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]  # errors name no file
+    text = path.read_text(encoding=encoding)  # utf-8-sig drops the BOM
+    if encoding in ("utf-8", "utf-8-sig"):
+        return text
+    head = "".join(source_lines(text)[:2])  # where Python looks for the coding line
+    return _CODING.sub(r"\1utf-8", head, count=1) + text[len(head) :]
+
+
+def _at_line(error: SyntaxError) -> str:
+    return f"{error.msg} at line {error.lineno}" if error.lineno else str(error.msg)
+
+
 def fragments_of_file(path: Path, root: Path, pattern: str | None) -> list[Fragment]:
     """The fragments of one ``.py`` file (``root``: what module names are relative to)."""
     shown = _shown(path)
     path, root = path.resolve(), root.resolve()
     module = ".".join(path.relative_to(root).with_suffix("").parts) if root != path else path.stem
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_source(path)
         tree = ast.parse(text, filename=str(path))
     except (OSError, UnicodeDecodeError) as e:
         return [_broken(path.stem, f"{shown}: cannot read ({getattr(e, 'strerror', None) or e})")]
     except SyntaxError as e:
-        return [_broken(path.stem, f"{shown}: does not parse ({e.msg} at line {e.lineno})")]
+        return [_broken(path.stem, f"{shown}: does not parse ({_at_line(e)})")]
     lines = source_lines(text)
     fragments: list[Fragment] = []
     seen: set[str] = set()
