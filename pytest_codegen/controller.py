@@ -337,8 +337,6 @@ class XdistControllerHooks:
     def __init__(self, collector: RunReporter) -> None:
         self.collector = collector
         self.generation: Any = None  # generation.remote.GenerationService, for remote hosts
-        self.collection_errors = 0  # the workers' failed collections, each once
-        self.suite_unreadable = False  # one of them a suite file's
 
     def pytest_configure_node(self, node: Any) -> None:
         from .generation.remote_service import GenerationService, is_remote
@@ -368,23 +366,8 @@ class XdistControllerHooks:
             self.generation.close()
             self.generation = None
 
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        # Here only the workers' failed collections arrive (xdist passes each one on once).
-        if report.failed:
-            config = self.collector.config
-            self.collection_errors += 1
-            path = config.rootpath / report.nodeid.split("::", 1)[0]
-            if path.is_file() and kinds_of(config).claiming(path, explicit=False) is not None:
-                self.suite_unreadable = True
-
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.expected.update(ids)
-        if self.suite_unreadable and not self.collector.config.option.continue_on_collection_errors:
-            # What a run without xdist does on a suite that cannot be read (found in a
-            # directory: one named is a usage error at start): nothing graded, exit 2. xdist
-            # would grade the rest and exit 1. Before any sample is handed out.
-            n = self.collection_errors
-            raise pytest.Session.Interrupted(f"{n} error{'s' * (n != 1)} during collection")
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         if self.generation is not None:  # a host that went away must not be kept waiting

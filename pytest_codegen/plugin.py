@@ -148,7 +148,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if resume is not None:
         resume.restore(collector)
     if config.pluginmanager.hasplugin("xdist"):
+        from .collect.collection_errors import SuiteCollectionErrors
+
         config.pluginmanager.register(XdistControllerHooks(collector), "codegen-xdist")
+        config.pluginmanager.register(SuiteCollectionErrors(config), "codegen-collection-errors")
     model = None
     if not conftest_overrides_model(config):
         # Fail at start, with one line, on a model spec nothing can build.
