@@ -44,6 +44,7 @@ ATTACKS = {
     "fake_timers.prelude.js": "patching",
     "jest_mock.prelude.js": "patching",
     "forged_record.prelude.js": "forgery",
+    "focus_own_test.prelude.js": "patching",
     "escape_require.prelude.js": "introspection",
     "patch_core.prelude.js": "patching",
     "tamper_aria.prelude.js": "patching",

@@ -311,6 +311,85 @@ def test_a_forged_result_record_is_detected(runner):
     assert grade(runner, CORRECT).outcome == PASSED  # a clean runner afterwards
 
 
+# Ways for a sample to have Jest skip the tests it fails: a focused test of its own, or Jest's
+# own state (a test's mode, the name pattern, the focus flag) changed before the tests run.
+SKIPPING = {
+    "own_focused_test": (SAMPLES / "focus_own_test.prelude.js").read_text(),
+    "own_focused_describe": "describe.only('mine', () => { test('renders', () => {}); });\n",
+    "state": """\
+const key = Object.getOwnPropertySymbols(globalThis).find((s) => /JEST_STATE/.test(String(s)));
+const state = () => globalThis[key];
+Promise.resolve().then(() => {
+  const skip = (block) => block.children.forEach((child) => {
+    if (child.type !== 'test') skip(child);
+    else if (child.name.includes('server error')) child.mode = 'skip';
+  });
+  skip(state().rootDescribeBlock);
+});
+""",
+    "name_pattern": """\
+Promise.resolve().then(() => {
+  const key = Object.getOwnPropertySymbols(globalThis).find((s) => /JEST_STATE/.test(String(s)));
+  globalThis[key].testNamePattern = /confirms/;
+});
+""",
+}
+
+
+@pytest.mark.parametrize("attack", SKIPPING)
+def test_a_sample_cannot_have_jest_skip_the_tests_it_fails(runner, plain_runner, attack):
+    # confirms the comment whatever the server answers: passes the first test, fails the second
+    wrong = CORRECT.replace(
+        "response.ok ? 'Comment posted' : 'Could not post comment'", "'Comment posted'"
+    )
+    assert wrong != CORRECT
+    code = f"{SKIPPING[attack]}\n{wrong}"
+    assert grade(plain_runner, wrong).outcome == FAILED
+    assert grade(plain_runner, code).outcome == PASSED  # the attack is real
+    verdict = grade(runner, code)
+    assert verdict.outcome == FAILED
+    assert "the test file declared it to run" in verdict.message
+    assert "patching" in {a["category"] for a in verdict.attempts}
+
+
+# Test files that skip and focus tests themselves, every way Jest has: each test is run, skipped
+# or listed as todo as plain Jest does it.
+DECLARED_MODES = [
+    """test('a', () => {}); test.skip('b', () => {}); it.todo('c'); xit('d', () => {});""",
+    """describe.skip('s', () => {
+  test('a', () => {});
+  describe.only('o', () => { test('b', () => {}); });
+});
+test('c', () => {});""",
+    """describe.only('o', () => { test('a', () => {}); test.skip('b', () => {}); });
+test('c', () => {});
+describe('d', () => { test('e', () => {}); });""",
+    """describe.only('o', () => { test.only('a', () => {}); test('b', () => {}); });
+test('c', () => {});""",
+    """fit('a', () => {}); test('b', () => {}); xdescribe('x', () => { test('c', () => {}); });""",
+    """fdescribe('f', () => { describe('inner', () => { test('a', () => {}); }); });
+test('b', () => {});""",
+    """describe.skip('s', () => { test.only('a', () => {}); }); test('b', () => {});""",
+    """describe('d', () => {
+  describe.skip('s', () => { test('a', () => {}); });
+  test('b', () => {});
+});""",
+]
+
+
+@pytest.mark.parametrize("body", DECLARED_MODES)
+def test_tests_the_file_skips_or_focuses_are_as_plain_jest_reports_them(runner, plain_runner, body):
+    source = f"import Box from './Box';\n{body}\n"
+    component = "export default function Box() { return null; }\n"
+    plain = plain_runner.run(source, "box.test.js", "Box.js", component, TIMEOUT_S)
+    verdict = runner.run(source, "box.test.js", "Box.js", component, TIMEOUT_S)
+    assert [(t["name"], t["status"]) for t in verdict.tests] == [
+        (t["name"], t["status"]) for t in plain.tests
+    ]
+    assert {t["status"] for t in plain.tests} >= {"passed", "skipped"}
+    assert (verdict.outcome, plain.outcome) == (PASSED, PASSED), verdict.message
+
+
 # With fake timers on, the Testing Library's waitFor() advances them through the `jest` object
 # of its own module, which the runner builds only when a toolchain module first uses it.
 FAKE_TIMERS_TEST = """\

@@ -94,7 +94,8 @@ def merge_tests(guard: Any, circus: list[dict[str, Any]], hardened: bool) -> lis
 
     A test passes only if Jest says so *and* the guard saw its body start and settle
     without an exception. The lists are paired in declaration order; their lengths must
-    agree (a sample cannot add, drop or reorder tests unseen).
+    agree (a sample cannot add, drop or reorder tests unseen). A test that Jest skips or
+    lists as todo fails unless the modes declared say it should (:func:`expected_fates`).
     """
     circus_tests = [
         {
@@ -124,7 +125,8 @@ def merge_tests(guard: Any, circus: list[dict[str, Any]], hardened: bool) -> lis
             }
         )
         return results
-    for rec, reported in zip(recorded, circus_tests, strict=True):
+    fates = expected_fates(recorded, bool((guard or {}).get("focus")))
+    for rec, reported, fate in zip(recorded, circus_tests, fates, strict=True):
         mode = rec.get("mode")
         name = reported["name"] or str(rec.get("name", ""))
         entry: dict[str, Any] = {
@@ -144,6 +146,10 @@ def merge_tests(guard: Any, circus: list[dict[str, Any]], hardened: bool) -> lis
                 entry["status"] = "failed"
                 seen = f"settled: {rec.get('end')}" if rec.get("end") else "never ran"
                 entry["message"] = f"Jest reported a pass the guard did not observe ({seen})"
+            if fate == "run" and entry["status"] in ("skipped", "todo"):
+                skipped = entry["status"]
+                entry["status"] = "failed"
+                entry["message"] = f"Jest reported it {skipped}; the test file declared it to run"
             if entry["status"] == "failed":
                 if rec.get("end") == "exception" and rec.get("errorName") in PROGRAM_ERRORS:
                     entry["kind"] = "error"
@@ -151,6 +157,40 @@ def merge_tests(guard: Any, circus: list[dict[str, Any]], hardened: bool) -> lis
                     entry["message"] = f"{rec.get('errorName')}: {rec.get('errorMessage')}"
         results.append(entry)
     return results
+
+
+def expected_fates(recorded: list[dict[str, Any]], focused: bool) -> list[str]:
+    """Whether Jest is to ``run`` each recorded test, ``skip`` it or list it as ``todo``, by
+    jest-circus's rules on the modes declared (the guard's record: a test's own ``mode``, and
+    the mode and number of the describe block it is ``within``). Focus counts only where the
+    test file itself focuses tests (``focused``, the runner's reading of its source): a sample's
+    own ``test.only`` skips none of the file's."""
+    modes = []
+    for rec in recorded:
+        own, within = rec.get("mode"), rec.get("within") or ""
+        # A describe block passes its mode to its tests without one, unless it is focused
+        # and so is one of its tests.
+        focused_sibling = within == "only" and any(
+            other.get("mode") == "only" and other.get("block") == rec.get("block")
+            for other in recorded
+        )
+        if own in ("only", "skip", "todo"):
+            modes.append(own)
+        elif within and not focused_sibling:
+            modes.append(within)
+        else:
+            modes.append("run")
+    focus = focused and any(
+        mode == "only" and rec.get("within") != "skip"
+        for mode, rec in zip(modes, recorded, strict=True)
+    )
+    fates = []
+    for mode, rec in zip(modes, recorded, strict=True):
+        if rec.get("within") == "skip" or mode == "skip" or (focus and mode == "run"):
+            fates.append("skip")
+        else:
+            fates.append("todo" if mode == "todo" else "run")
+    return fates
 
 
 def _status(status: str) -> str:

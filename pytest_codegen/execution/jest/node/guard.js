@@ -247,8 +247,11 @@ const guardedExpect = function expect(...args) {
 }
 
 // ---- 3. test / it / describe record what the test file declares ------------------------------
+// The describe blocks around the test being declared: their names, and the mode each one has
+// as jest-circus gives it (its own `only`/`skip`, else its parent's), with a number of its own.
 const describeStack = [];
 let registered = 0;
+let describes = 0;
 
 const settle = (index, error) => {
   current = -1;
@@ -322,19 +325,24 @@ const titleOf = name => {
 const makeTest = (real, mode) =>
   function test(name, body, timeout) {
     const index = registered++;
-    const path = describeStack.slice();
+    const path = [];
+    for (let i = 0; i < describeStack.length; i++) arrayPush(path, describeStack[i].name);
     arrayPush(path, titleOf(name));
-    channel('test', index, arrayJoin(path, ' '), mode);
+    // where it is declared, for the verdict to know whether Jest may skip it (verdicts.py)
+    const block = describeStack.length ? describeStack[describeStack.length - 1] : {mode: '', id: 0};
+    channel('test', index, arrayJoin(path, ' '), mode, block.mode, block.id);
     if (mode === 'skip' || mode === 'todo') return apply(real, this, arguments);
     return apply(real, this, [name, wrapBody(index, body), timeout]);
   };
 
-const makeDescribe = real =>
+const makeDescribe = (real, mode) =>
   function describe(name, body, ...rest) {
+    const parent = describeStack.length ? describeStack[describeStack.length - 1].mode : '';
+    const block = {name: titleOf(name), mode: mode || parent, id: ++describes};
     const wrapped =
       typeof body === 'function'
         ? function describeBody(...args) {
-            arrayPush(describeStack, titleOf(name));
+            arrayPush(describeStack, block);
             try {
               return apply(body, this, args);
             } finally {
@@ -391,9 +399,9 @@ const buildTest = realTest => {
 };
 
 const buildDescribe = realDescribe => {
-  const describe = makeDescribe(realDescribe);
-  const only = makeDescribe(realDescribe.only);
-  const skip = makeDescribe(realDescribe.skip);
+  const describe = makeDescribe(realDescribe, '');
+  const only = makeDescribe(realDescribe.only, 'only');
+  const skip = makeDescribe(realDescribe.skip, 'skip');
   if (eachBind) {
     describe.each = eachBind(describe, false);
     only.each = eachBind(only, false);

@@ -43,6 +43,9 @@ const activeResources =
 const [toolchain, workRoot, resultFd] = process.argv.slice(2);
 const RESULT_FD = Number(resultFd);
 const MESSAGE_CAP = 4000;
+// A test file that focuses tests itself (`test.only(`, `it.only.each`, `fit(`, `fdescribe(`): only
+// then may Jest skip its other tests for them (verdicts.py). A sample's own `test.only` may not.
+const FOCUS = /\.only\s*[(.`]|\bf(?:it|describe)\s*[(.`]/;
 const CONSOLE_CAP = 16000;
 
 const cap = (text, limit) => {
@@ -149,7 +152,7 @@ const asIndex = value => (typeof value === 'number' && value >= 0 && value < 100
 const asText = value => (typeof value === 'string' ? cap(value, MESSAGE_CAP) : '');
 
 const makeChannel = rec =>
-  function channel(op, a, b, c, d) {
+  function channel(op, a, b, c, d, e) {
     if (rec !== record) return undefined; // a stale window from an earlier file
     switch (op) {
       case 'modules':
@@ -167,6 +170,8 @@ const makeChannel = rec =>
         rec.tests[index] = {
           name: asText(b),
           mode: asText(c),
+          within: asText(d), // the mode of the describe block it is declared in
+          block: asIndex(e), // that block's number, 0 outside any
           started: false,
           end: '',
           errorName: '',
@@ -522,6 +527,7 @@ const main = async () => {
       return {fatal: `cannot read the test file: ${error.message}`};
     }
     record.modules = hardened ? importedPackages(testPath, source) : [];
+    record.focus = FOCUS.test(source);
     mark('parsed');
     const rec = record;
     if (hardened) environment.offer(makeChannel(rec));
@@ -565,7 +571,7 @@ const main = async () => {
     mark('checked');
     return {
       guard: hardened ? {ready: rec.ready, tests: rec.tests.filter(Boolean), registered: rec.tests.length,
-        unverified: rec.unverified, hookAssertions: rec.hookAssertions} : null,
+        unverified: rec.unverified, hookAssertions: rec.hookAssertions, focus: rec.focus} : null,
       circus,
       execError,
       failureMessage: cap(String(result.failureMessage || ''), MESSAGE_CAP),
