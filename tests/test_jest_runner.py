@@ -374,6 +374,8 @@ test('b', () => {});""",
   describe.skip('s', () => { test('a', () => {}); });
   test('b', () => {});
 });""",
+    """test.only.each([1, 2])('a%i', () => {}); test('b', () => {});
+describe.each([1])('d%i', () => { test('c', () => {}); });""",
 ]
 
 
@@ -388,6 +390,35 @@ def test_tests_the_file_skips_or_focuses_are_as_plain_jest_reports_them(runner, 
     ]
     assert {t["status"] for t in plain.tests} >= {"passed", "skipped"}
     assert (verdict.outcome, plain.outcome) == (PASSED, PASSED), verdict.message
+
+
+# A table of cases: each row is a test of its own, recorded by the guard like any other.
+EACH_TEST = """\
+import Double from './Double';
+
+test.each([[1, 2], [2, 4], [5, 10]])('doubles %i', (n, expected) => {
+  expect(Double(n)).toBe(expected);
+});
+describe.each([[3]])('with %i', (n) => {
+  it.each([['twice', 2]])('%s', (_, times) => { expect(Double(n)).toBe(n * times); });
+});
+"""
+
+
+@pytest.mark.parametrize(
+    ("component", "outcome"),
+    [("n * 2", PASSED), ("n === 5 ? 11 : n * 2", FAILED)],
+    ids=["right", "wrong"],
+)
+def test_tables_of_cases_give_plain_jests_verdicts(runner, plain_runner, component, outcome):
+    code = f"export default function Double(n) {{ return {component}; }}\n"
+    plain = plain_runner.run(EACH_TEST, "double.test.js", "Double.js", code, TIMEOUT_S)
+    verdict = runner.run(EACH_TEST, "double.test.js", "Double.js", code, TIMEOUT_S)
+    assert (verdict.outcome, plain.outcome) == (outcome, outcome), verdict.message
+    assert [(t["name"], t["status"]) for t in verdict.tests] == [
+        (t["name"], t["status"]) for t in plain.tests
+    ]
+    assert len(verdict.tests) == 4
 
 
 # With fake timers on, the Testing Library's waitFor() advances them through the `jest` object

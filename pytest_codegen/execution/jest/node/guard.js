@@ -356,7 +356,7 @@ const makeDescribe = (real, mode) =>
 let eachBind = null;
 try {
   // the same helper Jest builds test.each from, bound to our recording `test`
-  eachBind = require('jest-each').bind;
+  eachBind = require(channel('each')).bind;
 } catch {
   eachBind = null;
 }

@@ -158,6 +158,8 @@ const makeChannel = rec =>
       case 'modules':
         mark('guard');
         return rec.modules.slice();
+      case 'each':
+        return jestEach;
       case 'ready':
         mark('ready');
         rec.ready = true;
@@ -418,6 +420,9 @@ const lockdown = () => {
 
 // ---- Jest ----------------------------------------------------------------------------------
 const fromToolchain = name => require(require.resolve(name, {paths: [toolchain]}));
+// jest-each as jest-circus builds test.each from it: guard.js builds its own from it, for its
+// recording `test` (its directory is not the toolchain's, so Jest would not find it from there).
+let jestEach = '';
 
 // Jest writes the code and source map of every transform into its cache directory with
 // write-file-atomic: a temporary file, a rename, and exit handlers for every signal installed
@@ -452,6 +457,7 @@ const main = async () => {
   const Runtime = runtime.default;
   const {ModuleMap} = fromToolchain('jest-haste-map');
   const babelParser = fromToolchain('@babel/parser');
+  jestEach = require.resolve('jest-each', {paths: [path.dirname(require.resolve('jest-circus', {paths: [toolchain]}))]});
 
   const config = jestConfig({
     rootDir: workRoot,
