@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import react_samples, shared_cache
+from conftest import XDIST_MODES, react_samples, shared_cache
 
 from pytest_codegen.execution.jest.node_env import PACKAGE_DIR, ensure_toolchain, find_node
 from pytest_codegen.execution.jest.warm_runner import JestRunner
@@ -123,7 +123,33 @@ def test_wrong_solution_fails_naming_the_test_and_the_assertion(runner):
 def test_syntax_error_is_an_error(runner):
     verdict = grade(runner, (SAMPLES / "syntax_error.js").read_text())
     assert verdict.outcome == ERROR
-    assert "test suite failed to run" in verdict.message
+    assert verdict.message == (
+        "test suite failed to run: SyntaxError: CommentBox.js: Unexpected token (3:0)"
+    )
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_what_does_not_parse_is_one_line_naming_the_file_plain_and_with_xdist(pytester, mode):
+    suite = pytester.path / "suite" / "comments"
+    suite.mkdir(parents=True)
+    (suite / TEST_FILE).write_text(TEST_SOURCE.replace("afterEach(() => {", "afterEach(() => {{"))
+    rows = [{"task_id": "comments/commentBox", "completion": CORRECT}]
+    (pytester.path / "replay.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = pytester.runpytest_subprocess(
+        "suite", "--codegen-model=replay:replay.jsonl", "--codegen-samples=1", *mode, timeout=600
+    )
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["error: test suite failed to run: SyntaxError: commentBox.test.js: Unexpected token (*)"]
+    )
+
+
+def test_a_test_file_that_does_not_parse_is_named_with_the_place(runner):
+    source = TEST_SOURCE.replace("afterEach(() => {", "afterEach(() => {{", 1)
+    verdict = runner.run(source, TEST_FILE, SOLUTION_FILE, CORRECT, TIMEOUT_S)
+    assert verdict.outcome == ERROR
+    assert verdict.message.startswith("test suite failed to run: SyntaxError: commentBox.test.js: ")
+    assert verdict.message.endswith(")") and "\n" not in verdict.message
 
 
 def test_exception_at_render_is_an_error(runner):

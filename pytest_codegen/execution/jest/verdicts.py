@@ -6,6 +6,7 @@ Per-test results come from Jest's own report (``circus``) and, when hardened, fr
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...outcomes import CRASHED, ERROR, FAILED, PASSED, Verdict
@@ -26,6 +27,8 @@ PROGRAM_ERRORS = {
     "SandboxViolation",
 }
 MESSAGE_LINES = 6
+# An absolute path in a message (the runner's work directory is new for each runner)
+ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:[^\s/:]+/)+([^\s/:]+)")
 
 
 def answer_verdict(
@@ -65,8 +68,7 @@ def answer_verdict(
     if forged:
         problems.append(f"the sample wrote to the result channel ({forged[0]!r})")
     if exec_error:
-        first = _headline(exec_error)
-        return verdict(ERROR, f"test suite failed to run: {first}", tests)
+        return verdict(ERROR, f"test suite failed to run: {_exec_headline(exec_error)}", tests)
     if hardened:
         if not isinstance(guard, dict) or not guard.get("ready"):
             return verdict(ERROR, "the grader's guard did not finish setting up", tests)
@@ -197,6 +199,15 @@ def _status(status: str) -> str:
     if status == "pending":
         return "skipped"
     return status if status in ("passed", "failed", "todo", "skipped") else "failed"
+
+
+def _exec_headline(message: str) -> str:
+    """Why a test file could not run. A file Babel cannot parse (the sample's or the test's)
+    gets a page of Jest's advice on its configuration first; its details name the file, by
+    its name alone, and the place."""
+    _, found, details = message.partition("\nDetails:\n")
+    lines = [line.strip() for line in details.splitlines() if line.strip()] if found else []
+    return ABSOLUTE_PATH.sub(r"\1", lines[0])[:600] if lines else _headline(message)
 
 
 def _headline(message: str) -> str:
