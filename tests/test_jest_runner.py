@@ -1000,3 +1000,37 @@ def test_every_mock_is_reset_before_each_test_as_react_scripts_resets_it(runner)
     verdict = grade(runner, code)
     assert verdict.outcome == FAILED, verdict.message
     assert [t["status"] for t in verdict.tests] == ["failed", "passed"], verdict.tests
+
+
+HALF_RIGHT = (SAMPLES / "half_right.js").read_text()
+
+
+def test_a_sample_cannot_patch_the_dom_classes_every_window_shares(runner, plain_runner):
+    # jsdom's implementation classes live in the runner's realm: under plain Jest a patch of
+    # NodeImpl's textContent makes a half-right component pass, and the next file too.
+    hostile = sample("patch_jsdom_impl.prelude.js", HALF_RIGHT)
+    assert grade(plain_runner, HALF_RIGHT).outcome == FAILED
+    assert grade(plain_runner, hostile).outcome == PASSED
+    verdict = grade(runner, hostile)
+    assert verdict.outcome == ERROR
+    refused = "TypeError: Cannot redefine property: textContent"
+    assert verdict.message == f"test suite failed to run: {refused}"
+    assert verdict.attempts == [{"category": "patching", "evidence": refused}]
+    # the half-right component graded next in the same runner fails, as on a fresh one
+    verdict = grade(runner, HALF_RIGHT)
+    assert verdict.outcome == FAILED
+    assert verdict.message.startswith("reports a server error: "), verdict.message
+
+
+def test_a_sample_that_changes_the_runners_error_handling_fails_and_the_runner_is_replaced(runner):
+    # The window's process leads to the runner's global object, whose Error and process are
+    # the runner's own: a stack formatter set there would stay for every later file.
+    starts = runner.starts
+    verdict = probe(runner, sample("runner_handlers.prelude.js", PROBE))
+    assert verdict.outcome == FAILED
+    assert "the runner's error handling was changed: Error.prepareStackTrace" in verdict.message
+    assert {"category": "patching", "evidence": "changed the runner's Error.prepareStackTrace"} in (
+        verdict.attempts
+    )
+    assert probe(runner, PROBE).outcome == PASSED
+    assert runner.starts == starts + 1

@@ -16,7 +16,7 @@ from .console import strip_ansi
 # What a frozen or locked property says when code assigns to it (V8's TypeErrors).
 _LOCKED = re.compile(
     r"Cannot (?:assign to read only property|add property|define property|redefine property"
-    r"|delete property|set property) [^\n|]*|object is not extensible"
+    r"|delete property|set property):? [^\n|]*|object is not extensible"
 )
 # The guard's own words when the tests Jest reports are not those the test file declared.
 _SWAPPED = ("a pass the guard did not observe", "the test file declared")

@@ -21,6 +21,7 @@ const fs = require('fs');
 const path = require('path');
 const v8 = require('v8');
 const environment = require('./environment.js');
+const {freezePageClasses} = require('./page_classes.js');
 const attemptLog = require('./attempt_log.js');
 
 // ---- captured before any sample exists --------------------------------------------------------
@@ -318,16 +319,33 @@ const harden = () => {
     attemptLog.note('network', `net.Socket.connect(${stringify(target && typeof target === 'object' ? {host: target.host, port: target.port, path: target.path} : target)})`);
     return Reflect.apply(connect, this, args);
   };
-  process.on('uncaughtException', error => {
+  ownHandlers.uncaughtException = error => {
     violations.push(`uncaught exception outside a test: ${String(error && error.message)}`);
-  });
-  process.on('unhandledRejection', () => {
+  };
+  ownHandlers.unhandledRejection = () => {
     // late rejections of a finished file are not the next file's business
-  });
+  };
+  for (const [event, listener] of Object.entries(ownHandlers)) process.on(event, listener);
+};
+
+// ---- what of the runner's realm stays open, as it is after the warm-up ----------------------
+// A sample reaches this realm's global object (the window's `process` is made from this one's
+// prototype, whose constructor's constructor is this realm's Function). Error.prepareStackTrace
+// (source-map-support's, set once) must be as it was after each file: a change would carry over
+// to the next. The runner's own process listeners (harden()) are put back when missing: Jest
+// itself leaves them out after a file whose test suite failed to run.
+const ownHandlers = {}; // event -> the runner's listener
+let prepareStackTrace = null;
+const changedHandlers = () => {
+  if (prepareStackTrace === null) return [];
+  for (const [event, listener] of Object.entries(ownHandlers)) {
+    if (!process.listeners(event).includes(listener)) process.on(event, listener);
+  }
+  return Error.prepareStackTrace === prepareStackTrace ? [] : ['Error.prepareStackTrace'];
 };
 
 // ---- the outer realm's lockdown, once everything is loaded -----------------------------------
-const lockdown = () => {
+const lockdown = runtime => {
   const seen = new WeakSet();
   // The "override mistake": on a frozen prototype, `instance.method = f` throws. Jest and jsdom
   // do that (`testConsole._log = ...`), so a prototype's data properties become accessors
@@ -404,9 +422,18 @@ const lockdown = () => {
     Object.getPrototypeOf(async function () {}), Object.getPrototypeOf(function* () {})]) {
     freezeTree(value, 0);
   }
-  // Jest's and jsdom's own modules are left as they are: jsdom copies descriptors from its
-  // prototypes onto every new window and breaks once they are frozen (see the module docs).
+  // Jest's modules and jsdom's generated interfaces are left as they are: the interfaces are
+  // built anew for each window from descriptors jsdom copies. jsdom's implementation classes
+  // (and its packages'), which every window shares, are frozen, but for the few it copies onto
+  // each new window: those are fingerprinted after every file (page_classes.js).
   tameAll = true;
+  seen.add(Error); // open, as above
+  const jsdomDir = path.dirname(require.resolve('jsdom/package.json', {
+    paths: [path.dirname(require.resolve('jest-environment-jsdom', {paths: [toolchain]}))],
+  }));
+  for (const [name, object] of freezePageClasses(jsdomDir, require.cache, seen, tame)) {
+    runtime.watchShared(name, object);
+  }
   // Core modules stay open too: graceful-fs re-patches `fs` inside every window.
   for (const name of [...intrinsics.filter(n => n !== 'Error'), 'setTimeout', 'setImmediate', 'setInterval',
     'clearTimeout', 'clearImmediate', 'clearInterval', 'queueMicrotask', 'structuredClone',
@@ -558,6 +585,12 @@ const main = async () => {
       const changed = runtime.changedCore();
       if (changed.length) violations.push(`a core module was changed: ${changed.slice(0, 3).join(', ')}`);
       if (changed.length) attemptLog.note('patching', `changed the core modules' ${changed.slice(0, 3).join(', ')}`);
+      const handlers = changedHandlers();
+      if (handlers.length) violations.push(`the runner's error handling was changed: ${handlers.join(', ')}`);
+      if (handlers.length) attemptLog.note('patching', `changed the runner's ${handlers.join(', ')}`);
+      const shared = runtime.changedShared();
+      if (shared.length) violations.push(`a class every window shares was changed: ${shared.slice(0, 3).join(', ')}`);
+      if (shared.length) attemptLog.note('patching', `changed ${shared.slice(0, 3).join(', ')}`);
       if (timers) attemptLog.note('patching', timers);
     }
     const circus = [];
@@ -597,8 +630,9 @@ const main = async () => {
     answer({warmup: warm});
   }
   if (hardened) {
-    lockdown();
+    lockdown(runtime);
     runtime.sealCore();
+    prepareStackTrace = Error.prepareStackTrace;
   }
   answer({ready: true, pid: process.pid, node: process.version, resources: activeResources().length});
 

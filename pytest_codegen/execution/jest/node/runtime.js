@@ -118,9 +118,20 @@ function sealCore() {
   for (const [exports, entry] of coreBaseline) entry.marks = fingerprint(exports);
 }
 
-function changedCore() {
+// What jsdom shares between windows but cannot have frozen (page_classes.js), fingerprinted
+// from the end of the warm-up on.
+const sharedBaseline = new Map(); // object -> {name, marks}
+function watchShared(name, object) {
+  sharedBaseline.set(object, {name, marks: fingerprint(object)});
+}
+
+const changedCore = () => changedIn(coreBaseline);
+const changedShared = () => changedIn(sharedBaseline);
+
+// `name.key` for each property that differs from the fingerprint taken of its object.
+function changedIn(baseline) {
   const changed = [];
-  for (const [exports, {name, marks}] of coreBaseline) {
+  for (const [exports, {name, marks}] of baseline) {
     if (marks === null) continue;
     const now = fingerprint(exports);
     // Property order is stable: an unchanged module matches mark for mark.
@@ -502,6 +513,8 @@ module.exports = {
   configure,
   sealCore,
   changedCore,
+  watchShared,
+  changedShared,
   deepFreeze,
   SHARED_MODULES,
   LAZY_REQUIRES,
