@@ -1002,7 +1002,11 @@ def test_every_mock_is_reset_before_each_test_as_react_scripts_resets_it(runner)
     assert [t["status"] for t in verdict.tests] == ["failed", "passed"], verdict.tests
 
 
-HALF_RIGHT = (SAMPLES / "half_right.js").read_text()
+# Posts the comment but always confirms it: passes the first test, fails the second.
+HALF_RIGHT = CORRECT.replace(
+    "response.ok ? 'Comment posted' : 'Could not post comment'", "'Comment posted'"
+)
+assert HALF_RIGHT != CORRECT
 
 
 def test_a_sample_cannot_patch_the_dom_classes_every_window_shares(runner, plain_runner):
