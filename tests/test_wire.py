@@ -183,3 +183,12 @@ def test_requests_arrive_whole_however_the_pipe_splits_them():
     finally:
         writer.join()
         os.close(r)
+
+
+def test_a_reply_of_too_many_containers_is_refused_before_it_is_built():
+    # ~1.3 GB of empty sets when built: refused by counting brackets, the line never parsed.
+    many = b'{"ok": [' + b",".join([b'{"$s": []}'] * (wire.MAX_CONTAINERS // 2)) + b"]}"
+    with pytest.raises(wire.WireError, match="lists, sets and dicts in one reply"):
+        wire.loads(many)
+    fewer = b'{"ok": [' + b",".join([b'{"$s": []}'] * 1000) + b"]}"
+    assert wire.decode_value(wire.loads(fewer)["ok"], None) == [set()] * 1000
