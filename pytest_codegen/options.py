@@ -140,8 +140,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "request_timeout",
-        "Seconds a model request may wait for the next bytes of its reply: between two "
-        "chunks of a streamed reply, for the whole reply otherwise.",
+        "Seconds a model request may wait for the next bytes of its reply, streamed or not "
+        "(a reply that keeps arriving, however slowly, is not cut off).",
         positive_float,
         120.0,
         "SECONDS",
