@@ -310,3 +310,19 @@ def test_bad_transport_options_stop_the_run(pytester, flag):
     result = pytester.runpytest_subprocess("--codegen-model=reference", flag)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert f"{flag.split('=')[0]}: invalid value" in result.stderr.str()
+
+
+def test_a_refusal_is_the_models_answer_streamed_or_not(fake):
+    # OpenAI's refusals come in `refusal`, with no content: the text is the answer graded
+    # (it holds no code, so the sample fails), not an empty reply that says nothing.
+    said = "I can't help with that."
+    refused = b'data: {"choices": [{"index": 0, "delta": {"refusal": "I can\'t help"}}]}\n\n'
+    rest = b'data: {"choices": [{"index": 0, "delta": {"refusal": " with that."}}]}\n\n'
+    finish = b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    fake.script(Fault.events(refused, rest, finish, b"data: [DONE]\n\n"))
+    streamed = connect(fake, "openai:gpt-4o").generate(request())
+    message = {"role": "assistant", "content": None, "refusal": said}
+    body = {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    fake.script(Fault.answer(200, body))
+    whole = connect(fake, "openai:gpt-4o").generate(request())
+    assert [(c.error, c.text) for c in streamed + whole] == [(None, said), (None, said)]

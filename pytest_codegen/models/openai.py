@@ -52,10 +52,12 @@ class OpenAIChatModel(HTTPModel):
             usage = chunk.get("usage") or usage
             for part in chunk.get("choices") or ():
                 choice = choices.setdefault(
-                    int(part.get("index", 0)), {"content": "", "reasoning": "", "finish": None}
+                    int(part.get("index", 0)),
+                    {"content": "", "reasoning": "", "refusal": "", "finish": None},
                 )
                 delta = part.get("delta") or {}
                 choice["content"] += delta.get("content") or ""
+                choice["refusal"] += delta.get("refusal") or ""
                 thought = delta.get("reasoning_content") or delta.get("reasoning")
                 choice["reasoning"] += thought if isinstance(thought, str) else ""
                 choice["finish"] = part.get("finish_reason") or choice["finish"]
@@ -83,6 +85,8 @@ class OpenAIChatModel(HTTPModel):
                 content = "".join(
                     part.get("text", "") for part in content if isinstance(part, dict)
                 )
+            if not content and isinstance(message.get("refusal"), str):
+                content = message["refusal"]  # the model's answer, kept as such: it fails
             answer, think = split_think(content or "")
             reasoning = message.get("reasoning_content") or message.get("reasoning")
             out.append(
@@ -110,6 +114,7 @@ def _folded(choices: dict[int, dict[str, Any]], usage: Any) -> dict[str, Any]:
                     "role": "assistant",
                     "content": c["content"],
                     "reasoning_content": c["reasoning"] or None,
+                    "refusal": c["refusal"] or None,
                 },
                 "finish_reason": c["finish"],
             }
