@@ -4,6 +4,7 @@ left behind."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import socket
@@ -180,16 +181,19 @@ def test_system_v_ipc_objects_are_neither_the_hosts_nor_another_samples(pytester
     """Shared memory and message queues outlive the processes that made them: a sample's own
     go with it, and a later sample cannot find them."""
     key = 0x0C0DE000 + os.getpid() % 0x1000
+    host_key = key + 2  # a segment of the host's, open to every uid
     make = (
         "    import ctypes\n"
         "    libc = ctypes.CDLL(None)\n"
         f"    found = libc.shmget({key}, 0, 0) >= 0 or libc.msgget({key + 1}, 0) >= 0\n"
+        f"    found = found or libc.shmget({host_key}, 0, 0) >= 0\n"
         f"    libc.shmget({key}, 4096, 0o1000 | 0o666)\n"
         f"    libc.msgget({key + 1}, 0o1000 | 0o666)\n"
         "    return a + b + (found and a == 1)\n"  # found at its first call: an earlier one's
     )
     replay = pytester.path / "replay.jsonl"
     replay.write_text((json.dumps({"task_id": "tiny/add", "completion": make}) + "\n") * 2)
+    assert ctypes.CDLL(None).shmget(host_key, 4096, 0o1000 | 0o666) >= 0
     try:
         pytester.runpytest_subprocess(
             f"--codegen-model=replay:{replay}",
@@ -200,5 +204,6 @@ def test_system_v_ipc_objects_are_neither_the_hosts_nor_another_samples(pytester
         left = {key, key + 1} & _host_ipc_keys()
     finally:
         subprocess.run(["ipcrm", "-M", str(key), "-Q", str(key + 1)], capture_output=True)
+        subprocess.run(["ipcrm", "-M", str(host_key)], capture_output=True)
     assert [r["outcome"] for r in read_results(pytester.path / "r.jsonl")] == ["passed"] * 2
     assert left == set()

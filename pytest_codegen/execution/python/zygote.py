@@ -195,6 +195,7 @@ class Zygote:
         self._spare: Spare | None = None
         self._pending: tuple[tuple[Any, ...], int] | None = None
         self._live: dict[int, int] = {}
+        self._ends_unanswered = 0  # ends asked without waiting, whose answers are still due
         self._preloaded: set[str] = set()  # modules already asked of the zygote
 
     @classmethod
@@ -265,24 +266,45 @@ class Zygote:
         raise SampleCrashed("the sandbox launcher died")
 
     def end(self, pid: int, status: bool = False) -> str | None:
-        """Kill sample ``pid`` and every process it started. With ``status``, wait for its
-        process and say how it ended; without, the zygote does the killing while the next
-        sample is prepared (it handles requests in order, so before that spare exists)."""
+        """Kill sample ``pid`` and every process it started, and remove what it left in the
+        launcher (its System V objects). With ``status``, wait for its process and say how it
+        ended; without, the zygote does it while the grader goes on, and its answer is read
+        before the next sample is handed over (:meth:`_settle_ends`)."""
         with self._lock:
             if self._live.pop(pid, None) is None:
                 return None
             self._collect()  # replies come in request order
-            try:
-                self.sock.send(marshal.dumps({"end": pid, "status": status}))
-                reply = self.sock.recv(4096) if status else None
-            except OSError:
-                reply = b""
-            if reply is None:
+            if not status:
+                self._send({"end": pid, "status": False})
+                self._ends_unanswered += 1
                 return None
-            if not reply:
-                raise SampleCrashed("the sandbox launcher died")
-            ended = marshal.loads(reply)["status"]
+            self._settle_ends()
+            self._send({"end": pid, "status": True})
+            ended = marshal.loads(self._answer())["status"]
             return None if ended is None else str(ended)
+
+    def _send(self, request: dict[str, Any]) -> None:
+        try:
+            self.sock.send(marshal.dumps(request))
+        except OSError:
+            raise SampleCrashed("the sandbox launcher died") from None
+
+    def _answer(self) -> bytes:
+        try:
+            reply = self.sock.recv(4096)
+        except OSError:
+            reply = b""
+        if not reply:
+            raise SampleCrashed("the sandbox launcher died")
+        return reply
+
+    def _settle_ends(self) -> None:
+        """Read the answers of the ends not waited for: each sample's processes are dead and
+        its objects removed before the next sample exists (no spare is requested meanwhile,
+        so these answers are next)."""
+        while self._ends_unanswered:
+            self._answer()
+            self._ends_unanswered -= 1
 
     def _free_uid(self) -> int:
         """A uid no live sample and no spare has: kill-by-uid then hits one sample only."""
@@ -304,6 +326,7 @@ class Zygote:
         self, config: dict[str, Any], key: tuple[Any, ...], preload: Iterable[str] = ()
     ) -> Spare:
         self._collect()
+        self._settle_ends()
         if self._spare is not None and self._spare.key != key:
             self._spare.handle.close()  # prepared for other limits: it exits
             self._spare = None
