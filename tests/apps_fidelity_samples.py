@@ -194,6 +194,96 @@ SAMPLES = [
     ),
 ]
 
+R = "input()\ns = sum(map(int, input().split()))\n"
+AB = "a, b = map(int, input().split())\n"
+NEW = [
+    (SUM, "quit() after printing", R + "print(s)\nquit()\n"),
+    (
+        SUM,
+        "sys.stdout.buffer.write",
+        "import sys\n" + R + "sys.stdout.buffer.write(str(s).encode() + b'\\n')\n",
+    ),
+    (SUM, "no final newline", "import sys\n" + R + "sys.stdout.write(str(s))\n"),
+    (SUM, "crlf line ends", "import sys\n" + R + "sys.stdout.write(str(s) + '\\r\\n')\n"),
+    (SUM, "extra output after the answer", R + "print(s)\nprint('done')\n"),
+    (SUM, "stderr output", "import sys\n" + R + "print('debug', file=sys.stderr)\nprint(s)\n"),
+    (SUM, "input() at EOF", R + "print(s)\ninput()\ninput()\n"),
+    (SUM, "print then loop forever", R + "print(s)\nwhile True:\n    pass\n"),
+    (
+        SUM,
+        "deep recursion",
+        "import sys\nsys.setrecursionlimit(100000)\ndef f(k):\n"
+        "    return 0 if k == 0 else 1 + f(k - 1)\n" + R + "print(s + f(30000) - 30000)\n",
+    ),
+    (
+        SUM,
+        "deep recursion, default limit",
+        "def f(k):\n    return 0 if k == 0 else 1 + f(k - 1)\n" + R + "print(s + f(5000) - 5000)\n",
+    ),
+    (
+        SUM,
+        "thread joined",
+        "import threading\ndef main():\n    input()\n    print(sum(map(int, input().split())))\n"
+        "t = threading.Thread(target=main)\nt.start()\nt.join()\n",
+    ),
+    (SUM, "sys.exit(1) after printing", "import sys\n" + R + "print(s)\nsys.exit(1)\n"),
+    (SUM, "os.write to fd 1", "import os\n" + R + "os.write(1, (str(s) + '\\n').encode())\n"),
+    (
+        SUM,
+        "readline loop to EOF",
+        "import sys\nlines = []\nwhile True:\n    line = sys.stdin.readline()\n    if not line:\n"
+        "        break\n    lines.append(line)\nprint(sum(map(int, lines[1].split())))\n",
+    ),
+    (
+        SUM,
+        "readlines",
+        "import sys\nlines = sys.stdin.readlines()\nprint(sum(map(int, lines[1].split())))\n",
+    ),
+    (SUM, "print as float", R + "print(float(s))\n"),
+    (SUM, "answer twice", R + "print(s)\nprint(s)\n"),
+    (SUM, "answer and its tokens reordered", R + "print(s, 0)\n"),
+    (SUM, "multiline string", R + "print('''%d\n''' % s)\n"),
+    (SUM, "indented import after code", R + "if s:\n    import os\nprint(s)\n"),
+    (
+        SUM,
+        "tab-indented program",
+        "def f():\n\tinput()\n\treturn sum(map(int, input().split()))\nprint(f())\n",
+    ),
+    (
+        SUM,
+        "input rebound to readline",
+        "import sys\ninput = sys.stdin.readline\n" + R + "print(s)\n",
+    ),
+    (MEAN, "float with more decimals", AB + "print(f'{(a + b) / 2:.10f}')\n"),
+    (MEAN, "float slightly off", AB + "print((a + b) / 2 + 1e-4)\n"),
+    (MEAN, "float in exponent form", AB + "print(f'{(a + b) / 2:e}')\n"),
+    (TWICE, "returns None", "def twice(xs):\n    return None\n"),
+    (TWICE, "numpy array", "import numpy as np\ndef twice(xs):\n    return np.array(xs) * 2\n"),
+    (
+        TWICE,
+        "prints while computing",
+        "def twice(xs):\n    print('debug', xs)\n    return [2 * x for x in xs]\n",
+    ),
+    (TWICE, "sys.exit() in the function", "import sys\ndef twice(xs):\n    sys.exit(0)\n"),
+    (TWICE, "a generator", "def twice(xs):\n    return (2 * x for x in xs)\n"),
+    (TWICE, "a list of tuples", "def twice(xs):\n    return [(2 * x,) for x in xs]\n"),
+    (TWICE, "wrapped in a list", "def twice(xs):\n    return [[2 * x for x in xs]]\n"),
+    (
+        TWO_SUM,
+        "a tuple",
+        "class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n"
+        "        for i, x in enumerate(nums):\n            if target - x in seen:\n"
+        "                return (seen[target - x], i)\n            seen[x] = i\n",
+    ),
+    (
+        COUNTS,
+        "str keys",
+        "from collections import Counter\ndef counts(xs):\n"
+        "    return {str(k): v for k, v in Counter(xs).items()}\n",
+    ),
+]
+SAMPLES += NEW
+
 # Where APPS's grader fails a correct program and we differ on purpose (docs/apps.md):
 # "label (task)" -> (ours, theirs), each (verdict, index of the first failing test or None).
 KNOWN_DIFFERENCES: dict[str, tuple[tuple[str, int | None], tuple[str, int | None]]] = {
@@ -211,6 +301,14 @@ KNOWN_DIFFERENCES: dict[str, tuple[tuple[str, int | None], tuple[str, int | None
     # Its test_one_solution.py kills a sample after 11 s in all (TIMEOUT + 1), whatever its
     # number of tests, and counts 21 runtime errors; ours gives (4 + 1) x tests + 5 s.
     labelled(ECHO, "3 s on each of 4 tests"): (("passed", None), ("error", 0)),
+    # The same guard sets builtins.quit to None: quit() raises TypeError after the output.
+    labelled(SUM, "quit() after printing"): (("passed", None), ("error", 0)),
+    # Its stdout is a StringIO, which has no .buffer: a correct fast writer fails there.
+    labelled(SUM, "sys.stdout.buffer.write"): (("passed", None), ("error", 0)),
+    # A NumPy array of two or more numbers: its own comparison raises ValueError (an
+    # array's truth is ambiguous), which it counts as the program's runtime error. Ours: a
+    # wrong answer (the program ran; its answer is not the expected list).
+    labelled(TWICE, "numpy array"): (("wrong", 0), ("error", 0)),
 }
 
 # Runs APPS's ``run_test`` (the files in argv[1]) on each sample of the JSON file argv[2]

@@ -116,6 +116,147 @@ SAMPLES = [
     ),
 ]
 
+R = "n = int(input())\ns = sum(map(int, input().split()))\n"
+NEW = [
+    ("abc001_a", "quit() after printing", R + "print(s)\nquit()\n"),
+    (
+        "abc001_a",
+        "sys.stdout.buffer.write",
+        "import sys\n" + R + "sys.stdout.buffer.write(str(s).encode() + b'\\n')\n",
+    ),
+    ("abc001_a", "no final newline", "import sys\n" + R + "sys.stdout.write(str(s))\n"),
+    ("abc001_a", "crlf line ends", "import sys\n" + R + "sys.stdout.write(str(s) + '\\r\\n')\n"),
+    ("abc001_a", "extra output after the answer", R + "print(s)\nprint('done')\n"),
+    (
+        "abc001_a",
+        "stderr output",
+        "import sys\n" + R + "print('debug', file=sys.stderr)\nprint(s)\n",
+    ),
+    ("abc001_a", "input() at EOF", R + "print(s)\ninput()\ninput()\n"),
+    ("abc001_a", "blank lines before", R + "print()\nprint()\nprint(s)\n"),
+    ("abc001_a", "print then loop forever", R + "print(s)\nwhile True:\n    pass\n"),
+    (
+        "abc001_a",
+        "deep recursion",
+        "import sys\nsys.setrecursionlimit(100000)\ndef f(k):\n"
+        "    return 0 if k == 0 else 1 + f(k - 1)\n" + R + "print(s + f(30000) - 30000)\n",
+    ),
+    (
+        "abc001_a",
+        "main guard not last",
+        "def main():\n    n = int(input())\n    print(sum(map(int, input().split())))\n\n"
+        "if __name__ == '__main__':\n    main()\nDONE = True\n",
+    ),
+    (
+        "abc001_a",
+        "main guard, double quotes",
+        "def main():\n    n = int(input())\n    print(sum(map(int, input().split())))\n\n"
+        'if __name__ == "__main__":\n    main()\n',
+    ),
+    (
+        "abc001_a",
+        "thread joined",
+        "import threading\ndef main():\n    n = int(input())\n"
+        "    print(sum(map(int, input().split())))\nt = threading.Thread(target=main)\nt.start()\n"
+        "t.join()\n",
+    ),
+    ("abc001_a", "sys.exit(1) after printing", "import sys\n" + R + "print(s)\nsys.exit(1)\n"),
+    ("abc001_a", "raise SystemExit after printing", R + "print(s)\nraise SystemExit(3)\n"),
+    (
+        "abc001_a",
+        "os.write to fd 1",
+        "import os\n" + R + "os.write(1, (str(s) + '\\n').encode())\n",
+    ),
+    (
+        "abc001_a",
+        "readline loop to EOF",
+        "import sys\nlines = []\nwhile True:\n    line = sys.stdin.readline()\n    if not line:\n"
+        "        break\n    lines.append(line)\nprint(sum(map(int, lines[1].split())))\n",
+    ),
+    (
+        "abc001_a",
+        "readlines",
+        "import sys\nlines = sys.stdin.readlines()\nprint(sum(map(int, lines[1].split())))\n",
+    ),
+    ("abc001_a", "print with sep and end", R + "print(s, end='')\nprint()\n"),
+    ("abc001_a", "trailing spaces", R + "print(str(s) + '   ')\n"),
+    ("abc001_a", "print as float", R + "print(float(s))\n"),
+    ("abc001_a", "name shadowing a builtin import", "from math import *\n" + R + "print(s)\n"),
+    (
+        "abc001_a",
+        "input rebound to readline",
+        "import sys\ninput = sys.stdin.readline\n" + R + "print(s)\n",
+    ),
+    ("abc001_a", "print(*list)", R + "print(*[s])\n"),
+    (
+        "abc002_b",
+        "float with more decimals",
+        "a, b = map(int, input().split())\nprint(f'{(a + b) / 2:.10f}')\n",
+    ),
+    (
+        "abc002_b",
+        "float in exponent form",
+        "a, b = map(int, input().split())\nprint(f'{(a + b) / 2:e}')\n",
+    ),
+    (
+        "abc002_b",
+        "float slightly off",
+        "a, b = map(int, input().split())\nprint((a + b) / 2 + 1e-9)\n",
+    ),
+    (
+        "1234",
+        "sys.exit() in the method",
+        "import sys\nclass Solution:\n    def twoSum(self, nums, target):\n        sys.exit(0)\n",
+    ),
+    (
+        "1234",
+        "prints while computing",
+        PAIR_RIGHT.replace(
+            "        seen = {}\n", "        seen = {}\n        print('debug', nums)\n"
+        ),
+    ),
+    (
+        "1234",
+        "returns None",
+        "class Solution:\n    def twoSum(self, nums, target):\n        return None\n",
+    ),
+    (
+        "1234",
+        "numpy ints in a list",
+        "import numpy as np\nclass Solution:\n    def twoSum(self, nums, target):\n"
+        "        for i in range(len(nums)):\n            for j in range(i + 1, len(nums)):\n"
+        "                if nums[i] + nums[j] == target:\n"
+        "                    return [np.int64(i), np.int64(j)]\n",
+    ),
+    (
+        "1234",
+        "helper outside the class",
+        "def helper(nums, target):\n    seen = {}\n    for i, x in enumerate(nums):\n"
+        "        if target - x in seen:\n            return [seen[target - x], i]\n"
+        "        seen[x] = i\nclass Solution:\n    def twoSum(self, nums, target):\n"
+        "        return helper(nums, target)\n",
+    ),
+    (
+        "1234",
+        "a generator",
+        "class Solution:\n    def twoSum(self, nums, target):\n"
+        "        return (i for i in range(2))\n",
+    ),
+    (
+        "1234",
+        "a NumPy array",
+        "import numpy as np\nclass Solution:\n    def twoSum(self, nums, target):\n"
+        "        return np.array([0, 1])\n",
+    ),
+    (
+        "1234",
+        "top-level code reading stdin",
+        "x = input()\nclass Solution:\n    def twoSum(self, nums, target):\n"
+        "        return [0, 1]\n",
+    ),
+]
+SAMPLES += NEW
+
 # Where the official grader is wrong, and we differ on purpose (docs/livecodebench.md):
 # label -> (ours, theirs), each (verdict, index of the first failing test or None).
 KNOWN_DIFFERENCES = {
@@ -127,6 +268,22 @@ KNOWN_DIFFERENCES = {
     # Its patched open() reads the input only through mock_open's read(), not open(0) as a
     # file object a program reads and splits: a correct program fails there.
     "open(0)": (("passed", None), ("failed", 0)),
+    # Its reliability guard sets builtins.quit to None (exit it leaves): quit() after the
+    # right output raises TypeError there.
+    "quit() after printing": (("passed", None), ("error", 0)),
+    # Its stdout is a StringIO, which has no .buffer: a correct fast writer fails there.
+    "sys.stdout.buffer.write": (("passed", None), ("error", 0)),
+    # It unwraps a main guard only when it is the program's last statement: with a
+    # statement after it, __name__ is not "__main__", main() never runs, the output is empty.
+    "main guard not last": (("passed", None), ("failed", 0)),
+    # A program that ends the grading process: its runner finds no metadata (IndexError)
+    # and keeps its default result, a wrong answer on test 1. Ours: an error on test 1.
+    "sys.exit() in the method": (("error", 0), ("failed", 0)),
+    # A NumPy array of two numbers: its `if not prediction == expected` raises ValueError (an
+    # array's truth is ambiguous), counted as a runtime error after the array itself was
+    # appended as test 1's result (its first element, true): "error on test 2" of one test.
+    # Ours: a wrong answer on test 1 (the program ran; its answer is not the expected list).
+    "a NumPy array": (("failed", 0), ("error", 1)),
 }
 
 # Runs LiveCodeBench's grading on the problems and generations in the JSON file argv[2], with the

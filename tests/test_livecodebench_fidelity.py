@@ -103,6 +103,7 @@ def test_every_verdict_is_livecodebench_own(pytester, official_grader, monkeypat
         [sys.executable, "-c", DRIVER, str(official_grader), str(job)],
         capture_output=True,
         text=True,
+        stdin=subprocess.DEVNULL,
         timeout=900,
         cwd=pytester.path,
     )
