@@ -362,7 +362,9 @@ OPTIONS: tuple[Option, ...] = (
         "resume",
         "Finish the run whose --codegen-results file exists: the samples it graded are not "
         "graded again (deselected), new records are appended, and the summary covers all; "
-        "those it lost (a worker or host died, the run was cut short, API errors) are graded.",
+        "those it lost (a worker or host died, the run was cut short, API errors) are graded, "
+        "and so are samples named by their node ids on the command line (graded again: the "
+        "last record of a sample counts).",
         flag=True,
         default=False,
     ),

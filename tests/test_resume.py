@@ -119,3 +119,38 @@ def test_resume_of_other_data_is_refused_keeping_the_records(pytester, tiny, xdi
         ]
     )
     assert len(read_results(pytester.path / "r.jsonl")) == 6  # the two graded now are kept
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_sample_pasted_back_with_resume_is_graded_again_into_the_file(pytester, tiny, xdist):
+    rows = [json.loads(line) for line in tiny.read_text().splitlines()]
+    answers = {r["task_id"]: r["canonical_solution"] for r in rows}
+    replay = pytester.path / "answers.jsonl"
+
+    def write_answers(add: str) -> None:
+        answers["tiny/add"] = add
+        replay.write_text(
+            "".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in answers.items())
+        )
+
+    def run(*args: str):
+        return pytester.runpytest_subprocess(
+            f"--codegen-model=replay:{replay}", "--codegen-results=r.jsonl", *args, *xdist
+        )
+
+    write_answers("    return a - b\n")
+    run("tiny.jsonl").assert_outcomes(passed=2, failed=1)
+    write_answers("    return a + b\n")  # the sample's answer mended (a replay file fixed)
+    again = run("tiny.jsonl::tiny_add[s0]", "--codegen-resume")
+    again.assert_outcomes(passed=1)
+    records = read_results(pytester.path / "r.jsonl")
+    assert [r["nodeid"] for r in records[3:]] == ["tiny.jsonl::tiny_add[s0]"]
+    assert records[-1]["outcome"] == "passed"
+    assert again.ret == pytest.ExitCode.OK
+    again.stdout.fnmatch_lines(
+        [
+            "*tiny*(all)*3*3*3*0*1.000*",
+            "resumed r.jsonl: 2 samples graded before were not graded again; "
+            "1 named on the command line were",
+        ]
+    )

@@ -11,6 +11,7 @@ process died under it, the run ended first, the model had no answer (missing, AP
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,26 @@ def read_for_resume(path: Path) -> list[dict[str, Any]]:
     return load_results(path)
 
 
+def named_on_command_line(config: pytest.Config) -> list[str]:
+    """The node ids of samples or problems pasted on the command line (``tiny.jsonl::tiny_add``,
+    ``humaneval::HumanEval_0[s1]``), as node ids are written: relative to the rootdir."""
+    named = []
+    for arg in config.option.file_or_dir or ():
+        head, sep, rest = arg.partition("::")
+        if not sep:
+            continue
+        path = config.invocation_params.dir / head
+        if path.exists():  # else a built-in suite's name
+            head = Path(os.path.relpath(path, config.rootpath)).as_posix()
+        named.append(f"{head}::{rest}")
+    return named
+
+
+def names(nodeid: str, named: list[str]) -> bool:
+    """Whether ``nodeid`` is one of ``named`` or a sample of a problem in it."""
+    return any(nodeid == n or nodeid.startswith((f"{n}[", f"{n}::")) for n in named)
+
+
 class Resume:
     """Deselects the samples graded before; on the reporting side, hands their records over."""
 
@@ -59,6 +80,7 @@ class Resume:
         self.done = done
         self.source = source
         self.deselected = 0
+        self.again = 0  # samples graded before and named on the command line: graded again
 
     @classmethod
     def configure(cls, config: pytest.Config, settings: Settings) -> Resume:
@@ -78,7 +100,15 @@ class Resume:
                 f"--codegen-resume: {settings.results} holds samples of model "
                 f"{', '.join(others)}, not {settings.model}"
             )
-        return cls(done, settings.results)
+        # A sample pasted back by its node id is graded again, its record appended (the last
+        # record of a sample counts): how one sample is regraded into a results file.
+        named = named_on_command_line(config)
+        again = [nodeid for nodeid in done if names(nodeid, named)]
+        for nodeid in again:
+            del done[nodeid]
+        resume = cls(done, settings.results)
+        resume.again = len(again)
+        return resume
 
     def restore(self, collector: Any) -> None:
         """Give the reporting side the records graded before (already in the file)."""
@@ -107,7 +137,8 @@ class Resume:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.source is not None and self.done:
+            again = f"; {self.again} named on the command line were" if self.again else ""
             terminalreporter.write_line(
                 f"resumed {self.source}: {len(self.done)} samples graded before "
-                "were not graded again"
+                f"were not graded again{again}"
             )
