@@ -249,7 +249,9 @@ def test_a_stream_that_is_not_utf8_is_read_as_a_reply_that_is_not_streamed_is(fa
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_stream_of_another_shape_is_an_api_error_of_the_run(pytester, tiny, fake, xdist):
-    fake.script(Fault.events(b"data: [1, 2]\n\n"))
+    # Twice: with -n 2 the worker that does not grade the sample asks for it too, and the
+    # first request (whichever worker sends it) would take a single fault.
+    fake.script(*[Fault.events(b"data: [1, 2]\n\n")] * 2)
     result = run_vllm(pytester, fake, "tiny.jsonl::tiny_add", *xdist)
     result.assert_outcomes(errors=1)
     (record,) = read_results(pytester.path / "r.jsonl")
