@@ -21,6 +21,7 @@ from .. import outcomes
 from ..generation.context import conftest_overrides_model
 from ..keys import DONE_KEY
 from ..settings import Settings
+from .selection import arg_path
 
 
 def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -61,7 +62,7 @@ def named_on_command_line(config: pytest.Config) -> list[str]:
         head, sep, rest = arg.partition("::")
         if not sep:
             continue
-        path = config.invocation_params.dir / head
+        path = arg_path(config, arg)
         if path.exists():  # else a built-in suite's name
             head = Path(os.path.relpath(path, config.rootpath)).as_posix()
         named.append(f"{head}::{rest}")

@@ -118,15 +118,19 @@ def _under(path, parent):
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-# System V objects: where the kernel lists them, and the call that removes one (IPC_RMID).
-_IPC_TABLES = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
+# System V objects of each kind: where the kernel lists them, the call that controls them,
+# its *_INFO command, and where in the struct of ints that fills the count of objects is
+# (shm_info.used_ids, msginfo.msgpool, seminfo.semusz).
+_IPC_KINDS = (("shm", "shmctl", 14, 0), ("msg", "msgctl", 12, 0), ("sem", "semctl", 19, 7))
 _IPC_RMID = 0
-
-
-# How many objects of each kind exist: the *_INFO command of each call, and where in the
-# struct of ints it fills the count is (shm_info.used_ids, msginfo.msgpool, seminfo.semusz).
-_IPC_COUNTS = (("shmctl", 14, 0), ("msgctl", 12, 0), ("semctl", 19, 7))
 _INFO = []
+
+
+def _ipc_ctl(libc, call, ident, command, arg):
+    # semctl takes a semaphore's number before the command.
+    if call == "semctl":
+        return libc.semctl(ident, 0, command, arg)
+    return getattr(libc, call)(ident, command, arg)
 
 
 def _any_ipc(libc):
@@ -135,14 +139,9 @@ def _any_ipc(libc):
     if not _INFO:
         _INFO.append((ctypes.c_int * 16)())
     info = _INFO[0]
-    for call, command, at in _IPC_COUNTS:
+    for _, call, command, at in _IPC_KINDS:
         info[at] = 0
-        done = (
-            libc.semctl(0, 0, command, info)
-            if call == "semctl"
-            else getattr(libc, call)(0, command, info)
-        )
-        if done < 0 or info[at]:
+        if _ipc_ctl(libc, call, 0, command, info) < 0 or info[at]:
             return True
     return False
 
@@ -155,7 +154,7 @@ def remove_ipc_of(uid):
     libc = load_libc()
     if not _any_ipc(libc):
         return
-    for table, call in _IPC_TABLES:
+    for table, call, _, _ in _IPC_KINDS:
         try:
             with open(f"/proc/sysvipc/{table}") as fh:
                 header, *rows = fh.read().splitlines()
@@ -165,11 +164,7 @@ def remove_ipc_of(uid):
         for row in rows:
             fields = row.split()
             if int(fields[creator]) == uid:
-                ident = int(fields[1])
-                if call == "semctl":
-                    libc.semctl(ident, 0, _IPC_RMID)
-                else:
-                    getattr(libc, call)(ident, _IPC_RMID, None)
+                _ipc_ctl(libc, call, int(fields[1]), _IPC_RMID, None)
 
 
 def drop_privileges(uid):
