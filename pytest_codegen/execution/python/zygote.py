@@ -347,10 +347,7 @@ class Zygote:
             # Imported before this spare is forked: it and every later sample have them.
             prepare["preload"] = new
             self._preloaded.update(new)
-        try:
-            self.sock.send(marshal.dumps({"prepare": prepare}))
-        except OSError:
-            raise SampleCrashed("the sandbox launcher died") from None
+        self._send({"prepare": prepare})
         self._pending = (key, uid)
 
     def _read_spare(self) -> tuple[int, socket.socket, str]:
