@@ -95,6 +95,56 @@ def test_a_conftest_overrides_the_model_fixture(pytester, tiny, xdist):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_conftest_models_failure_is_the_samples_api_error(pytester, tiny, xdist, monkeypatch):
+    # A local model that raises (an out-of-memory on its device, a bug) or answers with
+    # something that is not a Completion never wrote the sample: it is an API error, left
+    # out of pass@k and written again by --codegen-resume, not a crashed sample scored 0.
+    pytester.makeconftest("""
+        import os
+        import pytest
+        from pytest_codegen.models.base import Completion, Model
+
+        class Flaky(Model):
+            spec = "flaky"
+            def generate(self, request):
+                if os.environ.get("FLAKY_FIXED"):
+                    return [Completion(text=request.problem.reference)]
+                if request.sample_indices[0] == 1:
+                    raise RuntimeError("device out of memory\\nmore detail")
+                if request.sample_indices[0] == 2:
+                    return [request.problem.reference]
+                return [Completion(text=request.problem.reference)]
+
+        @pytest.fixture(scope="session")
+        def codegen_model():
+            return Flaky()
+    """)
+    args = ("--codegen-model=reference", str(tiny), "--codegen-samples=3")
+    result = pytester.runpytest_subprocess(*args, "--codegen-results=r.jsonl", *xdist)
+    result.assert_outcomes(passed=3, errors=6)
+    records = {r["nodeid"]: r for r in read_results(pytester.path / "r.jsonl")}
+    raised = records["tiny.jsonl::tiny_add[s1]"]
+    assert raised["outcome"] == "api_error"
+    assert raised["error"] == (
+        "Flaky.generate raised RuntimeError: device out of memory (conftest.py:11)"
+    )
+    wrong_type = records["tiny.jsonl::tiny_add[s2]"]
+    assert wrong_type["outcome"] == "api_error"
+    assert wrong_type["error"] == "Flaky.generate returned a str where a Completion belongs"
+    assert sorted(r["outcome"] for r in records.values()) == ["api_error"] * 6 + ["passed"] * 3
+    # pass@1 over the samples written: every one passed.
+    result.stdout.re_match_lines([r"tiny\s+\(all\)\s+3\s+9\s+3\s+.*\s6\s+0\s+1\.000\b"])
+
+    monkeypatch.setenv("FLAKY_FIXED", "1")
+    again = pytester.runpytest_subprocess(
+        *args, "--codegen-results=r.jsonl", "--codegen-resume", *xdist
+    )
+    again.assert_outcomes(passed=6)
+    final = {r["nodeid"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+    assert set(final.values()) == {"passed"} and len(final) == 9
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_builtin_suite_ids_can_be_pasted(pytester, xdist):
     result = pytester.runpytest_subprocess(
         "--codegen-model=reference", "humaneval::HumanEval_7[s0]", "-v", *xdist

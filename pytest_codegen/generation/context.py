@@ -10,7 +10,9 @@ worker, or a run without xdist), and the controller when it generates for remote
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
+import traceback
 from collections.abc import Iterable
 from typing import Any
 
@@ -165,12 +167,7 @@ class GenerationContext:
                 repair_round=repair_round,
                 stage=job.stage,
             )
-            completions = list(model.generate(request))
-            completion = (
-                completions[0]
-                if completions
-                else Completion(error="the model returned no completion")
-            )
+            completion = first_completion(model, request)
         if completion.latency_s is None:
             completion = dataclasses.replace(
                 completion, latency_s=round(time.monotonic() - started, 4)
@@ -187,3 +184,27 @@ class GenerationContext:
             self.engine.close(wait)
         if self.built_model is not None:
             self.built_model.close()
+
+
+def first_completion(model: Model, request: GenerationRequest) -> Completion:
+    """The first completion a model outside the engine (a conftest.py's, another plugin's)
+    gives for ``request``; what goes wrong in it is that sample's API error, as a provider's
+    failure is: the sample was never written, so it is neither scored nor lost to a rerun
+    with ``--codegen-resume``."""
+    try:
+        completions = list(model.generate(request))
+    except Exception as e:  # the user's model: its failure must not count as the sample's
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        line = next((text for text in str(e).splitlines() if text.strip()), "")[:300]
+        return Completion(
+            error=f"{type(model).__name__}.generate raised {type(e).__name__}"
+            f"{': ' + line if line else ''} ({os.path.basename(where.filename)}:{where.lineno})"
+        )
+    if not completions:
+        return Completion(error="the model returned no completion")
+    if not isinstance(completions[0], Completion):
+        return Completion(
+            error=f"{type(model).__name__}.generate returned a "
+            f"{type(completions[0]).__name__} where a Completion belongs"
+        )
+    return completions[0]
