@@ -77,11 +77,13 @@ def names(nodeid: str, named: list[str]) -> bool:
 class Resume:
     """Deselects the samples graded before; on the reporting side, hands their records over."""
 
-    def __init__(self, done: dict[str, dict[str, Any]] | set[str], source: Path | None) -> None:
+    def __init__(
+        self, done: dict[str, dict[str, Any]] | set[str], source: Path | None, again: int = 0
+    ) -> None:
         self.done = done
         self.source = source
         self.deselected = 0
-        self.again = 0  # samples graded before and named on the command line: graded again
+        self.again = again  # samples graded before and named on the command line: graded again
 
     @classmethod
     def configure(cls, config: pytest.Config, settings: Settings) -> Resume:
@@ -107,9 +109,7 @@ class Resume:
         again = [nodeid for nodeid in done if names(nodeid, named)]
         for nodeid in again:
             del done[nodeid]
-        resume = cls(done, settings.results)
-        resume.again = len(again)
-        return resume
+        return cls(done, settings.results, again=len(again))
 
     def restore(self, collector: Any) -> None:
         """Give the reporting side the records graded before (already in the file)."""
