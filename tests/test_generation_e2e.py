@@ -87,6 +87,20 @@ def test_api_error_is_its_own_outcome(pytester, tiny, server):
     result.stdout.fnmatch_lines(["*pass@1*", "*n/a*"])
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_sample_that_fails_is_requested_by_one_worker(pytester, tiny, server, xdist):
+    # With -n 2 both workers prefetch every sample; the one that does not grade it may ask
+    # first. Its API error is the run's answer for that sample: the grading worker takes it
+    # instead of asking the failing server again, so the server sees what a plain run sends.
+    server.fault = lambda req: Fault.answer(400, {"error": {"message": "prompt too long"}})
+    result = run_vllm(pytester, server, "tiny.jsonl::tiny_add", "--codegen-samples=3", *xdist)
+    result.assert_outcomes(errors=3)
+    records = read_results(pytester.path / "r.jsonl")
+    assert [r["outcome"] for r in records] == ["api_error"] * 3
+    assert all("prompt too long" in r["error"] for r in records)
+    assert sorted(r.n for r in server.requests) == [3], [r.n for r in server.requests]
+
+
 def test_missing_key_fails_at_start(pytester, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = pytester.runpytest_subprocess("--codegen-model=openai:gpt-4o")

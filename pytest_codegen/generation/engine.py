@@ -328,6 +328,14 @@ class GenerationEngine:
                 if self._resolve_from_cache(slot):
                     claim.release(remove=True)
                     continue
+                # Or a sibling of this run asked for it and got an API error, which is this
+                # run's answer: asking the failing server again would send what a run
+                # without xdist does not (the sibling counted the error).
+                error = self.cache.read_error(slot.key, newer_than=self.since)
+                if error is not None:
+                    claim.release()
+                    resolve(slot, error)
+                    continue
             mine.append((slot, claim))
         if mine:
             self._sender.send(mine)
