@@ -1,13 +1,16 @@
 """MultiPL-E's own evaluators beside ours on the same programs: every status compared.
 
-Its ``evaluation/src`` (``eval_<lang>.py``, ``safe_subprocess``) is read from
-``$MULTIPL_E_EVALUATION_SRC``, a checkout of nuprl/MultiPL-E's folder of that name; without it
-this test is skipped (the project ships none of its code). The programs are the self-test's
-(both completions of each language) and the right, wrong and empty answers of
-``fixtures/multipl_e/add.jsonl``; each is graded here in the sandbox, then given, as the same
-text, to upstream's ``eval_script`` run as upstream runs it, with the toolchains on this
-machine. Statuses upstream names apart (JavaScript's and TypeScript's ``AssertionError`` and
-``ReferenceError``, R's and OCaml's ``AssertionError``) are ``Exception`` here.
+Its ``evaluation/src`` (``eval_<lang>.py``, ``generic_eval.py``, ``libeval.py``,
+``safe_subprocess``) is kept unchanged in ``multipl_e_official/`` beside this file (its README
+names the commit); ``$MULTIPL_E_EVALUATION_SRC`` may name another checkout of that folder to
+compare with instead. Each language is a test of its own, skipped where its toolchain is not
+on this host. The programs are the self-test's (both completions) and the right, wrong and
+empty answers of ``fixtures/multipl_e/add.jsonl``, with those whose statuses used to differ
+and those whose status upstream reads from the whole output; each is graded here in the
+sandbox, then given, as the same text, to upstream's ``eval_script`` run as upstream runs it,
+with the toolchains on this machine. Statuses upstream names apart (JavaScript's and
+TypeScript's ``AssertionError`` and ``ReferenceError``, R's and OCaml's ``AssertionError``)
+are ``Exception`` here.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -22,25 +27,27 @@ from pathlib import Path
 import pytest
 from conftest import read_results
 from test_multipl_e import (
-    ADD,
     RIGHT,
     RUST_2021_ONLY,
     SELF_TESTS,
     WHOLE_OUTPUT,
     WRONG,
-    answers_replay,
+    add_row,
+    input_language,
     suite_and_replay,
-    toolchain_here,
 )
 
 from pytest_codegen.execution.native.libraries import javatuples, typescript
-from pytest_codegen.execution.native.toolchains import search_path, tool_env
+from pytest_codegen.execution.native.toolchains import (
+    ToolchainMissing,
+    find,
+    search_path,
+    tool_env,
+)
 from pytest_codegen.kinds.native_program import cut_at_stop
 
-SOURCE = os.environ.get("MULTIPL_E_EVALUATION_SRC", "")
-pytestmark = pytest.mark.skipif(
-    not (SOURCE and (Path(SOURCE) / "eval_cpp.py").is_file()),
-    reason="no MultiPL-E evaluation/src (set MULTIPL_E_EVALUATION_SRC)",
+SOURCE = Path(
+    os.environ.get("MULTIPL_E_EVALUATION_SRC") or Path(__file__).with_name("multipl_e_official")
 )
 # Our language key -> upstream's module and the file name ending it gives programs
 # (``containerized_eval.py``).
@@ -61,9 +68,21 @@ UPSTREAM = {
     "sh": ("eval_sh", ".sh"),
 }
 NAMED_APART = {"AssertionError": "Exception", "ReferenceError": "Exception"}
-# Upstream's Go runs in the user's build cache (pytester moves HOME): a cold one makes its 30 s
-# a compile of the standard library.
+# Upstream's Go runs in the user's build cache (pytester moves HOME): a cold one (a fresh
+# machine's) makes its 30 s a compile of the standard library, so the fixture fills it first.
 GO_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "go-build")
+
+
+def toolchain_missing(lang: str) -> str:
+    """Why language ``lang`` cannot be compared here ("" if it can): its toolchain, or the
+    Maven that fetches the javatuples MultiPL-E's Java programs import."""
+    try:
+        find(lang)
+    except ToolchainMissing as missing:
+        return str(missing)
+    if lang == "java" and shutil.which("mvn", path=search_path()) is None:
+        return "Java's javatuples needs mvn (install the Debian package maven)"
+    return ""
 
 
 def upstream_status(lang: str, program: str) -> str:
@@ -77,42 +96,53 @@ def upstream_status(lang: str, program: str) -> str:
 
 
 @pytest.fixture
-def upstream(monkeypatch, tmp_path):
-    """Upstream's evaluators importable, with what they expect on PATH (``tsc``, ``lua``)
-    and javatuples where its Java evaluator looks for it."""
-    monkeypatch.syspath_prepend(SOURCE)
-    package, _version = typescript()
-    tsc = Path(package).parent / ".bin"
-    lua = tmp_path / "lua"
-    lua.symlink_to("/usr/bin/lua5.3")  # MultiPL-E's image calls Debian's lua5.3 ``lua``
-    monkeypatch.setenv("PATH", os.pathsep.join((str(tsc), str(lua.parent), search_path())))
+def upstream(monkeypatch, tmp_path, lang):
+    """Upstream's evaluators importable, with what the evaluator of ``lang`` expects on PATH
+    (``tsc``, ``lua``) and javatuples where its Java evaluator looks for it."""
+    monkeypatch.syspath_prepend(str(SOURCE))
+    path = [search_path()]
+    if lang == "ts":
+        package, _version = typescript()
+        path.insert(0, str(Path(package).parent / ".bin"))
+    if lang == "lua":
+        lua = tmp_path / "lua"
+        lua.symlink_to(find("lua").tools["lua5.3"])  # MultiPL-E's image calls lua5.3 ``lua``
+        path.insert(0, str(tmp_path))
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
     monkeypatch.setenv("GOCACHE", GO_CACHE)
     for name, value in tool_env().items():
         if name in ("RUSTUP_HOME", "CARGO_HOME"):  # rustup's proxy, wherever HOME is
             monkeypatch.setenv(name, value)
-    eval_java = importlib.import_module("eval_java")
-    jar = javatuples()
-    real = eval_java.Path
-    monkeypatch.setattr(
-        eval_java, "Path", lambda p: real(jar) if "javatuples" in str(p) else real(p)
-    )
+    if lang == "go":
+        row = json.loads(add_row(tmp_path, "go").read_text())
+        warm = tmp_path / "warm_test.go"
+        warm.write_text(
+            row["prompt"] + cut_at_stop(RIGHT["go"], row["stop_tokens"]) + "\n" + row["tests"]
+        )
+        subprocess.run([find("go").tools["go"], "test", str(warm)], capture_output=True)
+    if lang == "java":
+        eval_java = importlib.import_module("eval_java")
+        jar = javatuples()
+        real = eval_java.Path
+        monkeypatch.setattr(
+            eval_java, "Path", lambda p: real(jar) if "javatuples" in str(p) else real(p)
+        )
     yield
-    for name in [m for m in sys.modules if m.startswith("eval_") or m == "safe_subprocess"]:
-        del sys.modules[name]
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", "") or "").startswith(str(SOURCE)):
+            del sys.modules[name]
 
 
-def graded(
-    pytester, suite: Path, model: str, name: str, samples: int = 1, only: str = ""
-) -> list[dict]:
-    """Records of grading ``suite`` (its problem ``only`` if given) with ``model``."""
+def graded(pytester, suite: Path, model: str, name: str, samples: int = 1) -> list[dict]:
+    """Records of grading ``suite`` with ``model``."""
     result = pytester.runpytest_subprocess(
         f"--codegen-model={model}",
         f"--codegen-samples={samples}",
-        f"{suite}::{only}" if only else str(suite),
+        str(suite),
         f"--codegen-results={name}",
         timeout=900,
     )
-    assert result.ret in (0, 1), result.stdout.str()[-2000:]
+    assert result.ret in (0, 1), (result.stdout.str() + result.stderr.str())[-2000:]
     return read_results(pytester.path / name)
 
 
@@ -120,33 +150,48 @@ def rows_of(suite: Path) -> dict[str, dict]:
     return {row["name"]: row for row in map(json.loads, suite.read_text().splitlines())}
 
 
-def test_every_status_equals_upstream_evaluators(pytester, upstream):
-    self_suite, self_replay = suite_and_replay(pytester.path, SELF_TESTS)
+# Answers whose statuses used to differ from upstream's: a Rust body only the 2021 edition
+# compiles (upstream's rustc takes the default, 2015), and a right JavaScript answer that first
+# spends 6 s (upstream gives node 5 s).
+APART = {
+    "rs": RUST_2021_ONLY.format(type="isize"),
+    "js": "    if (!globalThis.spun) {\n        globalThis.spun = true;\n"
+    "        const end = Date.now() + 6000;\n        while (Date.now() < end) {}\n"
+    "    }\n    return x + y;\n}\n",
+}
+
+
+def answers(lang: str) -> list[str]:
+    """The answers to ``lang``'s row of fixtures/multipl_e/add.jsonl: right, wrong, the one
+    apart, and those whose status upstream reads from a run's whole output."""
+    apart = [APART[lang]] if lang in APART else []
+    return [RIGHT[lang], WRONG[lang], *apart, *(t for x, t, _ in WHOLE_OUTPUT if x == lang)]
+
+
+@pytest.mark.parametrize(
+    "lang",
+    [
+        pytest.param(lang, marks=pytest.mark.skipif(bool(why), reason=why))
+        for lang, why in ((lang, toolchain_missing(lang)) for lang in sorted(UPSTREAM))
+    ],
+)
+def test_every_status_equals_upstream_evaluators(pytester, upstream, lang):
+    (self_test,) = [path for path in SELF_TESTS if input_language(path) == lang]
+    self_suite, self_replay = suite_and_replay(pytester.path, [self_test])
     runs = [(self_suite, graded(pytester, self_suite, f"replay:{self_replay}", "s.jsonl", 2))]
-    for answers, name in ((RIGHT, "right.jsonl"), (WRONG, "wrong.jsonl")):
-        replay = answers_replay(pytester.path / f"replay-{name}", answers)
-        runs.append((ADD, graded(pytester, ADD, f"replay:{replay}", name)))
-    # A Rust body only the 2021 edition compiles (upstream's rustc takes the default, 2015),
-    # and a right JavaScript answer that first spends 6 s (upstream gives node 5 s).
-    apart = {
-        "rs": RUST_2021_ONLY.format(type="isize"),
-        "js": "    if (!globalThis.spun) {\n        globalThis.spun = true;\n"
-        "        const end = Date.now() + 6000;\n        while (Date.now() < end) {}\n"
-        "    }\n    return x + y;\n}\n",
-    }
-    for lang, answer in apart.items():
-        replay = answers_replay(pytester.path / f"replay-apart-{lang}.jsonl", {lang: answer})
-        only = f"HumanEval_53_add_{lang}"
-        records = graded(pytester, ADD, f"replay:{replay}", f"apart-{lang}.jsonl", only=only)
-        runs.append((ADD, records))
-    # Statuses upstream reads from a run's whole output, one answer a run.
-    whole = [(lang, text) for lang, text, _ in WHOLE_OUTPUT if toolchain_here(lang)]
-    for index, (lang, answer) in enumerate(whole):
-        replay = answers_replay(pytester.path / f"replay-whole-{index}.jsonl", {lang: answer})
-        only = f"HumanEval_53_add_{lang}"
-        records = graded(pytester, ADD, f"replay:{replay}", f"whole-{index}.jsonl", only=only)
-        runs.append((ADD, records))
-    runs.append((ADD, graded(pytester, ADD, "empty", "empty.jsonl")))
+    # The language's row alone: a suite of several languages needs all their toolchains.
+    add = add_row(pytester.path, lang)
+    texts = answers(lang)
+    replay = pytester.path / "replay-add.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": f"HumanEval_53_add_{lang}", "sample_index": i, "completion": t})
+            + "\n"
+            for i, t in enumerate(texts)
+        )
+    )
+    runs.append((add, graded(pytester, add, f"replay:{replay}", "a.jsonl", len(texts))))
+    runs.append((add, graded(pytester, add, "empty", "empty.jsonl")))
     compared = []
     for suite, records in runs:
         rows = rows_of(suite)
@@ -157,6 +202,6 @@ def test_every_status_equals_upstream_evaluators(pytester, upstream):
             program = row["prompt"] + code + "\n" + row["tests"]
             ours, theirs = record["program_status"], upstream_status(record["category"], program)
             compared.append((record["task_id"], record["sample_index"], ours, theirs))
-    assert len(compared) == 2 * len(SELF_TESTS) + 3 * len(RIGHT) + len(apart) + len(whole)
+    assert len(compared) == 2 + len(texts) + 1
     differ = [c for c in compared if c[2] != c[3]]
     assert differ == [], "\n".join(map(str, differ))
