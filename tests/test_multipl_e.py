@@ -191,6 +191,23 @@ def test_missing_toolchain_is_one_line_and_exit_4(
     assert f"(install the Debian package {package})" in lines[0], lines
 
 
+def test_a_compilers_version_is_asked_once_per_host_until_it_changes(tmp_path, monkeypatch):
+    # Every process of a run finds its toolchains; their versions (javac's starts a JVM) are
+    # asked once on the host and kept by the compiler's file: one replaced is asked again.
+    from pytest_codegen.execution.native.toolchains import _version
+
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(tmp_path / "cache"))
+    asked = tmp_path / "asked"
+    compiler = tmp_path / "fakec"
+    compiler.write_text(f"#!/bin/sh\necho x >> {asked}\necho 'fakec 1.0'\n")
+    compiler.chmod(0o755)
+    assert [_version(str(compiler), ("--version",)) for _ in range(3)] == ["fakec 1.0"] * 3
+    assert asked.read_text().count("x") == 1
+    compiler.write_text(f"#!/bin/sh\necho x >> {asked}\necho 'fakec 2.0 (upgraded)'\n")
+    assert _version(str(compiler), ("--version",)) == "fakec 2.0 (upgraded)"
+    assert asked.read_text().count("x") == 2
+
+
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_missing_test_library_is_one_line_and_exit_4(pytester, monkeypatch, mode):
     """Lua is there but not luaunit, which MultiPL-E's Lua tests require."""

@@ -1,5 +1,6 @@
 """The compilers and interpreters of non-Python samples: found once per process (every
-grading process looks, so a remote host states its own), each with its version.
+grading process looks, so a remote host states its own), each with its version (asked once
+per host: see :func:`_version`).
 
 A language's toolchain is its executables resolved to real files (a sample's sandbox reads
 only the system trees and the roots named here: ``/etc/alternatives`` and rustup's proxies
@@ -12,10 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
 from pathlib import Path
+
+from ...cachedir import default_cache_root
+from ..host_cache import HostMeasurements
 
 # Where toolchains live besides PATH: Go's tarball, rustup's proxies.
 EXTRA_PATH = ("/usr/local/go/bin", os.path.expanduser("~/.cargo/bin"), "/usr/local/bin")
@@ -175,8 +180,25 @@ def find(key: str) -> Toolchain:
     compiler = found[lang.tools[0]]
     if lang.probe:
         _check_library(lang, compiler)
-    version = _first_line([compiler, *lang.version_args]) or "unknown version"
+    version = _version(compiler, lang.version_args) or "unknown version"
     return Toolchain(key, version, found, tuple(roots), env, shared_runtime)
+
+
+def _version(compiler: str, args: tuple[str, ...]) -> str:
+    """The first line ``compiler`` prints of its version, asked once per host (javac's
+    answer starts a JVM: ~0.3 s in each of a run's processes) and kept by the compiler's
+    file as it is now: a compiler replaced (upgraded) is asked again."""
+    try:
+        state = os.stat(compiler)
+    except OSError:
+        return _first_line([compiler, *args])  # its own error, as before
+    asked = f"{compiler}\n{state.st_size}\n{state.st_mtime_ns}\n{args}"
+    entry, _cached = HostMeasurements(default_cache_root(), "toolchain-versions").get(
+        hashlib.sha256(asked.encode()).hexdigest()[:24],
+        lambda: {"version": _first_line([compiler, *args])},
+        lambda entry: isinstance(entry.get("version"), str),
+    )
+    return entry["version"]
 
 
 def _check_library(lang: Language, interpreter: str) -> None:
