@@ -142,11 +142,7 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
     for sel in selections.values():
         builtin_files(config)[sel.path] = sel.name
         problems = read_at_start(config, sel.path) or []
-        kinds = kinds_of(config)
-        samples = {
-            p.node_name: settings.samples_for(kinds.of(p).sampling_defaults) for p in problems
-        }
-        _check_ids(sel, samples)
+        _check_ids(config, sel.ids, f"built-in suite {sel.name!r}", problems)
     return selections
 
 
@@ -158,12 +154,14 @@ def _split(arg: str) -> tuple[str, list[str], str | None]:
     return head, parts, bracket + tail if bracket else None
 
 
-def _check_ids(sel: BuiltinSelection, samples: dict[str, int]) -> None:
-    """Fail on a pasted id that names nothing, as pytest fails on a file's ("not found");
-    ``samples``: each problem's node name and its samples."""
+def _check_ids(config: pytest.Config, ids: list[str], suite: str, problems: list[Problem]) -> None:
+    """Fail on a pasted id of the suite that names none of its ``problems``' samples, as
+    pytest fails on a file's ("not found"), but at start, so in every process alike."""
+    kinds, settings = kinds_of(config), settings_of(config)
+    samples = {p.node_name: settings.samples_for(kinds.of(p).sampling_defaults) for p in problems}
     names = set(samples)
     items = {f"{name}[s{i}]" for name, n in samples.items() for i in range(n)}
-    for arg in sel.ids:
+    for arg in ids:
         _, parts, param = _split(arg)
         if not parts:
             continue
@@ -174,7 +172,7 @@ def _check_ids(sel: BuiltinSelection, samples: dict[str, int]) -> None:
             what = f"no sample {param} (--codegen-samples={n}: s0 to s{n - 1})"
         else:
             continue
-        raise pytest.UsageError(f"not found: {arg} (built-in suite {sel.name!r} has {what})")
+        raise pytest.UsageError(f"not found: {arg} ({suite} has {what})")
 
 
 def suite_kind(config: pytest.Config, path: Path, explicit: bool) -> Kind | None:
@@ -206,13 +204,15 @@ def check_paths_exist(config: pytest.Config) -> None:
 
 def read_named_suites(config: pytest.Config) -> None:
     """Read the suite files named on the command line now, in every process alike: a file
-    that cannot be read is then one usage-error line with and without xdist (a collection
-    error inside a worker would not be). Collection takes the problems from here."""
+    that cannot be read, or a pasted id that names none of its samples, is then one
+    usage-error line with and without xdist (a collection error inside a worker would not
+    be: such a run said nothing and exited 5). Collection takes the problems from here."""
     kinds = kinds_of(config)
     for arg in config.args:
         path = arg_path(config, arg)
         if path.is_file() and kinds.claiming(path, explicit=True) is not None:
-            read_at_start(config, path)
+            problems = read_at_start(config, path) or []
+            _check_ids(config, [arg], f"suite file {arg.split('::', 1)[0]!r}", problems)
 
 
 def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
