@@ -8,6 +8,8 @@ import json
 import pytest
 from conftest import XDIST_MODES, read_results
 
+from pytest_codegen.problems import sanitize_node_name
+
 
 def run_reference(pytester: pytest.Pytester, *args: str, results: str | None = "r.jsonl"):
     return pytester.runpytest_subprocess(
@@ -154,3 +156,39 @@ def test_a_sample_pasted_back_with_resume_is_graded_again_into_the_file(pytester
             "1 named on the command line were",
         ]
     )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_sample_pasted_by_the_path_of_a_named_builtin_suite_is_graded_again(pytester, xdist):
+    # `--codegen-suite=everyday` with `<its path>::<problem>[s0]` is one suite, its samples
+    # recorded as `everyday::...`: the pasted sample is regraded, not skipped as graded.
+    from pytest_codegen.collect.builtin_suites import builtin_suites
+
+    everyday = builtin_suites()["everyday"]
+    rows = [json.loads(line) for line in everyday.read_text().splitlines() if line.strip()]
+    first = rows[0]["task_id"]
+    replay = pytester.path / "answers.jsonl"
+
+    def run(answer: str, *args: str):
+        answers = {r["task_id"]: r["canonical_solution"] for r in rows} | {first: answer}
+        replay.write_text(
+            "".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in answers.items())
+        )
+        return pytester.runpytest_subprocess(
+            f"--codegen-model=replay:{replay}",
+            "--codegen-suite=everyday",
+            "--codegen-samples=1",
+            "--codegen-results=r.jsonl",
+            *args,
+            *xdist,
+        )
+
+    run("    pass\n").assert_outcomes(failed=1, passed=len(rows) - 1)
+    node = sanitize_node_name(first)
+    again = run(rows[0]["canonical_solution"], f"{everyday}::{node}[s0]", "--codegen-resume")
+    again.assert_outcomes(passed=1, deselected=0 if xdist else len(rows) - 1)
+    records = read_results(pytester.path / "r.jsonl")
+    assert [(r["nodeid"], r["outcome"]) for r in records[len(rows) :]] == [
+        (f"everyday::{node}[s0]", "passed")
+    ]
+    again.stdout.fnmatch_lines(["resumed r.jsonl: * graded before *; 1 named on the command line*"])

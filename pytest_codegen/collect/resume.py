@@ -21,7 +21,7 @@ from .. import outcomes
 from ..generation.context import conftest_overrides_model
 from ..keys import DONE_KEY
 from ..settings import Settings
-from .selection import arg_path
+from .selection import arg_path, builtin_files
 
 
 def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -56,7 +56,9 @@ def read_for_resume(path: Path) -> list[dict[str, Any]]:
 
 def named_on_command_line(config: pytest.Config) -> list[str]:
     """The node ids of samples or problems pasted on the command line (``tiny.jsonl::tiny_add``,
-    ``humaneval::HumanEval_0[s1]``), as node ids are written: relative to the rootdir."""
+    ``humaneval::HumanEval_0[s1]``), as node ids are written: relative to the rootdir, or
+    under its name for a built-in suite of this run given by its path."""
+    builtin = {path.resolve(): name for path, name in builtin_files(config).items()}
     named = []
     for arg in config.option.file_or_dir or ():
         head, sep, rest = arg.partition("::")
@@ -64,7 +66,10 @@ def named_on_command_line(config: pytest.Config) -> list[str]:
             continue
         path = arg_path(config, arg)
         if path.exists():  # else a built-in suite's name
-            head = Path(os.path.relpath(path, config.rootpath)).as_posix()
+            head = (
+                builtin.get(path.resolve())
+                or Path(os.path.relpath(path, config.rootpath)).as_posix()
+            )
         named.append(f"{head}::{rest}")
     return named
 
