@@ -236,6 +236,39 @@ def test_non_ascii_ids_are_collected_graded_and_pasted_back(pytester, tiny, xdis
     assert_ran(by_name, "unicode.jsonl::tiny_ädd[s0]")
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_ids_of_suites_outside_the_rootdir_are_distinct_and_pasted_back(
+    pytester, tiny, xdist, monkeypatch
+):
+    # pytest's id of a file outside the rootdir named on the command line is empty, so two
+    # such suites' samples shared ids ("::tiny_add[s0]"): one suite's records were lost and
+    # the summary differed with -n 2. Their ids are their paths from the rootdir.
+    shared = pytester.mkdir("shared")
+    for name in ("a", "b"):
+        (shared / f"{name}.jsonl").write_text(tiny.read_text())
+    replay = write_replay(
+        pytester.path / "replay.jsonl",
+        [{"task_id": "tiny/add", "completion": "    return a - b\n"}],
+    )
+    pytester.mkdir("project").joinpath("pytest.ini").write_text("[pytest]\n")
+    monkeypatch.chdir(pytester.path / "project")
+    base = [f"--codegen-model=replay:{replay}", "--rootdir=.", "--codegen-results=r.jsonl"]
+    result = pytester.runpytest_subprocess(*base, "../shared/a.jsonl", "../shared/b.jsonl", *xdist)
+    result.assert_outcomes(failed=2, skipped=4)
+    records = read_results(pytester.path / "project" / "r.jsonl")
+    assert sorted((r["nodeid"], r["suite"]) for r in records) == [
+        (f"../shared/{name}.jsonl::{problem}[s0]", name)
+        for name in ("a", "b")
+        for problem in ("tiny_Counter", "tiny_add", "tiny_reverse_words")
+    ]
+    result.stdout.fnmatch_lines(["a *(all)*3*3*0*1*", "b *(all)*3*3*0*1*"], consecutive=False)
+    failed = sorted(line.split()[1] for line in result.stdout.lines if line.startswith("FAILED"))
+    assert failed == ["../shared/a.jsonl::tiny_add[s0]", "../shared/b.jsonl::tiny_add[s0]"]
+    again = pytester.runpytest_subprocess(*base, failed[1], "-v", *xdist)  # pasted back
+    again.assert_outcomes(failed=1)
+    assert [r["nodeid"] for r in read_results(pytester.path / "project" / "r.jsonl")] == [failed[1]]
+
+
 def test_suite_only_mode_leaves_project_tests_alone(pytester):
     pytester.makepyfile(test_project="def test_project(): raise AssertionError('ran')")
     result = pytester.runpytest_subprocess(

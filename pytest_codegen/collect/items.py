@@ -8,6 +8,7 @@ problem ids, categories and suite names.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,17 @@ class SuiteSamples:
 
 class SuiteFile(SuiteSamples, pytest.File):
     """A suite file: pytest found it as a path, and matches pasted ids against its items."""
+
+    @classmethod
+    def from_parent(cls, parent: pytest.Collector, *, path: Path) -> SuiteFile:  # type: ignore[override]
+        # pytest's id of a file outside the rootdir named on the command line is empty
+        # ("::HumanEval_0[s0]"): two such suites' samples would share ids, and so records.
+        # Such a file's id is its path from the rootdir ("../suites/x.jsonl"), as inside.
+        rootpath = parent.config.rootpath
+        if path.is_relative_to(rootpath):
+            return super().from_parent(parent, path=path)  # type: ignore[no-any-return]
+        nodeid = Path(os.path.relpath(path, rootpath)).as_posix()
+        return super().from_parent(parent, path=path, nodeid=nodeid)  # type: ignore[no-any-return]
 
 
 class BuiltinSuite(SuiteSamples, pytest.Collector):
