@@ -81,6 +81,11 @@ CASES = {
         ["--codegen-model=reference", "nosuch.jsonl::tiny_add"],
         "file or directory not found: nosuch.jsonl::tiny_add",
     ),
+    # A directory's id, as a built-in suite's is pasted (react::...): no sample is named so.
+    "a node id in a directory": (
+        ["--codegen-model=reference", "a::tiny_add[s0]"],
+        "directory argument cannot contain :: selection parts: a::tiny_add[s0]",
+    ),
     # Scored as one suite, each problem's samples counted once (the summary said 3 of 6).
     "one problem of one suite in two files": (
         ["--codegen-model=reference", "a/tiny.jsonl", "b/tiny.jsonl"],

@@ -192,14 +192,18 @@ def arg_path(config: pytest.Config, arg: str) -> Path:
 
 
 def check_paths_exist(config: pytest.Config) -> None:
-    """A path on the command line that does not exist is pytest's one line, exit 4, with
-    xdist too: pytest says it while collecting, which xdist's controller never does (such a
-    run said nothing and exited 5)."""
+    """A path on the command line that does not exist, or a directory with ``::`` parts
+    (``benchmarks/react::blogging_deleteComment``), is pytest's one line, exit 4, with xdist
+    too: pytest says it while collecting, which xdist's controller never does (such a run
+    said nothing and exited 5)."""
     if config.option.pyargs or config.args_source != pytest.Config.ArgsSource.ARGS:
         return
     for arg in config.args:
-        if not arg_path(config, arg).exists():
+        path = arg_path(config, arg)
+        if not path.exists():
             raise pytest.UsageError(f"file or directory not found: {arg}")
+        if "::" in arg and path.is_dir():
+            raise pytest.UsageError(f"directory argument cannot contain :: selection parts: {arg}")
 
 
 def read_named_suites(config: pytest.Config) -> None:
