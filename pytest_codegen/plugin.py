@@ -107,7 +107,10 @@ def pytest_configure(config: pytest.Config) -> None:
     builtin = select_builtin_suites(config, resolved)
     check_paths_exist(config)
     if builtin:
+        from .pytest_internals import print_ids_as_they_are
+
         config.pluginmanager.register(BuiltinSuites(builtin), "codegen-builtin-suites")
+        print_ids_as_they_are(config, set(builtin))
     if resolved.shard is not None:
         from .collect.shards import ShardSelection
 

@@ -88,3 +88,21 @@ def replace_invocation_args(config: pytest.Config, args: list[str]) -> None:
     config.invocation_params = pytest.Config.InvocationParams(
         args=args, plugins=params.plugins, dir=params.dir
     )
+
+
+def print_ids_as_they_are(config: pytest.Config, suites: set[str]) -> None:
+    """pytest prints a node id with its path made relative to the current directory
+    (``Config.cwd_relative_nodeid``, for the ``-v`` lines and the short summary). A built-in
+    suite's id names no path: run from a subdirectory of the rootdir, ``humaneval::...`` was
+    printed ``../humaneval::...``, which pasted back names nothing. The ids of ``suites``
+    (their names) are printed as they are. pytest >= 9.2 passes a structured id, older a
+    string."""
+    relative = config.cwd_relative_nodeid
+
+    def cwd_relative_nodeid(nodeid: Any) -> Any:
+        path = getattr(nodeid, "path", None)
+        if path is None:
+            path = str(nodeid).split("::", 1)[0]
+        return nodeid if path in suites else relative(nodeid)
+
+    config.cwd_relative_nodeid = cwd_relative_nodeid  # type: ignore[method-assign]

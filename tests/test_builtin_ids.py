@@ -247,6 +247,23 @@ def test_collected_ids_paste_back(pytester, suite, xdist):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_failed_ids_printed_in_a_subdirectory_paste_back(pytester, suite, xdist, monkeypatch):
+    # From a subdirectory of the rootdir pytest prints ids relative to it: a file's
+    # ("../tiny.jsonl::...") still names it; a built-in suite's was "../everyday::...".
+    pytester.makeini("[pytest]\n")
+    monkeypatch.chdir(pytester.mkdir("sub"))
+    here = suite.prefix if suite.prefix == "everyday" else f"../{suite.prefix}"
+    names = suite.names | {"P": here}
+    first = run(pytester, *[a.format(**names) for a in ("{P}::{A}", "{P}::{B}")], *xdist)
+    printed = [line.split()[1] for line in first.result.stdout.lines if line.startswith("FAILED")]
+    assert sorted(printed) == sorted(i.format(**names) for i in ("{P}::{A}[s1]", "{P}::{B}[s1]"))
+    again = run(pytester, *printed, *xdist)
+    again.result.assert_outcomes(failed=2)
+    assert sorted(again.graded) == sorted(suite.ids(["A1", "B1"]))
+    assert sorted(reported(again.result, "FAILED")) == sorted(printed)  # -v says the same
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_ids_of_several_suites_with_a_path_suite(pytester, replay, xdist):
     shutil.copy(TINY, pytester.path / "tiny.jsonl")
     a, b = (_node_name(r["task_id"]) for r in _rows(EVERYDAY)[:2])
