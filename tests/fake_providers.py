@@ -8,12 +8,14 @@ scripted to hit the next requests in order: an HTTP status (with ``Retry-After``
 ``retry-after-ms``), any status and body, a response slower than the client's timeout,
 malformed JSON, a dropped connection, fewer choices than ``n``, a reply without the expected
 fields, a body or a stream cut off, a stream that ends in an error event, given bytes
-streamed. It counts the requests in flight (``peak_in_flight``), and answers 429 at once to
-those beyond ``max_in_flight`` when set (a provider that limits concurrency). Two holds make a
-test wait for states instead of timing them: ``gather_in_flight`` holds the first requests
-until that many are in flight at once (a client allowed that many reaches it however slowly it
-gets going), and ``hold_after`` holds every request past the first so many until
-``release()`` (a run stopped meanwhile is stopped midway).
+streamed, a reply of more bytes than a client should read (a body, a stream that goes on, one
+line), sent as it is read. It counts the requests in flight (``peak_in_flight``), and
+answers 429 at once to those beyond ``max_in_flight`` when set (a provider that limits
+concurrency). Two holds make a test wait for states instead of timing them:
+``gather_in_flight`` holds the first requests until that many are in flight at once (a client
+allowed that many reaches it however slowly it gets going), and ``hold_after`` holds every
+request past the first so many until ``release()`` (a run stopped meanwhile is stopped
+midway).
 
     with FakeProviders(reply=lambda req, i: "def f(): pass") as fake:
         fake.script(Fault.http(429, retry_after="0.2"))
@@ -104,7 +106,7 @@ class Fault:
     """What goes wrong with one request."""
 
     # status | answer | events | slow | malformed | truncated | drop | fewer | missing |
-    # stream_error | cut
+    # stream_error | cut | huge
     kind: str
     status: int = 500
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -146,6 +148,13 @@ class Fault:
     def events(cls, *payloads: bytes) -> Fault:
         """Stream exactly these bytes, a chunk each, as a 200 event stream, and end it."""
         return cls("events", body=payloads)
+
+    @classmethod
+    def huge(cls, shape: str, mib: int, status: int = 200) -> Fault:
+        """A reply of ``mib`` MiB and a little more, written as the client reads it, until
+        it hangs up: ``plain``, a JSON body; ``stream``, an event stream repeating one event of
+        the reply, a MiB of its text each; ``line``, an event stream of one endless line."""
+        return cls("huge", status=status, body=shape, choices=mib)
 
     @classmethod
     def slow(cls, delay_s: float) -> Fault:
@@ -444,6 +453,9 @@ class _Handler(BaseHTTPRequestHandler):
                     fault.status, error_body(api, fault.status, fault.message), fault.headers
                 )
                 return
+            if fault.kind == "huge":
+                self._huge(recorded, fault)
+                return
             if fault.kind == "events":
                 self._open_stream(recorded)
                 fake._done(recorded)
@@ -489,18 +501,20 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): nothing to answer
 
-    def _stream(self, req: Recorded, replies: list[Reply], fault: str | None) -> None:
-        fake = self.server_state
+    def _events(self, req: Recorded, replies: list[Reply]) -> list[bytes]:
         if req.api == "openai":
             usage = openai_reply(req, replies)["usage"]
-            events = fake_replies.openai_events(req, replies, usage)
-        elif req.api == "anthropic":
+            return fake_replies.openai_events(req, replies, usage)
+        if req.api == "anthropic":
             reply = replies[0] if replies else Reply("")
             usage = anthropic_reply(req, [reply])["usage"]
-            events = fake_replies.anthropic_events(req, reply, usage)
-        else:
-            usage = gemini_reply(req, replies)["usageMetadata"]
-            events = fake_replies.gemini_events(req, replies, usage)
+            return fake_replies.anthropic_events(req, reply, usage)
+        usage = gemini_reply(req, replies)["usageMetadata"]
+        return fake_replies.gemini_events(req, replies, usage)
+
+    def _stream(self, req: Recorded, replies: list[Reply], fault: str | None) -> None:
+        fake = self.server_state
+        events = self._events(req, replies)
         if fault in ("stream_error", "cut"):
             events = events[: len(events) // 2]
         self._open_stream(req)
@@ -519,6 +533,37 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(fake_replies.error_event(req.api))
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _huge(self, req: Recorded, fault: Fault) -> None:
+        """Answer as ``Fault.huge`` says."""
+        shape, mib = fault.body, fault.choices
+        block = b"x" * (1 << 20)
+        write = self.wfile.write
+        try:
+            if shape == "plain":
+                head, tail = b'{"choices": [{"index": 0, "message": {"content": "', b'"}}]}'
+                self.send_response(fault.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(head) + mib * len(block) + len(tail)))
+                self.end_headers()
+            else:
+                self._open_stream(req)
+                write = self._chunk
+            self.server_state._done(req)
+            if shape == "stream":  # 4 MiB of text come in 4 events: the middle one repeats
+                events = self._events(req, [Reply("x" * (4 << 20))] * req.n)
+                block = events[len(events) // 2]
+            else:
+                write(head if shape == "plain" else b'data: {"choices": [{"delta": {"content": "')
+            for _ in range(mib):
+                write(block)
+            if shape == "plain":
+                write(tail)
+            else:
+                self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client read what it would and hung up
 
     def _open_stream(self, req: Recorded) -> None:
         self.send_response(200)

@@ -8,6 +8,7 @@ from typing import Any
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
 from .replies import join_reasoning, split_think
+from .reply_size import StreamText
 from .sse import StreamError, error_in
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -42,7 +43,7 @@ class AnthropicModel(HTTPModel):
             headers["x-api-key"] = self.api_key
         return f"{self.base_url}/v1/messages", headers, body
 
-    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+    def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
         # message_start (input usage), content_block_start/_delta per block index (text or
         # thinking), message_delta (stop reason, output usage so far), message_stop.
         message: dict[str, Any] = {}
@@ -64,7 +65,7 @@ class AnthropicModel(HTTPModel):
                 delta = data.get("delta") or {}
                 for field in ("text", "thinking"):
                     if isinstance(delta.get(field), str):
-                        block[field] = block.get(field, "") + delta[field]
+                        block[field] = block.get(field, "") + keep(delta[field])
             elif kind == "message_delta":
                 message["stop_reason"] = (data.get("delta") or {}).get("stop_reason")
                 usage.update(data.get("usage") or {})

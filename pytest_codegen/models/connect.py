@@ -47,7 +47,8 @@ def make_provider_model(
     """Build the model for ``PROVIDER:MODEL``; :class:`ModelError` says what is missing.
 
     ``transport`` goes to the model as it is: read timeout, retries and their waits,
-    streaming, summary notes (see :class:`~.http.HTTPModel`, which holds their defaults).
+    streaming, the most bytes a reply may bring, summary notes (see :class:`~.http.HTTPModel`,
+    which holds their defaults).
     """
     name, sep, model = spec.partition(":")
     provider = PROVIDERS.get(name.strip().lower())

@@ -8,6 +8,7 @@ from typing import Any
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
 from .replies import join_reasoning, split_think, split_tokens
+from .reply_size import StreamText
 from .sse import StreamError, error_in
 
 
@@ -43,7 +44,7 @@ class GeminiModel(HTTPModel):
             return f"{self.base_url}/models/{model}:streamGenerateContent?alt=sse", headers, body
         return f"{self.base_url}/models/{model}:generateContent", headers, body
 
-    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+    def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
         # Each event is a GenerateContentResponse holding the next parts of each candidate
         # (by ``index``); the last one of a candidate has its finishReason, and usage comes
         # with the chunks (the last has the totals).
@@ -59,7 +60,8 @@ class GeminiModel(HTTPModel):
                     int(part.get("index", 0)), {"text": "", "thought": "", "finish": None}
                 )
                 for piece in (part.get("content") or {}).get("parts") or ():
-                    got["thought" if piece.get("thought") else "text"] += piece.get("text", "")
+                    field = "thought" if piece.get("thought") else "text"
+                    got[field] += keep(piece.get("text", ""))
                 got["finish"] = part.get("finishReason") or got["finish"]
             if chunk.get("candidates") is None and (chunk.get("promptFeedback") or {}).get(
                 "blockReason"

@@ -55,6 +55,7 @@ from .failures import (
 from .keyed_session import KeyedSession, without_key
 from .providers import Provider
 from .rate_headers import RateHeaders, parse_rate_headers
+from .reply_size import MOST_REPLY_BYTES, StreamText, TooLarge, lines, read_body
 
 
 class APIError(Exception):
@@ -106,6 +107,7 @@ class HTTPModel(Model):
         max_backoff_s: float = 60.0,
         max_retry_wait_s: float = 300.0,
         stream: bool | None = None,
+        max_reply_bytes: int = MOST_REPLY_BYTES,
         notes: Iterable[str] = (),
     ) -> None:
         self.spec = spec
@@ -120,6 +122,7 @@ class HTTPModel(Model):
         self.max_backoff_s = max_backoff_s
         self.max_retry_wait_s = max_retry_wait_s
         self.streaming = provider.stream if stream is None else stream
+        self.max_reply_bytes = max_reply_bytes
         self._one_per_request = rules.one_per_request_of(provider.name, model)
         self.max_n = 1 if self._one_per_request else provider.max_n
         # Neutral values (a penalty of 0) of parameters this model refuses are left out.
@@ -238,7 +241,10 @@ class HTTPModel(Model):
         total, samples = self._completed
         each = params.max_tokens or (total / samples if samples else 0)
         tokens = len(text + (system or "")) / 4 + n * each
-        data, latency = self._post(url, headers, body, tokens)
+        try:
+            data, latency = self._post(url, headers, body, tokens)
+        except TooLarge as e:  # not retried: a server that sent it once would send it again
+            raise APIError(f"reply from {self.provider.name} larger than {e}") from None
         try:
             got = self._parse(data, latency, n)
         except SHAPE_ERRORS as e:
@@ -295,16 +301,12 @@ class HTTPModel(Model):
         name, timeout = self.provider.name, self.timeout_s
         sent = time.time()  # what an absolute reset of a rate limit is counted from
         try:
-            response = self.session.post(
-                url,
-                headers=headers,
-                json=body,
-                timeout=(min(10.0, timeout), timeout),
-                stream=self.streaming,
+            response = self.session.post(  # streamed: its body is read within its bound
+                url, headers=headers, json=body, timeout=(min(10.0, timeout), timeout), stream=True
             )
             streamed = "text/event-stream" in response.headers.get("content-type", "")
-            if not streamed:  # a streamed request's body is read here too, failing as one
-                response.content  # noqa: B018 - reads the body
+            if not (streamed and 200 <= response.status_code < 300):  # read whole, here
+                read_body(response, self.max_reply_bytes)
         except requests.Timeout:
             raise _Transient(f"timeout from {name}: no response within {timeout:g}s") from None
         except requests.ConnectionError as e:
@@ -362,9 +364,10 @@ class HTTPModel(Model):
         raise _Transient(message, wait, rate_limited=status == 429, left=left)
 
     def _read_stream(self, response: requests.Response) -> Any:
-        name = self.provider.name
+        name, most = self.provider.name, self.max_reply_bytes
+        chunks = response.iter_content(requests.models.ITER_CHUNK_SIZE)
         try:
-            return self._collect(sse.json_events(response.iter_lines()))
+            return self._collect(sse.json_events(lines(chunks, most), most), StreamText(most))
         except sse.StreamError as e:
             if e.retryable:
                 raise _Transient(f"{name}: {e}") from None
@@ -391,6 +394,7 @@ class HTTPModel(Model):
         """The completions of a reply (a streamed one folded by :meth:`_collect`)."""
         raise NotImplementedError
 
-    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
-        """Fold a stream's events into the shape of the format's non-streamed reply."""
+    def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
+        """Fold a stream's events into the shape of the format's non-streamed reply, each
+        piece of text it keeps passed through ``keep``."""
         raise NotImplementedError

@@ -9,6 +9,7 @@ from typing import Any
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
 from .replies import join_reasoning, split_think, split_tokens
+from .reply_size import StreamText
 from .sse import StreamError, error_in
 
 
@@ -38,7 +39,7 @@ class OpenAIChatModel(HTTPModel):
             headers["Authorization"] = f"Bearer {self.api_key}"
         return f"{self.base_url}/chat/completions", headers, body
 
-    def _collect(self, events: Iterable[tuple[str, Any]]) -> Any:
+    def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
         # Chunks carry ``choices[].delta`` pieces by ``index``; usage comes in a last chunk
         # with no choices (asked for with ``stream_options``), and ``[DONE]`` ends it.
         choices: dict[int, dict[str, Any]] = {}
@@ -56,10 +57,10 @@ class OpenAIChatModel(HTTPModel):
                     {"content": "", "reasoning": "", "refusal": "", "finish": None},
                 )
                 delta = part.get("delta") or {}
-                choice["content"] += delta.get("content") or ""
-                choice["refusal"] += delta.get("refusal") or ""
+                choice["content"] += keep(delta.get("content") or "")
+                choice["refusal"] += keep(delta.get("refusal") or "")
                 thought = delta.get("reasoning_content") or delta.get("reasoning")
-                choice["reasoning"] += thought if isinstance(thought, str) else ""
+                choice["reasoning"] += keep(thought) if isinstance(thought, str) else ""
                 choice["finish"] = part.get("finish_reason") or choice["finish"]
         if choices and all(c["finish"] for c in choices.values()):
             return _folded(choices, usage)  # a server that leaves out [DONE]

@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .reply_size import TooLarge
+
 
 class StreamError(Exception):
     """A stream that failed part-way: an error event, or an end before the reply was done.
@@ -24,10 +26,11 @@ class StreamError(Exception):
         self.retryable = retryable
 
 
-def events(lines: Iterable[bytes | str]) -> Iterator[tuple[str, str]]:
+def events(lines: Iterable[bytes | str], most: int | None = None) -> Iterator[tuple[str, str]]:
     """``(event, data)`` pairs from the lines of an event stream (the SSE format: ``event:``
-    and ``data:`` fields, a blank line ends an event, ``:`` lines are comments)."""
-    event, data = "message", []
+    and ``data:`` fields, a blank line ends an event, ``:`` lines are comments); an event's
+    data of more than ``most`` characters raises :class:`TooLarge`."""
+    event, data, size = "message", [], 0
     for raw in lines:
         # Decoded as the SSE format says, bytes that are not UTF-8 as U+FFFD (as requests
         # decodes a reply that is not streamed).
@@ -36,7 +39,7 @@ def events(lines: Iterable[bytes | str]) -> Iterator[tuple[str, str]]:
         if not line:
             if data:
                 yield event, "\n".join(data)
-            event, data = "message", []
+            event, data, size = "message", [], 0
             continue
         if line.startswith(":"):
             continue
@@ -46,14 +49,17 @@ def events(lines: Iterable[bytes | str]) -> Iterator[tuple[str, str]]:
             event = value
         elif field == "data":
             data.append(value)
+            size += len(value) + 1
+            if most is not None and size > most:
+                raise TooLarge(most, " in one event of its stream")
     if data:
         yield event, "\n".join(data)
 
 
-def json_events(lines: Iterable[bytes | str]) -> Iterator[tuple[str, Any]]:
+def json_events(lines: Iterable[bytes | str], most: int | None = None) -> Iterator[tuple[str, Any]]:
     """:func:`events` with each ``data`` parsed as JSON; OpenAI's ``[DONE]`` comes as
     ``("done", None)``."""
-    for event, data in events(lines):
+    for event, data in events(lines, most):
         if data.strip() == "[DONE]":
             yield "done", None
             continue

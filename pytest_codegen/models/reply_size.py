@@ -1,0 +1,83 @@
+"""The bound on what one reply of a model server may bring into the process.
+
+A broken server or proxy may send without end: a body of gigabytes, a stream that never ends,
+one enormous line. Its reply is read while it is counted and given up once past the bound
+(an ``api_error`` of that sample, not retried: a server that did it once does it again), so
+memory stays bounded and the samples the process holds are not lost with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import requests
+
+MIB = 1 << 20
+
+#: The most bytes one reply may bring: the body of one not streamed (error bodies too), one
+#: line or event of a stream, and the text a stream's events add up to (their envelopes are
+#: read and dropped, some hundred bytes per token, so a stream itself may be far longer).
+#: A real reply is at most a few MiB: 128 completions of 32k tokens are some 16 MiB of text.
+MOST_REPLY_BYTES = 64 * MIB
+
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+class TooLarge(Exception):
+    """A reply past its bound; ``str()`` says which bound (``64 MiB in one line ...``)."""
+
+    def __init__(self, most: int, where: str = "") -> None:
+        super().__init__(f"{most / MIB:g} MiB{where}")
+
+
+def read_body(response: requests.Response, most: int) -> None:
+    """Read the whole body of ``response`` (``.content``, ``.text`` and ``.json()`` then give
+    it), raising :class:`TooLarge` as soon as more than ``most`` bytes of it came."""
+    body = bytearray()
+    for chunk in response.iter_content(requests.models.CONTENT_CHUNK_SIZE):
+        body += chunk
+        if len(body) > most:
+            response.close()  # the rest is not read: the connection is not used again
+            raise TooLarge(most)
+    response._content = bytes(body)  # what requests itself keeps once it read a body
+
+
+def lines(chunks: Iterable[bytes], most: int) -> Iterator[bytes]:
+    """The lines of a stream read in ``chunks`` (ended by CRLF, LF or CR, as requests'
+    ``iter_lines`` splits them), raising :class:`TooLarge` once one passes ``most`` bytes."""
+    line = bytearray()
+    after_cr = False  # a CR ended the last chunk: a LF first in this one ends no other line
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        after_cr = chunk.endswith(b"\r")
+        for k, part in enumerate(_LINE_BREAK.split(chunk)):  # only the new bytes are searched
+            if k:
+                yield bytes(line)
+                line = bytearray()
+            line += part
+            if len(line) > most:
+                raise TooLarge(most, " in one line of its stream")
+    if line:
+        yield bytes(line)
+
+
+class StreamText:
+    """Counts the characters of text a stream's events add to its reply: call it on each
+    piece kept."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.size = 0
+
+    def __call__(self, piece: Any) -> Any:
+        """``piece`` as it is (a piece that is not text fails where it is used, as before)."""
+        if isinstance(piece, str):
+            self.size += len(piece)
+            if self.size > self.most:
+                raise TooLarge(self.most, " of streamed text")
+        return piece
