@@ -5,6 +5,7 @@ fake provider servers on 127.0.0.1 that write such replies as they are read."""
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +14,7 @@ from fake_providers import FakeProviders, Fault, connect
 
 from pytest_codegen.models import sse
 from pytest_codegen.models.base import GenerationRequest, Prompt
+from pytest_codegen.models.failures import one_line
 from pytest_codegen.models.reply_size import MIB, MOST_REPLY_BYTES, TooLarge, lines
 from pytest_codegen.problems import Problem
 
@@ -87,6 +89,21 @@ def test_an_event_of_many_lines_past_the_bound_is_too_large():
     assert list(sse.events([*many, b"", *many], most=15)) == [("message", "1234\n1234\n1234")] * 2
     with pytest.raises(TooLarge, match="in one event of its stream"):
         list(sse.events([*many, *many], most=15))
+
+
+def test_the_error_of_a_long_body_is_cut_without_taking_all_of_it_apart():
+    # An error body within the bound may still be millions of words: a list of them all
+    # (some 60 bytes a word) would take the process twenty times the body.
+    body = "ab " * 1_000_000
+    tracemalloc.start()
+    try:
+        line = one_line(body, 200)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert line == " ".join(["ab"] * 100)[:197] + "..."
+    assert peak < len(body) // 10
+    assert one_line(" a\u00a0 b\n\x1cc\u2028 ", 200) == "a b c"  # whitespace as str.split's
 
 
 def solve(request, index: int) -> str:

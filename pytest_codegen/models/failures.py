@@ -155,8 +155,15 @@ RETRY_STATUSES = frozenset({408, 409, 425, 429})
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """``text`` on one line, cut to ``limit`` characters."""
-    text = " ".join(str(text).split())
+    """``text`` on one line, cut to ``limit`` characters; only the words that fit are taken
+    out of it (a reply's error body may hold millions)."""
+    words, size = [], -1  # the length of the words joined
+    for word in re.finditer(r"\S+", str(text)):
+        words.append(word.group())
+        size += len(words[-1]) + 1
+        if size > limit:
+            break
+    text = " ".join(words)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
