@@ -48,6 +48,7 @@ class AnthropicModel(HTTPModel):
         # thinking), message_delta (stop reason, output usage so far), message_stop.
         message: dict[str, Any] = {}
         blocks: dict[int, dict[str, Any]] = {}
+        pieces: dict[tuple[int, str], list[str]] = {}  # joined once at the end (openai.py)
         usage: dict[str, Any] = {}
         for event, data in events:
             error = error_in(data)
@@ -61,15 +62,20 @@ class AnthropicModel(HTTPModel):
                 block = dict(data.get("content_block") or {})
                 blocks[int(data.get("index", len(blocks)))] = block
             elif kind == "content_block_delta":
-                block = blocks.setdefault(int(data.get("index", 0)), {"type": "text"})
+                index = int(data.get("index", 0))
+                block = blocks.setdefault(index, {"type": "text"})
                 delta = data.get("delta") or {}
                 for field in ("text", "thinking"):
                     if isinstance(delta.get(field), str):
-                        block[field] = block.get(field, "") + keep(delta[field])
+                        if (index, field) not in pieces:
+                            pieces[index, field] = [block.get(field, "")]
+                        pieces[index, field].append(keep(delta[field]))
             elif kind == "message_delta":
                 message["stop_reason"] = (data.get("delta") or {}).get("stop_reason")
                 usage.update(data.get("usage") or {})
             elif kind == "message_stop":
+                for (index, field), parts in pieces.items():
+                    blocks[index][field] = "".join(parts)
                 content = [blocks[i] for i in sorted(blocks)]
                 return {**message, "content": content, "usage": usage}
         raise StreamError(f"stream from {self.provider.name} ended before the reply did")

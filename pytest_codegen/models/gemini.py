@@ -56,12 +56,12 @@ class GeminiModel(HTTPModel):
                 raise error
             usage = chunk.get("usageMetadata") or usage
             for part in chunk.get("candidates") or ():
-                got = candidates.setdefault(
-                    int(part.get("index", 0)), {"text": "", "thought": "", "finish": None}
+                got = candidates.setdefault(  # pieces joined once at the end (see openai.py)
+                    int(part.get("index", 0)), {"text": [], "thought": [], "finish": None}
                 )
                 for piece in (part.get("content") or {}).get("parts") or ():
                     field = "thought" if piece.get("thought") else "text"
-                    got[field] += keep(piece.get("text", ""))
+                    got[field].append(keep(piece.get("text", "")))
                 got["finish"] = part.get("finishReason") or got["finish"]
             if chunk.get("candidates") is None and (chunk.get("promptFeedback") or {}).get(
                 "blockReason"
@@ -69,18 +69,19 @@ class GeminiModel(HTTPModel):
                 return chunk  # a blocked prompt: _parse says so
         if not candidates or not all(c["finish"] for c in candidates.values()):
             raise StreamError(f"stream from {self.provider.name} ended before the reply did")
+        texts = {i: ("".join(c["thought"]), "".join(c["text"])) for i, c in candidates.items()}
         return {
             "candidates": [
                 {
                     "index": i,
                     "content": {
                         "role": "model",
-                        "parts": [{"text": c["thought"], "thought": True}] * bool(c["thought"])
-                        + [{"text": c["text"]}],
+                        "parts": [{"text": thought, "thought": True}] * bool(thought)
+                        + [{"text": text}],
                     },
-                    "finishReason": c["finish"],
+                    "finishReason": candidates[i]["finish"],
                 }
-                for i, c in sorted(candidates.items())
+                for i, (thought, text) in sorted(texts.items())
             ],
             "usageMetadata": usage or {},
         }

@@ -52,15 +52,17 @@ class OpenAIChatModel(HTTPModel):
                 raise error
             usage = chunk.get("usage") or usage
             for part in chunk.get("choices") or ():
+                # Pieces joined once at the end: adding each to the text so far copies it
+                # (100,000 small deltas took seconds).
                 choice = choices.setdefault(
                     int(part.get("index", 0)),
-                    {"content": "", "reasoning": "", "refusal": "", "finish": None},
+                    {"content": [], "reasoning": [], "refusal": [], "finish": None},
                 )
                 delta = part.get("delta") or {}
-                choice["content"] += keep(delta.get("content") or "")
-                choice["refusal"] += keep(delta.get("refusal") or "")
+                choice["content"].append(keep(delta.get("content") or ""))
+                choice["refusal"].append(keep(delta.get("refusal") or ""))
                 thought = delta.get("reasoning_content") or delta.get("reasoning")
-                choice["reasoning"] += keep(thought) if isinstance(thought, str) else ""
+                choice["reasoning"].append(keep(thought) if isinstance(thought, str) else "")
                 choice["finish"] = part.get("finish_reason") or choice["finish"]
         if choices and all(c["finish"] for c in choices.values()):
             return _folded(choices, usage)  # a server that leaves out [DONE]
@@ -113,9 +115,9 @@ def _folded(choices: dict[int, dict[str, Any]], usage: Any) -> dict[str, Any]:
                 "index": i,
                 "message": {
                     "role": "assistant",
-                    "content": c["content"],
-                    "reasoning_content": c["reasoning"] or None,
-                    "refusal": c["refusal"] or None,
+                    "content": "".join(c["content"]),
+                    "reasoning_content": "".join(c["reasoning"]) or None,
+                    "refusal": "".join(c["refusal"]) or None,
                 },
                 "finish_reason": c["finish"],
             }

@@ -74,10 +74,12 @@ class StreamText:
         self.most = most
         self.size = 0
 
-    def __call__(self, piece: Any) -> Any:
-        """``piece`` as it is (a piece that is not text fails where it is used, as before)."""
-        if isinstance(piece, str):
-            self.size += len(piece)
-            if self.size > self.most:
-                raise TooLarge(self.most, " of streamed text")
+    def __call__(self, piece: Any) -> str:
+        """``piece``, which must be text: anything else makes the reply malformed at once,
+        as adding it to the text did when pieces were added as they came."""
+        if not isinstance(piece, str):
+            raise TypeError(f"a piece of streamed text is {type(piece).__name__}")
+        self.size += len(piece)
+        if self.size > self.most:
+            raise TooLarge(self.most, " of streamed text")
         return piece
