@@ -223,7 +223,7 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
         base_url=opts.base_url,
         params=opts.params,
         models_table=list(opts.models),
-        invocation_dir=config.invocation_params.dir,
+        base_dir=opts.model_base or config.invocation_params.dir,
         request_timeout=opts.request_timeout,
         max_retry_wait=opts.max_retry_wait,
         empty_solution=lambda problem: kinds.of(problem).empty_solution(problem),

@@ -74,6 +74,9 @@ class Settings:
     platform: tuple[str, ...] = ()
     difficulty: tuple[str, ...] = ()
     date_window: str = "quarter"  # --codegen-date-window (see reporting.breakdowns)
+    # Where a relative path in the model spec (replay:PATH) is taken from: the ini file's
+    # directory for the ini key codegen_model; None: where pytest runs.
+    model_base: Path | None = None
 
     @property
     def active(self) -> bool:
@@ -149,6 +152,36 @@ def _relative_base(config: pytest.Config, source: str) -> Path:
     return Path(config.invocation_params.dir)
 
 
+#: The options whose values (each entry of a repeatable one) name files or directories, taken
+#: from where pytest runs; ``data_dir``, ``prompt_template`` and ``model`` are resolved apart.
+PATH_OPTIONS = (
+    "results",
+    "cache",
+    "node",
+    "baseline",
+    "html",
+    "build",
+    "build_out",
+    "merge",
+    "compare",
+    "compare_out",
+)
+
+
+def _from_here(config: pytest.Config, source: str, name: str, text: str) -> str:
+    """An entry of the path option ``name`` made a path from where pytest runs: an ini key's
+    relative path is taken from the ini file's directory (and stays relative where that lies
+    below where pytest runs), a flag's is as given. Of ``build``'s ``PATH::GLOB`` the path is
+    what precedes ``::``; a ``node`` with no directory is a command, looked up on PATH."""
+    path, sep, rest = text.partition("::") if name == "build" else (text, "", "")
+    base, here = _relative_base(config, source), Path(config.invocation_params.dir)
+    given = Path(path).expanduser()
+    if base == here or given.is_absolute() or (name == "node" and given.name == path):
+        return text
+    full = base / given
+    return str(full.relative_to(here) if full.is_relative_to(here) else full) + sep + rest
+
+
 def resolve(config: pytest.Config) -> Settings:
     """Read and validate every ``codegen`` option; raises ``UsageError`` on a bad value."""
     values: dict[str, Any] = {}
@@ -176,6 +209,14 @@ def resolve(config: pytest.Config) -> Settings:
     params = SamplingParams(
         **{f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)}
     )
+    for name in PATH_OPTIONS:
+        value, source = values[name], sources[name]
+        if isinstance(value, tuple):
+            values[name] = tuple(_from_here(config, source, name, entry) for entry in value)
+        elif value is not None:
+            values[name] = _from_here(config, source, name, value)
+    if values["model"] is not None:
+        values["model_base"] = _relative_base(config, sources["model"])
     for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])

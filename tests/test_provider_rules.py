@@ -182,7 +182,7 @@ def test_a_preset_leaves_out_what_its_model_refuses_and_says_so(fake):
         base_url=fake.anthropic_url,
         params=SamplingParams(),
         models_table=["claude = anthropic:claude-sonnet-4-5 preset=webapp1k"],
-        invocation_dir=Path.cwd(),
+        base_dir=Path.cwd(),
     )
     assert isinstance(m, HTTPModel)
     out = m.generate(request())

@@ -37,7 +37,7 @@ def build_model(
     base_url: str | None,
     params: SamplingParams,
     models_table: Sequence[str],
-    invocation_dir: Path,
+    base_dir: Path,
     request_timeout: float = 120.0,
     max_retry_wait: float = 300.0,
     empty_solution: Callable[[Problem], str] | None = None,
@@ -45,7 +45,7 @@ def build_model(
     """The model ``spec`` names, or ``None`` when it names none known here.
 
     ``spec`` is ``reference``, ``validate``, ``empty``, ``replay:PATH`` (a relative ``PATH``
-    is taken from ``invocation_dir``), ``PROVIDER:MODEL``, an alias defined by ``models_table``
+    is taken from ``base_dir``), ``PROVIDER:MODEL``, an alias defined by ``models_table``
     (the ``codegen_models`` ini lines) or a built-in name (:data:`NAMED_MODELS`).
     ``base_url`` and ``params`` (``--codegen-base-url`` and the sampling options) take
     precedence over an alias's or a name's own. A ``PROVIDER:MODEL`` with
@@ -62,7 +62,7 @@ def build_model(
     if spec.startswith("replay:"):
         path = Path(spec.removeprefix("replay:")).expanduser()
         if not path.is_absolute():
-            path = invocation_dir / path
+            path = base_dir / path
         return ReplayModel(path, spec=spec)
     # Imported only here: reference, validate and replay need neither requests nor HTTP.
     from .connect import make_provider_model
