@@ -70,10 +70,14 @@ class RunReporter:
         self.unfinished = 0  # samples the run ended before grading
         self.samples_note: str | None = None  # task ids of the samples file that name nothing
         self._problems: Any = None
-        if settings.results is not None:
+
+    def pytest_sessionstart(self) -> None:
+        # Opened once the start's checks passed: a usage error (an unknown model, a baseline
+        # not comparable) leaves an earlier run's results file as it was.
+        if self.settings.results is not None:
             from .reporting.results import ResultsWriter
 
-            self.results = ResultsWriter(settings.results, append=settings.resume)
+            self.results = ResultsWriter(self.settings.results, append=self.settings.resume)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "codegen", None)

@@ -90,3 +90,17 @@ def test_missing_directories_are_still_made_and_files_left_as_they_were(pytester
     assert report.read_text() == "an earlier report" and report.stat().st_mtime_ns == before
     assert not [p for p in pytester.path.rglob(".codegen-write-check-*")]
     assert (pytester.path / "new" / "deeper").is_dir()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("model", ["no-such-model", "replay:missing.jsonl"])
+def test_a_usage_error_at_start_leaves_an_earlier_results_file_as_it_was(
+    pytester, tiny, model, xdist
+):
+    earlier = pytester.path / "r.jsonl"
+    earlier.write_text('{"an": "earlier run"}\n')
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model={model}", "tiny.jsonl", "--codegen-results=r.jsonl", *xdist
+    )
+    assert one_error(result).startswith("ERROR: --codegen-model")
+    assert earlier.read_text() == '{"an": "earlier run"}\n'
