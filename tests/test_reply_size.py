@@ -84,6 +84,27 @@ def test_a_line_past_the_bound_stops_the_reading_before_its_end():
     assert len(read) == 3
 
 
+# One event per new part (a choice, a content block, a candidate) or usage field, each small:
+# a stream that only ever opens new ones grows the reply without adding text.
+NEW_PARTS = {
+    "openai:gpt-4o": lambda i: {"choices": [{"index": i, "delta": {"content": ""}}]},
+    "anthropic:claude-x": lambda i: {"type": "content_block_start", "index": i,
+                                     "content_block": {"type": "text", "text": ""}},
+    "gemini:gemini-2.5-pro": lambda i: {"candidates": [{"index": i, "content": {"parts": []}}]},
+    "anthropic:claude-x usage": lambda i: {"type": "message_delta", "delta": {},
+                                           "usage": {f"field_{i}": i}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(NEW_PARTS))
+def test_a_stream_of_ever_new_parts_is_malformed(fake, case):
+    events = [b"data: " + json.dumps(NEW_PARTS[case](i)).encode() + b"\n\n" for i in range(1100)]
+    fake.script(Fault.events(*events))
+    out = connect(fake, case.split()[0]).generate(request())
+    assert out[0].error is not None and "a stream of more than 1024 " in out[0].error
+    assert fake.count() == 1
+
+
 def test_an_event_of_many_lines_past_the_bound_is_too_large():
     many = [b"data: 1234"] * 3
     assert list(sse.events([*many, b"", *many], most=15)) == [("message", "1234\n1234\n1234")] * 2

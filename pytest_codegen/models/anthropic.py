@@ -8,7 +8,7 @@ from typing import Any
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
 from .replies import join_reasoning, split_think
-from .reply_size import StreamText
+from .reply_size import MOST_STREAM_PARTS, StreamText, new_part
 from .sse import StreamError, error_in
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -60,9 +60,9 @@ class AnthropicModel(HTTPModel):
                 usage.update(message.get("usage") or {})
             elif kind == "content_block_start":
                 block = dict(data.get("content_block") or {})
-                blocks[int(data.get("index", len(blocks)))] = block
+                blocks[new_part(blocks, int(data.get("index", len(blocks))), "blocks")] = block
             elif kind == "content_block_delta":
-                index = int(data.get("index", 0))
+                index = new_part(blocks, int(data.get("index", 0)), "blocks")
                 block = blocks.setdefault(index, {"type": "text"})
                 delta = data.get("delta") or {}
                 for field in ("text", "thinking"):
@@ -73,6 +73,8 @@ class AnthropicModel(HTTPModel):
             elif kind == "message_delta":
                 message["stop_reason"] = (data.get("delta") or {}).get("stop_reason")
                 usage.update(data.get("usage") or {})
+                if len(usage) > MOST_STREAM_PARTS:
+                    raise ValueError(f"a stream of more than {MOST_STREAM_PARTS} usage fields")
             elif kind == "message_stop":
                 for (index, field), parts in pieces.items():
                     blocks[index][field] = "".join(parts)

@@ -8,7 +8,7 @@ from typing import Any
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
 from .replies import join_reasoning, split_think, split_tokens
-from .reply_size import StreamText
+from .reply_size import StreamText, new_part
 from .sse import StreamError, error_in
 
 
@@ -57,7 +57,8 @@ class GeminiModel(HTTPModel):
             usage = chunk.get("usageMetadata") or usage
             for part in chunk.get("candidates") or ():
                 got = candidates.setdefault(  # pieces joined once at the end (see openai.py)
-                    int(part.get("index", 0)), {"text": [], "thought": [], "finish": None}
+                    new_part(candidates, int(part.get("index", 0)), "candidates"),
+                    {"text": [], "thought": [], "finish": None},
                 )
                 for piece in (part.get("content") or {}).get("parts") or ():
                     field = "thought" if piece.get("thought") else "text"

@@ -9,7 +9,7 @@ from typing import Any
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
 from .replies import join_reasoning, split_think, split_tokens
-from .reply_size import StreamText
+from .reply_size import StreamText, new_part
 from .sse import StreamError, error_in
 
 
@@ -55,7 +55,7 @@ class OpenAIChatModel(HTTPModel):
                 # Pieces joined once at the end: adding each to the text so far copies it
                 # (100,000 small deltas took seconds).
                 choice = choices.setdefault(
-                    int(part.get("index", 0)),
+                    new_part(choices, int(part.get("index", 0)), "choices"),
                     {"content": [], "reasoning": [], "refusal": [], "finish": None},
                 )
                 delta = part.get("delta") or {}

@@ -66,6 +66,20 @@ def lines(chunks: Iterable[bytes], most: int) -> Iterator[bytes]:
         yield bytes(line)
 
 
+#: The most parts one stream may open (choices, content blocks, candidates: each a new
+#: ``index``) and the most usage fields it may name: far above any ``n`` a request asks for,
+#: while a stream of ever-new indices (a broken server) would otherwise grow without bound.
+MOST_STREAM_PARTS = 1024
+
+
+def new_part(parts: dict[Any, Any], index: Any, what: str) -> Any:
+    """``index``, checked to be one ``parts`` holds or one more it may hold: a stream past
+    :data:`MOST_STREAM_PARTS` is malformed (``ValueError``)."""
+    if index not in parts and len(parts) >= MOST_STREAM_PARTS:
+        raise ValueError(f"a stream of more than {MOST_STREAM_PARTS} {what}")
+    return index
+
+
 class StreamText:
     """Counts the characters of text a stream's events add to its reply: call it on each
     piece kept."""
