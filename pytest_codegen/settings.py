@@ -77,6 +77,9 @@ class Settings:
     # Where a relative path in the model spec (replay:PATH) is taken from: the ini file's
     # directory for the ini key codegen_model; None: where pytest runs.
     model_base: Path | None = None
+    # Where the model spec came from, as a usage error names it: the flag, or the ini key
+    # and its file.
+    model_source: str = "--codegen-model"
 
     @property
     def active(self) -> bool:
@@ -217,6 +220,7 @@ def resolve(config: pytest.Config) -> Settings:
             values[name] = _from_here(config, source, name, value)
     if values["model"] is not None:
         values["model_base"] = _relative_base(config, sources["model"])
+        values["model_source"] = sources["model"]
     for path_opt in ("results", "cache", "baseline", "html"):
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])

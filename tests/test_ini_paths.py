@@ -58,6 +58,27 @@ def test_flags_are_taken_from_where_pytest_runs(pytester, project, xdist):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_model_spec_of_the_ini_file_that_fails_names_the_ini_key(pytester, project, xdist):
+    # Its one line says where the spec came from: the ini key and its file, not the flag.
+    ini(pytester, model="replay:suites/missing.jsonl")
+    result = pytester.runpytest_subprocess("../suites/tiny.jsonl", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(
+        f"ERROR: ini key codegen_model in {project / 'tox.ini'} replay:suites/missing.jsonl: "
+        f"cannot read replay file {project / 'suites' / 'missing.jsonl'}"
+    ), errors
+    ini(pytester, model="nosuch-model")
+    result = pytester.runpytest_subprocess("../suites/tiny.jsonl", *xdist)
+    result.stderr.fnmatch_lines(
+        [f"ERROR: ini key codegen_model in {project / 'tox.ini'}: unknown model 'nosuch-model'*"]
+    )
+    flag = pytester.runpytest_subprocess("../suites/tiny.jsonl", "--codegen-model=nope-model")
+    flag.stderr.fnmatch_lines(["ERROR: --codegen-model: unknown model 'nope-model'*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_absolute_ini_paths_are_kept(pytester, project, tmp_path, xdist):
     out = tmp_path / "elsewhere.jsonl"
     ini(pytester, model=f"replay:{project / 'suites' / 'x.jsonl'}", results=str(out))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ..keys import settings_of
 from ..kinds.registry import kinds_of
 from ..models.base import (
     Completion,
@@ -38,13 +39,14 @@ from .remote import worker_engine, worker_model
 def make_model(config: pytest.Config, spec: str) -> Model:
     """The model ``--codegen-model`` names, through the ``pytest_codegen_make_model`` hook;
     a spec nothing can build is one ``UsageError`` line."""
+    source = settings_of(config).model_source  # the flag, or the ini key and its file
     try:
         model = config.hook.pytest_codegen_make_model(spec=spec, config=config)
     except ModelError as e:
-        raise pytest.UsageError(f"--codegen-model {spec}: {e}") from None
+        raise pytest.UsageError(f"{source} {spec}: {e}") from None
     if model is None:
         raise pytest.UsageError(
-            f"--codegen-model: unknown model {spec!r}; use reference, validate, empty, "
+            f"{source}: unknown model {spec!r}; use reference, validate, empty, "
             "replay:PATH, PROVIDER:MODEL, an alias from the codegen_models ini key, a "
             "built-in model name (--codegen-list-models lists them), or override the "
             "codegen_model fixture"
