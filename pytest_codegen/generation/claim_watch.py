@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from .batching import Batch, Slot, Wait, fail, resolve
-from .cache import DiskCache
+from .cache import Claim, DiskCache
 from .counters import GenerationCounters
 
 
@@ -107,12 +107,7 @@ class ClaimWatcher:
             if self.read_cached(slot):
                 claim.release(remove=True)
                 return True
-            error = self.cache.read_error(slot.key, newer_than=wait.since - 1)
-            if error is not None:
-                claim.release()
-                # Not counted here: the process that asked for it counted the error (a
-                # run's total is each failed sample once, however many workers wait on it).
-                resolve(slot, error)
+            if take_recorded_error(self.cache, slot, claim, newer_than=wait.since - 1):
                 return True
             self.requeue(Batch([slot], held={slot.key: claim}))
             return True
@@ -121,3 +116,16 @@ class ClaimWatcher:
             self.requeue(Batch([slot], force=True))
             return True
         return False
+
+
+def take_recorded_error(cache: DiskCache, slot: Slot, claim: Claim, newer_than: float) -> bool:
+    """Resolve ``slot`` with the API error another process of this run recorded for it (newer
+    than ``newer_than``), letting go of ``claim``: that error is this run's answer, and asking
+    the failing server again would send what a run without xdist does not. Not counted here:
+    the process that asked counted it (a run's total is each failed sample once)."""
+    error = cache.read_error(slot.key, newer_than=newer_than)
+    if error is None:
+        return False
+    claim.release()
+    resolve(slot, error)
+    return True

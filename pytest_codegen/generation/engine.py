@@ -25,7 +25,7 @@ from ..sample_text import visible
 from .batching import Batch, BatchSender, Slot, batches_of, fail, resolve
 from .budget import ENGINE_CLOSED, budget_for
 from .cache import Claim, DiskCache, cache_key
-from .claim_watch import ClaimWatcher
+from .claim_watch import ClaimWatcher, take_recorded_error
 from .counters import GenerationCounters
 from .jobs import Job
 from .ratelimit import RateLimit, bucket_for
@@ -328,13 +328,8 @@ class GenerationEngine:
                 if self._resolve_from_cache(slot):
                     claim.release(remove=True)
                     continue
-                # Or a sibling of this run asked for it and got an API error, which is this
-                # run's answer: asking the failing server again would send what a run
-                # without xdist does not (the sibling counted the error).
-                error = self.cache.read_error(slot.key, newer_than=self.since)
-                if error is not None:
-                    claim.release()
-                    resolve(slot, error)
+                # Or a sibling of this run asked for it and got an API error.
+                if take_recorded_error(self.cache, slot, claim, newer_than=self.since):
                     continue
             mine.append((slot, claim))
         if mine:
