@@ -151,6 +151,7 @@ class DataServer:
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
+        self.redirects: dict[str, tuple[str, dict[str, str]]] = {}  # path -> (to, headers)
         self.faults: dict[str, list[str]] = {}
         self.requests: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -162,6 +163,14 @@ class DataServer:
                     server.requests[self.path] += 1
                     faults = server.faults.get(self.path) or []
                     fault = faults.pop(0) if faults else None
+                if self.path in server.redirects:
+                    to, headers = server.redirects[self.path]
+                    self.send_response(302)
+                    self.send_header("Location", server.base + to)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    return
                 data = server.files.get(self.path)
                 if data is None:
                     self.send_error(404)
@@ -188,6 +197,16 @@ class DataServer:
         """Serve ``data`` where the mirror maps ``url``; its URL path."""
         path = "/" + url.split("://", 1)[1]
         self.files[path] = data
+        return path
+
+    def serve_from_lfs(self, url: str, data: bytes, sha256: str | None = None) -> str:
+        """Serve ``data`` as Hugging Face serves a file kept in LFS: ``url``'s path answers
+        with a redirect to a CDN path whose ``X-Linked-Etag`` is the file's sha256 (``sha256``
+        in its place, to announce another); the URL path of the redirect."""
+        path = "/" + url.split("://", 1)[1]
+        announced = sha256 or hashlib.sha256(data).hexdigest()
+        self.files[f"/cdn-lfs/{announced}"] = data
+        self.redirects[path] = (f"/cdn-lfs/{announced}", {"X-Linked-Etag": f'"{announced}"'})
         return path
 
     def close(self) -> None:

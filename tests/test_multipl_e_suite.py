@@ -172,3 +172,46 @@ def test_a_download_that_is_not_its_rows_is_one_line(pytester, server, cache, xd
     lines = [x for x in result.stderr.lines if x.startswith("ERROR")]
     assert len(lines) == 1, result.stderr.lines
     assert "test-00000-of-00001.parquet" in lines[0], lines
+
+
+def test_a_download_the_host_gives_a_sha256_for_is_checked_against_it(pytester, server, cache):  # noqa: F811
+    """Hugging Face redirects a file kept in LFS to its CDN with the file's sha256 in
+    ``X-Linked-Etag``: the download is checked against it, the progress line and the record
+    say so."""
+    content = parquet([published_row("cpp")])
+    url = named_datasets()["multipl-e-humaneval-cpp"].url
+    server.serve_from_lfs(url, content)
+    args = ("--codegen-suite=multipl-e-humaneval-cpp",)
+    result = run(pytester, replay(pytester, "cpp", RIGHT), *args)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    digest = hashlib.sha256(content).hexdigest()
+    result.stderr.fnmatch_lines(
+        [
+            f"codegen: multipl-e-humaneval-cpp {VERSION} has no pinned digest; its download"
+            f" matched the sha256 its host gives for this revision; recorded, sha256"
+            f" {digest[:12]}, which every later copy must match (not a pin)",
+        ]
+    )
+    record = cache / "datasets" / f"multipl-e-humaneval-cpp-{VERSION}.first-download.json"
+    (file,) = json.loads(record.read_text())["files"].values()
+    assert file == {"sha256": digest, "size": len(content), "host_sha256": True}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_download_unlike_the_sha256_its_host_gives_is_refused(pytester, server, cache, xdist):  # noqa: F811
+    """The CDN's bytes are not those whose sha256 the host announced (a corrupted or
+    replaced copy): tried again, then refused in one line, and nothing is kept."""
+    content = parquet([published_row("go")])
+    url = named_datasets()["multipl-e-humaneval-go"].url
+    path = server.serve_from_lfs(url, content, sha256="ab" * 32)
+    args = ("--codegen-model=empty", "--codegen-suite=multipl-e-humaneval-go", *xdist)
+    result = run(pytester, *args)
+    assert result.ret == 4
+    lines = [x for x in result.stderr.lines if x.startswith("ERROR")]
+    assert len(lines) == 1, result.stderr.lines
+    real = hashlib.sha256(content).hexdigest()
+    assert f"has sha256 {real[:12]}, not the {'ab' * 6} its host gives for" in lines[0], lines
+    assert "test-00000-of-00001.parquet" in lines[0] and "nothing was kept" in lines[0], lines
+    assert server.requests[path] == 3  # a broken transfer may be one: tried three times
+    assert not (cache / "datasets" / f"multipl-e-humaneval-go-{VERSION}").exists()
+    assert not list((cache / "datasets").glob("*.first-download.json"))

@@ -14,12 +14,14 @@ cache gains the later ones, each verified, when a run first needs them.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import os
 import shutil
 import tarfile
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
 from collections.abc import Callable
@@ -29,6 +31,7 @@ from typing import Any
 from . import first_download
 from .catalog import Dataset, named_datasets
 from .content import digest, git_blob_id, identity, read_content
+from .host_digest import HostDigest
 
 ATTEMPTS = 3
 TIMEOUT_S = 60.0
@@ -216,7 +219,7 @@ def _download(
             work = Path(tempfile.mkdtemp(prefix=f".{home.name}.", dir=root))
             try:
                 progress(f"codegen: downloading {dataset.name} {dataset.version} from {url}")
-                received = _fetch(dataset, url, work, data_dir, members, missing)
+                received, host_checked = _fetch(dataset, url, work, data_dir, members, missing)
                 for member in members:
                     reason = (
                         _mismatch(member, work / "tree" / member.path, root, fetched)
@@ -230,7 +233,14 @@ def _download(
                         )
                 for member in members:  # all verified: recorded before the cache holds them
                     if member.first_download:
-                        _remember(member, work / "tree" / member.path, root, progress, fetched)
+                        _remember(
+                            member,
+                            work / "tree" / member.path,
+                            root,
+                            progress,
+                            fetched,
+                            host_checked,
+                        )
                 if names:  # files added beside those a run of an earlier release fetched
                     (home / dataset.path).mkdir(parents=True, exist_ok=True)
                     for name in missing:
@@ -262,16 +272,22 @@ def _remember(
     root: Path,
     progress: Callable[[str], None],
     names: list[str] | None,
+    host_checked: bool,
 ) -> None:
     before = first_download.recorded(dataset, root)
     had = set(before["files"]) if before is not None else set()
-    files = first_download.remember(dataset, path, root, names)["files"]
+    files = first_download.remember(dataset, path, root, names, host_checked)["files"]
     new = {name: files[name] for name in files if name not in had}
     if new:
         which = f" ({', '.join(new)})" if names else ""  # of a set, the files added
+        checked = (
+            "its download matched the sha256 its host gives for this revision; recorded"
+            if host_checked
+            else "recorded this first download's"
+        )
         progress(
-            f"codegen: {dataset.name} {dataset.version} has no pinned digest; recorded this first"
-            f" download's, sha256 {first_download.tree_sha256(dataset, new)[:12]}{which},"
+            f"codegen: {dataset.name} {dataset.version} has no pinned digest; {checked},"
+            f" sha256 {first_download.tree_sha256(dataset, new)[:12]}{which},"
             f" which every later copy must match (not a pin)"
         )
 
@@ -283,23 +299,27 @@ def _fetch(
     data_dir: Path | None,
     members: list[Dataset],
     missing: list[str],
-) -> int:
+) -> tuple[int, bool]:
     """Download into ``work/tree`` laid out as upstream ships it (of a ``files`` download,
-    the files ``missing``); the bytes received."""
+    the files ``missing``): the bytes received, and whether the host announced the sha256 of
+    every file and each matched."""
     if dataset.format != "files":
-        received = _get(dataset, url, work / "download", data_dir)
+        received, checked = _get(dataset, url, work / "download", data_dir)
         _unpack(dataset, work / "download", work / "tree", members)
-        return received
+        return received, checked
     folder = work / "tree" / dataset.path
     folder.mkdir(parents=True)
-    return sum(_get(dataset, url + name, folder / name, data_dir) for name in missing)
+    got = [_get(dataset, url + name, folder / name, data_dir) for name in missing]
+    return sum(n for n, _ in got), all(checked for _, checked in got)
 
 
-def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> int:
-    """Fetch ``url`` into ``dest``; the number of bytes received."""
+def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> tuple[int, bool]:
+    """Fetch ``url`` into ``dest``: the number of bytes received, and whether they are those
+    whose sha256 the host announced (False: it announced none)."""
     request = urllib.request.Request(url, headers={"User-Agent": "pytest-codegen"})
+    host = HostDigest()
     try:
-        response = urllib.request.urlopen(request, timeout=TIMEOUT_S)
+        response = urllib.request.build_opener(host).open(request, timeout=TIMEOUT_S)
     except urllib.error.HTTPError as e:
         if e.code >= 500:
             raise _Corrupt(f"answered HTTP {e.code}") from None
@@ -312,18 +332,25 @@ def _get(dataset: Dataset, url: str, dest: Path, data_dir: Path | None) -> int:
             f"{dataset.name}: cannot download {url} ({reason}); without network,"
             f" {offline_hint(dataset, data_dir)}"
         ) from None
+    host.note(response.headers)
     expected = response.headers.get("Content-Length")
-    received = 0
+    received, sha256 = 0, hashlib.sha256()
     with response, dest.open("wb") as out:
         try:
             while chunk := response.read(_CHUNK):
                 out.write(chunk)
+                sha256.update(chunk)
                 received += len(chunk)
         except (http.client.IncompleteRead, OSError) as e:
             raise _Corrupt(f"broke off after {received:,} bytes ({e})") from None
     if expected is not None and expected.isdigit() and received != int(expected):
         raise _Corrupt(f"was cut short: {received:,} of {int(expected):,} bytes")
-    return received
+    if host.sha256 is not None and sha256.hexdigest() != host.sha256:
+        raise _Corrupt(
+            f"has sha256 {sha256.hexdigest()[:12]}, not the {host.sha256[:12]} its host"
+            f" gives for {PurePosixPath(urllib.parse.urlsplit(url).path).name}"
+        )
+    return received, host.sha256 is not None
 
 
 def _unpack(dataset: Dataset, archive: Path, tree: Path, members: list[Dataset]) -> None:

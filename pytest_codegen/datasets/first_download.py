@@ -116,10 +116,16 @@ def size_mismatch(
 
 
 def remember(
-    dataset: Dataset, path: Path, root: Path, names: list[str] | None = None
+    dataset: Dataset,
+    path: Path,
+    root: Path,
+    names: list[str] | None = None,
+    host_checked: bool = False,
 ) -> dict[str, Any]:
     """The record of the first copy, with each of the files ``names`` (all, if None) at
-    ``path`` (already checked by :func:`mismatch`) added now if it lacks them, written whole."""
+    ``path`` (already checked by :func:`mismatch`) added now if it lacks them, written whole;
+    ``host_checked``: the files added were downloaded and matched the sha256 their host
+    announced for them."""
     first = recorded(dataset, root)
     files = dict(first["files"]) if first is not None else {}
     new = {n: f for n, f in files_of(dataset, path, names).items() if n not in files}
@@ -128,6 +134,8 @@ def remember(
     for name, file in new.items():
         sha256, size = digest(file)
         files[name] = {"sha256": sha256, "size": size}
+        if host_checked:
+            files[name]["host_sha256"] = True  # the host's own digest of it matched
     first = {
         "name": dataset.name,
         "version": dataset.version,
