@@ -8,6 +8,7 @@ bad value raises ``pytest.UsageError`` naming where it came from.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -172,15 +173,18 @@ PATH_OPTIONS = (
 
 
 def _from_here(config: pytest.Config, source: str, name: str, text: str) -> str:
-    """An entry of the path option ``name`` made a path from where pytest runs: an ini key's
-    relative path is taken from the ini file's directory (and stays relative where that lies
-    below where pytest runs), a flag's is as given. Of ``build``'s ``PATH::GLOB`` the path is
-    what precedes ``::``; a ``node`` with no directory is a command, looked up on PATH."""
+    """An entry of the path option ``name`` made a path from where pytest runs: a leading
+    ``~`` is the user's home directory (as in pytest's ``--junitxml``; no shell expands it
+    after ``=`` or in an ini file); an ini key's relative path is taken from the ini file's
+    directory (and stays relative where that lies below where pytest runs), a flag's is as
+    given. Of ``build``'s ``PATH::GLOB`` the path is what precedes ``::``; a ``node`` with no
+    directory is a command, looked up on PATH."""
     path, sep, rest = text.partition("::") if name == "build" else (text, "", "")
+    path = os.path.expanduser(path)
     base, here = _relative_base(config, source), Path(config.invocation_params.dir)
-    given = Path(path).expanduser()
+    given = Path(path)
     if base == here or given.is_absolute() or (name == "node" and given.name == path):
-        return text
+        return path + sep + rest
     full = base / given
     return str(full.relative_to(here) if full.is_relative_to(here) else full) + sep + rest
 
@@ -225,7 +229,8 @@ def resolve(config: pytest.Config) -> Settings:
         if values[path_opt] is not None:
             values[path_opt] = Path(values[path_opt])
     if values["data_dir"] is not None:
-        values["data_dir"] = _relative_base(config, sources["data_dir"]) / values["data_dir"]
+        data_dir = _from_here(config, sources["data_dir"], "data_dir", values["data_dir"])
+        values["data_dir"] = Path(config.invocation_params.dir) / data_dir
     from .gates.thresholds import parse_threshold, required_ks
     from .generation.cost import parse_prices
     from .generation.prompts import read_templates

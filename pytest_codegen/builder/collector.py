@@ -22,7 +22,7 @@ DEFAULT_OUT = "benchmark.json"
 
 def suite_path(config: pytest.Config, settings: Settings) -> Path:
     """Where the build writes its suite file (``--codegen-build-out``)."""
-    out = Path(settings.build_out or DEFAULT_OUT).expanduser()
+    out = Path(settings.build_out or DEFAULT_OUT)
     return out if out.is_absolute() else Path(config.invocation_params.dir) / out
 
 

@@ -43,7 +43,7 @@ def configure_build(config: pytest.Config, settings: Settings) -> None:
             f"--codegen-build: {path_text!r} names no .py file, directory of them, or "
             ".json/.jsonl file of fragments"
         )
-    given = Path(path_text).expanduser()
+    given = Path(path_text)
     given = given if given.is_absolute() else base / given
     roots = files if any(c in path_text for c in "*?[") else [given]
     if config.args_source != pytest.Config.ArgsSource.ARGS:

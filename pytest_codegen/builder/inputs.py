@@ -290,7 +290,7 @@ def find_target(tree: ast.Module, func_name: str) -> ast.FunctionDef | ast.Async
 def input_files(spec: str, base: Path) -> list[Path]:
     """The files ``spec`` names (a file, a directory, a glob), sorted; may be empty."""
     path_text, _ = split_spec(spec)
-    path = Path(path_text).expanduser()
+    path = Path(path_text)
     path = path if path.is_absolute() else base / path
     if any(c in path_text for c in "*?["):
         files = sorted(p for p in Path(path.anchor).glob(str(path.relative_to(path.anchor))))
