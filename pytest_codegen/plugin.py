@@ -123,8 +123,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
         configure_build(config, resolved)
     else:
+        from .pytest_internals import last_failed_outside_rootdir
+
         read_named_suites(config)
         config.pluginmanager.register(SuiteFiles(), "codegen-suite-files")
+        last_failed_outside_rootdir(config)
     runner = None
     if runs_items(config):
         runner = config.stash[RUNNER_KEY] = SampleRunner(config, resolved)

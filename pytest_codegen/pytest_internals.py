@@ -5,7 +5,9 @@ pytest does not promise these across releases; when one changes, this is the mod
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -130,3 +132,22 @@ def xdist_maxfail_as_failure(session: pytest.Session) -> Generator[None, Any, An
         ):
             raise
         return True
+
+
+def last_failed_outside_rootdir(config: pytest.Config) -> None:
+    """``--lf`` knows which files hold last run's failures by joining each failed id's path
+    to the rootdir, as written: a suite file outside the rootdir (id ``../x.jsonl::...``; see
+    ``collect.items.SuiteFile``) is then ``/root/../x.jsonl``, which no collected file's path
+    equals, so once a file inside the rootdir had failures it was skipped whole, its failures
+    not rerun. Its path is added as pytest would have it, with its parents, as pytest adds
+    those of every failed id. pytest >= 9.2 parses ids (``.path``), older keeps strings."""
+    lfplugin = config.pluginmanager.getplugin("lfplugin")
+    paths = getattr(lfplugin, "_last_failed_paths", None)
+    if not isinstance(paths, set):
+        return
+    for nodeid in getattr(lfplugin, "lastfailed", {}):
+        given = str(getattr(nodeid, "path", None) or str(nodeid).split("::", 1)[0])
+        if not given.startswith("../"):
+            continue
+        path = Path(os.path.normpath(config.rootpath / given))
+        paths.update(p for p in (path, *path.parents) if p.exists())

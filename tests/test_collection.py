@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import XDIST_MODES, outcomes_by_node, read_results, write_replay
+from conftest import TINY, XDIST_MODES, outcomes_by_node, read_results, write_replay
 
 from pytest_codegen.problems import sanitize_node_name
 
@@ -153,21 +153,21 @@ def test_builtin_suite_ids_can_be_pasted(pytester, xdist):
     assert_ran(result, "humaneval::HumanEval_7[s0]")
 
 
+# Of tiny with two samples: add[s1], reverse_words[s0] and Counter[s0] fail, Counter[s1] has
+# no answer (skipped).
+HALF_WRONG = [
+    {"task_id": "tiny/add", "completion": "    return a + b\n"},
+    {"task_id": "tiny/add", "completion": "    return a - b\n"},
+    {"task_id": "tiny/reverse_words", "completion": "    return s\n"},
+    {"task_id": "tiny/reverse_words", "completion": "    return ' '.join(reversed(s.split()))\n"},
+    {"task_id": "tiny/Counter", "completion": "    pass\n"},
+]
+HALF_WRONG_FAILED = ("tiny_add[s1]", "tiny_reverse_words[s0]", "tiny_Counter[s0]")
+
+
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
-    replay = write_replay(
-        pytester.path / "replay.jsonl",
-        [
-            {"task_id": "tiny/add", "completion": "    return a + b\n"},
-            {"task_id": "tiny/add", "completion": "    return a - b\n"},
-            {"task_id": "tiny/reverse_words", "completion": "    return s\n"},
-            {
-                "task_id": "tiny/reverse_words",
-                "completion": "    return ' '.join(reversed(s.split()))\n",
-            },
-            {"task_id": "tiny/Counter", "completion": "    pass\n"},
-        ],
-    )
+    replay = write_replay(pytester.path / "replay.jsonl", HALF_WRONG)
     base = [f"--codegen-model=replay:{replay}", "--codegen-samples=2", str(tiny), *xdist]
     first = pytester.runpytest_subprocess(*base)
     first.assert_outcomes(passed=2, failed=3, skipped=1)
@@ -175,10 +175,32 @@ def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
     # xdist's controller does not count deselected items; the results file shows the selection.
     again.assert_outcomes(failed=3, deselected=0 if xdist else 3)
     assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
-        "tiny.jsonl::tiny_add[s1]",
-        "tiny.jsonl::tiny_reverse_words[s0]",
-        "tiny.jsonl::tiny_Counter[s0]",
+        f"tiny.jsonl::{name}" for name in HALF_WRONG_FAILED
     }
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_last_failed_reruns_the_failures_of_a_suite_outside_the_rootdir(
+    pytester, monkeypatch, xdist
+):
+    # Ids of the suite outside are "../shared/other.jsonl::..."; --lf once skipped that file
+    # whole when the suite inside the rootdir had failures too.
+    project = pytester.mkdir("project")
+    (project / "tiny.jsonl").write_text(TINY.read_text())
+    (pytester.mkdir("shared") / "other.jsonl").write_text(TINY.read_text())
+    replay = write_replay(pytester.path / "replay.jsonl", HALF_WRONG)
+    monkeypatch.chdir(project)
+    both = ["tiny.jsonl", "../shared/other.jsonl"]
+    base = ["--rootdir=.", f"--codegen-model=replay:{replay}", "--codegen-samples=2", *xdist]
+    pytester.runpytest_subprocess(*base, *both).assert_outcomes(passed=4, failed=6, skipped=2)
+    for files in (both, both[1:]):
+        results = project / f"r{len(files)}.jsonl"
+        again = pytester.runpytest_subprocess(*base, *files, "--lf", f"--codegen-results={results}")
+        failed = 3 * len(files)
+        again.assert_outcomes(failed=failed, deselected=0 if xdist else failed)
+        assert set(outcomes_by_node(results)) == {
+            f"{file}::{name}" for file in files for name in HALF_WRONG_FAILED
+        }
 
 
 def test_node_names_of_ascii_ids_are_as_they_were():
