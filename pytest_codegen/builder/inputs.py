@@ -225,8 +225,12 @@ def fragments_of_rows(path: Path) -> list[Fragment]:
                 rows.append((len(rows), f"line {lineno}: {not_valid_json(e)}"))
     out: list[Fragment] = []
     seen: set[str] = set()
+    ids: dict[str, int] = {}  # the suite's ids must be unique too: the first row has its id
     for index, row in rows:
         fragment = _fragment_of_row(row, index, shown)
+        if not fragment.error and ids.setdefault(fragment.id, index) != index:
+            where = f"{shown}: row {index}: duplicate idx {fragment.id!r}"
+            fragment = _broken(fragment.id, f"{where} (also row {ids[fragment.id]})")
         if fragment.name in seen:  # node names must be unique in the file
             fragment = dataclasses.replace(fragment, name=f"{fragment.name}_{index}")
         seen.add(fragment.name)
