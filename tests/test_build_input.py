@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from conftest import XDIST_MODES
+
 from pytest_codegen.builder.inputs import fragments_of_rows
 
 DOUBLE = 'def double(x):\n    """Twice x."""\n    return 2 * x\n'
@@ -37,3 +40,25 @@ def test_a_row_with_the_idx_of_an_earlier_row_is_an_input_error(tmp_path) -> Non
         "",
         "row 3: duplicate idx '2' (also row 2)",
     ]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_file_that_is_neither_python_nor_json_is_a_usage_error(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    """Named on its own it names nothing to build (it was read as Python: a build of
+    nothing, or an item failing with `does not parse`); in a glob it is not an input."""
+    (pytester.path / "notes.txt").write_text("Remember to double the numbers.\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-build=notes.txt", *xdist
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --codegen-build: 'notes.txt' names no .py file*"])
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "README.md").write_text("How to double a number.\n")
+    (pytester.path / "src" / "double.py").write_text(DOUBLE)
+    listed = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-build=src/*::double", "--collect-only", "-q"
+    )
+    assert listed.ret == pytest.ExitCode.OK
+    assert [line for line in listed.outlines if "::" in line] == ["src/double.py::double"]

@@ -292,7 +292,8 @@ def find_target(tree: ast.Module, func_name: str) -> ast.FunctionDef | ast.Async
 
 
 def input_files(spec: str, base: Path) -> list[Path]:
-    """The files ``spec`` names (a file, a directory, a glob), sorted; may be empty."""
+    """The ``.py``, ``.json`` and ``.jsonl`` files ``spec`` names (a file, a directory, a
+    glob), sorted; may be empty."""
     path_text, _ = split_spec(spec)
     path = Path(path_text)
     path = path if path.is_absolute() else base / path
@@ -306,7 +307,8 @@ def input_files(spec: str, base: Path) -> list[Path]:
     return [
         f
         for f in files
-        if f.is_file() and (is_json_input(f) or f == path or not _test_under(f, top))
+        if f.is_file()
+        and (is_json_input(f) or (f.suffix == ".py" and (f == path or not _test_under(f, top))))
     ]
 
 
