@@ -10,6 +10,7 @@ import json
 
 import pytest
 from conftest import XDIST_MODES
+from fake_builder import BuildModel
 
 from pytest_codegen.builder.inputs import fragments_of_rows
 
@@ -62,3 +63,43 @@ def test_a_file_that_is_neither_python_nor_json_is_a_usage_error(
     )
     assert listed.ret == pytest.ExitCode.OK
     assert [line for line in listed.outlines if "::" in line] == ["src/double.py::double"]
+
+
+DOUBLING = '''def double(x):
+    """Twice x, for numbers and for sequences."""
+    if isinstance(x, (list, tuple, str)):
+        return x + x
+    result = 2 * x
+    return result
+'''
+DOUBLE_TEST = "def test_double():\n" + "".join(
+    f"    assert double({arg}) == {want}\n" for arg, want in (("2", "4"), ("-1", "-2"), ("0", "0"))
+)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_files_outside_the_rootdir_keep_their_names_in_node_ids(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, xdist: list
+) -> None:
+    """pytest names a file it is given outside the rootdir by nothing (`::double`): two
+    such files with one function name were one node id, built twice and written once."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    for name in ("a", "b"):
+        (elsewhere / f"{name}.py").write_text(DOUBLING)
+    with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            f"--codegen-build={elsewhere}/*.py",
+            "--codegen-build-out=bench.json",
+            *xdist,
+        )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*codegen build: 2 of 2 kept*"])
+    rows = json.loads((pytester.path / "bench.json").read_text())
+    assert [(r["idx"], r["source"]["nodeid"]) for r in rows] == [
+        ("a.double", "a.py::double"),
+        ("b.double", "b.py::double"),
+    ]
+

@@ -12,6 +12,7 @@ report, so the controller (:mod:`.collector`) sees the same results with and wit
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,11 +46,15 @@ def configure_build(config: pytest.Config, settings: Settings) -> None:
         )
     given = Path(path_text)
     given = given if given.is_absolute() else base / given
-    roots = files if any(c in path_text for c in "*?[") else [given]
+    roots = [
+        Path(os.path.abspath(r)) for r in (files if any(c in path_text for c in "*?[") else [given])
+    ]
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         # Nothing named on the command line: build the input, not the project's tests (each
-        # xdist worker decides the same from the same arguments).
-        config.args = [str(r) for r in roots]
+        # xdist worker decides the same from the same arguments). Given as the one directory
+        # that holds it all (pytest_ignore_collect keeps the rest out): pytest names a file
+        # it is given outside the rootdir by nothing (`::double`), two such files alike.
+        config.args = [os.path.commonpath([r if r.is_dir() else r.parent for r in roots])]
     collection = config.stash[BUILD_KEY] = BuildCollection(config, settings, roots, pattern)
     config.pluginmanager.register(collection, "codegen-build")
     if not hasattr(config, "workerinput"):
@@ -138,6 +143,7 @@ class BuildCollection:
         self.config = config
         self.settings = settings
         self.roots = [r.resolve() for r in roots]
+        self.named = roots  # as named: collection goes down to them, not through symlinks
         self.pattern = pattern
         self.pool: Any = None
 
@@ -172,8 +178,9 @@ class BuildCollection:
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         path = collection_path.resolve()
         root = self.root_of(path)
-        if root is None:  # outside the input: only the way down to it is collected
-            return None if any(path in r.parents for r in self.roots) else True
+        if root is None:  # outside the input: only the way down to it is collected (even
+            # where pytest's norecursedirs would not go: the input named it)
+            return not any(collection_path in r.parents for r in self.named)
         if root.is_dir() and path != root and path.suffix == ".py":
             return True if is_test_file(path.relative_to(root)) else None
         return None
