@@ -1,8 +1,9 @@
 """The files a run writes (``--codegen-results``, ``--codegen-html``, ``--codegen-build-out``
 and its report, ``--codegen-compare-out``), checked where the run starts: a path no file can be
-written to is one usage-error line before anything is graded, rather than a traceback once
-everything was. A missing directory is created by the writer, as before; one that cannot be
-(a file in its place, no permission) is refused here.
+written to, or a file the build reads, is one usage-error line before anything is graded,
+rather than a traceback once everything was (or the input written over). A missing directory
+is created by the writer, as before; one that cannot be (a file in its place, no permission)
+is refused here.
 """
 
 from __future__ import annotations
@@ -39,8 +40,15 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
     """``UsageError`` (one line naming the option and the path) for the first file of
     :func:`output_files` that cannot be written."""
     base = Path(config.invocation_params.dir)
+    inputs: set[Path] = set()
+    if settings.build is not None:  # a file it reads must not be written over
+        from .builder.inputs import input_files
+
+        inputs = {f.resolve() for f in input_files(str(settings.build), base)}
     for name, path in output_files(config, settings):
         problem = unwritable(path, base)
+        if not problem and path.resolve() in inputs:
+            problem = f"{shown_path(path, base)} is an input of the build (--codegen-build)"
         if problem:
             raise pytest.UsageError(f"{_source(config, name)}: {problem}")
 

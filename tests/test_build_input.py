@@ -103,3 +103,21 @@ def test_files_outside_the_rootdir_keep_their_names_in_node_ids(
         ("b.double", "b.py::double"),
     ]
 
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_output_that_is_the_builds_input_is_a_usage_error(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    """The suite file (or the results) written over the rows or the source being built."""
+    rows = pytester.path / "rows.json"
+    rows.write_text(json.dumps([{"context": DOUBLING, "func_name": "double", "idx": 1}]))
+    before = rows.read_bytes()
+    for option in ("--codegen-build-out", "--codegen-results"):
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=reference", "--codegen-build=rows.json", f"{option}=rows.json", *xdist
+        )
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(
+            [f"ERROR: {option}: rows.json is an input of the build (--codegen-build)"]
+        )
+    assert rows.read_bytes() == before
