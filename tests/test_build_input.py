@@ -121,3 +121,16 @@ def test_an_output_that_is_the_builds_input_is_a_usage_error(
             [f"ERROR: {option}: rows.json is an input of the build (--codegen-build)"]
         )
     assert rows.read_bytes() == before
+
+
+def test_a_json_list_that_does_not_parse_is_one_error(tmp_path) -> None:
+    """Not one failing fragment for every line of the file, as if it were JSONL."""
+    row = {"context": DOUBLE, "func_name": "double", "idx": 1}
+    text = json.dumps([row, row], indent=1).replace('"idx": 1\n }', '"idx": 1,\n }', 1)
+    path = tmp_path / "rows.json"
+    path.write_text(text)
+    (fragment,) = fragments_of_rows(path)
+    assert fragment.error == (
+        f"{path}: line 6: not valid JSON (Expecting property name enclosed in double quotes, "
+        "column 2)"
+    )

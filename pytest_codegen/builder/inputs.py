@@ -212,9 +212,12 @@ def fragments_of_rows(path: Path) -> list[Fragment]:
         return [_broken(path.stem, f"{shown}: cannot read ({getattr(e, 'strerror', None) or e})")]
     rows: list[tuple[int, Any]]
     try:
-        data = json.loads(text)
+        data = loads(text)
         rows = list(enumerate(data if isinstance(data, list) else [data]))
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as e:
+        if text.lstrip().startswith("["):  # a JSON list, not JSONL: one error, not one a line
+            where = f"{shown}: line {e.lineno}"
+            return [_broken(path.stem, f"{where}: {not_valid_json(e, 'file')}")]
         rows = []
         for lineno, raw in enumerate(text.split("\n"), 1):  # not at U+2028: JSON allows it
             if not raw.strip():
