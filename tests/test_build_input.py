@@ -134,3 +134,30 @@ def test_a_json_list_that_does_not_parse_is_one_error(tmp_path) -> None:
         f"{path}: line 6: not valid JSON (Expecting property name enclosed in double quotes, "
         "column 2)"
     )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_row_with_a_lone_surrogate_is_an_input_error(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    """No UTF-8 text can be made of it: it crashed the collection of every row (exit 2, and
+    1 with -n 2); now its own item fails and the other rows are built."""
+    rows = [
+        json.dumps({"context": DOUBLE, "func_name": "double", "idx": 1}).replace(
+            "Twice", "\\ud800"
+        ),
+        json.dumps({"context": DOUBLE, "func_name": "nowhere", "idx": 2}),
+    ]
+    (pytester.path / "rows.jsonl").write_text("\n".join(rows) + "\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-build=rows.jsonl", *xdist
+    )
+    result.assert_outcomes(failed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "input: rows.jsonl: row 0: field 'context' holds a lone surrogate (\\ud800), "
+            "which UTF-8 cannot encode"
+        ]
+    )
+    result.stdout.fnmatch_lines(["input: rows.jsonl: row 1: nowhere is not found in its context"])

@@ -30,7 +30,7 @@ import tokenize
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import loads, not_valid_json
+from ..jsonl import loads, not_valid_json, unencodable_field
 from ..problems import sanitize_node_name
 
 #: Lines of code a target needs after its docstring to be chosen by the default rule.
@@ -247,6 +247,9 @@ def _fragment_of_row(row: Any, index: int, shown: str) -> Fragment:
         return _broken(f"row{index}", f"{shown}: {row}")
     if not isinstance(row, dict):
         return _broken(f"row{index}", f"{where}: a row must be a JSON object")
+    unencodable = unencodable_field(row)  # no prompt, program or id can be made of it
+    if unencodable is not None:
+        return _broken(f"row{index}", f"{where}: {unencodable}")
     func_name = row.get("func_name")
     context = row.get("context") if "context" in row else row.get("code")
     raw_id = row.get("idx", index)
