@@ -9,7 +9,9 @@ A suite's reader also refuses a line whose fields hold what UTF-8 cannot encode
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -24,9 +26,28 @@ class JSONLinesError(ValueError):
     """A line that is not a JSON object; the message starts with ``path:line``."""
 
 
+class _GzipFile(gzip.GzipFile):
+    """A ``.gz`` file whose damage anywhere is an ``OSError``, as a bad header's is: gzip
+    raises ``EOFError`` for one cut short and ``zlib.error`` for corrupt data, which no
+    reader of a file expects."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        try:
+            return super().read(size)
+        except (EOFError, zlib.error) as e:
+            raise gzip.BadGzipFile(str(e)) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except (EOFError, zlib.error) as e:
+            raise gzip.BadGzipFile(str(e)) from None
+
+
 def open_text(path: Path) -> IO[str]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    return opener(path, "rt", encoding="utf-8")  # type: ignore[operator, no-any-return]
+    if path.name.endswith(".gz"):
+        return io.TextIOWrapper(_GzipFile(path), encoding="utf-8")
+    return open(path, encoding="utf-8")
 
 
 def first_value(path: Path) -> Any:

@@ -68,6 +68,11 @@ CASES = {
         "surrogate_prompt.jsonl:1: field 'prompt' holds a lone surrogate (\\ud800), "
         "which UTF-8 cannot encode",
     ),
+    # zlib's own error, which no reader expected (an INTERNALERROR); its first line too.
+    "gzip suite with corrupt data": (
+        ["--codegen-model=reference", "corrupt.jsonl.gz"],
+        "corrupt.jsonl.gz: cannot read (Error -3 while decompressing data: invalid block type)",
+    ),
     "two task ids with one node name": (
         ["--codegen-model=reference", "one_name.jsonl"],
         "one_name.jsonl: problems 'a/b' and 'a b' map to the same node name 'a_b'",
@@ -111,6 +116,8 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     (pytester.path / "surrogate_id.jsonl").write_text(SURROGATE_ID + "\n")
     (pytester.path / "surrogate_prompt.jsonl").write_text(SURROGATE_PROMPT + "\n")
     (pytester.path / "one_name.jsonl").write_text(ONE_NAME + "\n")
+    # A gzip header, then a deflate block of a type that does not exist.
+    (pytester.path / "corrupt.jsonl.gz").write_bytes(b"\x1f\x8b\x08\0\0\0\0\0\0\xff\x07")
     for copy in ("a", "b"):
         (pytester.path / copy).mkdir()
         (pytester.path / copy / "tiny.jsonl").write_text(TINY.read_text())
