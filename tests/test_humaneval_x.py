@@ -217,3 +217,43 @@ def test_a_python_row_whose_tests_call_no_check_is_one_line_and_exit_4(pytester,
     assert errors == [
         f"ERROR: {suite}:1: HumanEval-X's tests end in check(<function>); these do not"
     ], result.stderr.lines
+
+
+def _cpp_rows() -> list[dict]:
+    text = (FIXTURES / "humaneval_x" / "humaneval_cpp.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+# Each file's bytes, and the line it stops the run with (after the file's path).
+FIRST, SECOND = _cpp_rows()
+MALFORMED = {
+    "a prompt that is not text": (
+        [FIRST, {**SECOND, "prompt": None}],
+        ":2: missing or non-string field(s) prompt",
+    ),
+    "a task id that is not text": (
+        [{**FIRST, "task_id": 0}],
+        ":1: missing or non-string field(s) task_id",
+    ),
+    "a task id twice": ([FIRST, SECOND, FIRST], ":3: duplicate task_id 'CPP/0'"),
+    "a gzip file cut short": (
+        gzip.compress(json.dumps(FIRST).encode() + b"\n" + json.dumps(SECOND).encode())[:-40],
+        ": cannot read (Compressed file ended before the end-of-stream marker was reached)",
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_file_is_one_line_naming_where_and_exit_4(pytester, case, mode):
+    content, said = MALFORMED[case]
+    if isinstance(content, bytes):
+        suite = pytester.path / "humaneval_cpp.jsonl.gz"
+        suite.write_bytes(content)
+    else:
+        suite = pytester.path / "humaneval_cpp.jsonl"
+        suite.write_text("".join(json.dumps(row) + "\n" for row in content))
+    result = pytester.runpytest_subprocess("--codegen-model=reference", suite.name, *mode)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    assert errors == [f"ERROR: {suite}{said}"], result.stderr.lines

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..collect.builtin_suites import read_rows
 from ..execution.native import programs
 from ..execution.native.libraries import (
     go_modules,
@@ -17,8 +18,8 @@ from ..execution.native.libraries import (
     node_modules,
     rust_crates,
 )
-from ..jsonl import JSONLinesError, open_text, read_objects
-from ..problems import MODE_HUMANEVAL_X, Problem, SuiteError
+from ..jsonl import open_text
+from ..problems import MODE_HUMANEVAL_X, Problem
 from .fields import native_fields
 from .native_program import (
     EMPTY_BODY,
@@ -145,39 +146,34 @@ class HumanEvalXKind(NativeProgramKind):
         return STATUSES[programs.humaneval_x_passed(problem.language, made, steps)]
 
 
+def _lacking(row: dict[str, Any]) -> list[str]:
+    # Go's rows add its imports and its tests' set-up.
+    given = [f for f in ("import", "test_setup") if f in row]
+    return [f for f in (*FIELDS, *given) if not isinstance(row.get(f), str)]
+
+
 def load_humaneval_x(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
-    try:
-        for where, row in read_objects(path, text_only=True):
-            missing = [f for f in FIELDS if f not in row]
-            if missing:
-                raise SuiteError(f"{where}: a HumanEval-X row needs {', '.join(missing)}")
-            task_id = str(row["task_id"])
-            key = language_key(task_id.split("/", 1)[0], where)
-            toolchain_of(key, str(path))  # a missing one stops the run here, in one line
-            extra: dict[str, Any] = {}
-            if key == "go":
-                extra = {
-                    "go_import": row.get("import", ""),
-                    "test_setup": row.get("test_setup", ""),
-                }
-            if key == "rs":
-                extra = {"declaration": row["declaration"]}
-            problems.append(
-                Problem(
-                    id=task_id,
-                    suite=suite,
-                    category=key,
-                    language=key,
-                    mode=MODE_HUMANEVAL_X,
-                    prompt=str(row["prompt"]),
-                    tests=str(row["test"]),
-                    reference=str(row["canonical_solution"]),
-                    extra=extra,
-                )
+    for where, row in read_rows(path, _lacking):
+        task_id = row["task_id"]
+        key = language_key(task_id.split("/", 1)[0], where)
+        toolchain_of(key, str(path))  # a missing one stops the run here, in one line
+        extra: dict[str, Any] = {}
+        if key == "go":
+            extra = {"go_import": row.get("import", ""), "test_setup": row.get("test_setup", "")}
+        if key == "rs":
+            extra = {"declaration": row["declaration"]}
+        problems.append(
+            Problem(
+                id=task_id,
+                suite=suite,
+                category=key,
+                language=key,
+                mode=MODE_HUMANEVAL_X,
+                prompt=row["prompt"],
+                tests=row["test"],
+                reference=row["canonical_solution"],
+                extra=extra,
             )
-    except JSONLinesError as e:
-        raise SuiteError(str(e)) from None
-    if not problems:
-        raise SuiteError(f"{path}: no HumanEval-X rows")
+        )
     return problems
