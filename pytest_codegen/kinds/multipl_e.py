@@ -124,20 +124,31 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield f"{path}: row {index}", row
 
 
+def _malformed(row: dict[str, Any]) -> list[str]:
+    stops = row.get("stop_tokens")
+    text = [f for f in FIELDS if f != "stop_tokens" and not isinstance(row.get(f), str)]
+    if not isinstance(stops, list) or not all(isinstance(t, str) for t in stops):
+        return [*text, "stop_tokens"]
+    return text
+
+
 def load_multipl_e(path: Path, suite: str) -> list[Problem]:
     problems: list[Problem] = []
     seen: set[str] = set()
     rows = parquet_rows(path) if path.name.endswith(PARQUET) else read_objects(path, text_only=True)
     try:
         for where, row in rows:
-            missing = [f for f in FIELDS if f not in row]
-            if missing:
-                raise SuiteError(f"{where}: a MultiPL-E row needs {', '.join(missing)}")
-            name = str(row["name"])
+            malformed = _malformed(row)
+            if malformed:
+                raise SuiteError(
+                    f"{where}: missing or malformed field(s) {', '.join(malformed)} "
+                    "(a MultiPL-E row's are text, its stop_tokens a list of text)"
+                )
+            name = row["name"]
             if name in seen:
                 raise SuiteError(f"{where}: {name!r} is there twice")
             seen.add(name)
-            key = language_key(str(row["language"]), where)
+            key = language_key(row["language"], where)
             toolchain_of(key, str(path))  # a missing one stops the run here, in one line
             problems.append(
                 Problem(
@@ -146,16 +157,18 @@ def load_multipl_e(path: Path, suite: str) -> list[Problem]:
                     category=key,
                     language=key,
                     mode=MODE_MULTIPL_E,
-                    prompt=str(row["prompt"]),
-                    tests=str(row["tests"]),
+                    prompt=row["prompt"],
+                    tests=row["tests"],
                     extra={
-                        "stop_tokens": [str(t) for t in row["stop_tokens"]],
+                        "stop_tokens": row["stop_tokens"],
                         **SuiteLimits(timeout_s=UPSTREAM_TIMEOUT_S).to_extra(),
                     },
                 )
             )
     except JSONLinesError as e:
         raise SuiteError(str(e)) from None
+    except OSError as e:  # a .gz file that is not one, or is cut short
+        raise SuiteError(f"{path}: cannot read ({e})") from None
     if not problems:
         raise SuiteError(f"{path}: no MultiPL-E rows")
     return problems

@@ -1,0 +1,85 @@
+"""A MultiPL-E or HumanEval-X file given as a path that cannot be graded as it is stops the
+run before any sample, in one line naming the file and its line, exit status 4, the same with
+``-n 2``."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from conftest import FIXTURES, XDIST_MODES
+
+ADD = json.loads((FIXTURES / "multipl_e" / "add.jsonl").read_text().splitlines()[0])
+SAID = "(a MultiPL-E row's are text, its stop_tokens a list of text)"
+FIRST, SECOND = (
+    json.loads(line)
+    for line in (FIXTURES / "humaneval_x" / "humaneval_cpp.jsonl").read_text().splitlines()
+)
+MULTIPL_E, HUMANEVAL_X = "humaneval-cpp-reworded.jsonl", "humaneval_cpp.jsonl"
+# Each file's name, its rows (or bytes), and the line it stops the run with (after its path).
+MALFORMED = {
+    # Each character of the string was a stop token: a completion was cut at its first space.
+    "stop tokens as one string": (
+        MULTIPL_E,
+        [{**ADD, "stop_tokens": "\n}"}],
+        f":1: missing or malformed field(s) stop_tokens {SAID}",
+    ),
+    # An INTERNALERROR before.
+    "stop tokens that are no list": (
+        MULTIPL_E,
+        [ADD | {"name": "b"}, {**ADD, "stop_tokens": None}],
+        f":2: missing or malformed field(s) stop_tokens {SAID}",
+    ),
+    # Graded as the text "None", every sample an error of the code.
+    "a prompt and tests that are not text": (
+        MULTIPL_E,
+        [{**ADD, "prompt": None, "tests": 3}],
+        f":1: missing or malformed field(s) prompt, tests {SAID}",
+    ),
+    # Its first line whole, which MultiPL-E's loader reads before the end is found missing.
+    "a gzip file cut short": (
+        MULTIPL_E + ".gz",
+        gzip.compress(
+            b"".join(json.dumps(ADD | {"name": f"n{i}"}).encode() + b"\n" for i in range(9))
+        )[:-12],
+        ": cannot read (Compressed file ended before the end-of-stream marker was reached)",
+    ),
+    # HumanEval-X: graded as the text "None", called an unsupported language, named without
+    # its line, an INTERNALERROR.
+    "HumanEval-X: a prompt that is not text": (
+        HUMANEVAL_X,
+        [FIRST, {**SECOND, "prompt": None}],
+        ":2: missing or non-string field(s) prompt",
+    ),
+    "HumanEval-X: a task id that is not text": (
+        HUMANEVAL_X,
+        [{**FIRST, "task_id": 0}],
+        ":1: missing or non-string field(s) task_id",
+    ),
+    "HumanEval-X: a task id twice": (
+        HUMANEVAL_X,
+        [FIRST, SECOND, FIRST],
+        ":3: duplicate task_id 'CPP/0'",
+    ),
+    "HumanEval-X: a gzip file cut short": (
+        HUMANEVAL_X + ".gz",
+        gzip.compress(json.dumps(FIRST).encode() + b"\n" + json.dumps(SECOND).encode())[:-40],
+        ": cannot read (Compressed file ended before the end-of-stream marker was reached)",
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_file_is_one_line_naming_where_and_exit_4(pytester, case, mode):
+    name, content, said = MALFORMED[case]
+    suite = pytester.path / name
+    if isinstance(content, bytes):
+        suite.write_bytes(content)
+    else:
+        suite.write_text("".join(json.dumps(row) + "\n" for row in content))
+    result = pytester.runpytest_subprocess("--codegen-model=empty", suite.name, *mode)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    assert errors == [f"ERROR: {suite}{said}"], result.stderr.lines
