@@ -38,6 +38,12 @@ MALFORMED = {
         f":1: missing or malformed field(s) prompt, tests {SAID}",
     ),
     # Its first line whole, which MultiPL-E's loader reads before the end is found missing.
+    # Named as HumanEval's loader names its own fields: "task_id, test, entry_point".
+    "a first row without its tests": (
+        MULTIPL_E,
+        [{key: value for key, value in ADD.items() if key != "tests"}],
+        f":1: missing or malformed field(s) tests {SAID}",
+    ),
     "a gzip file cut short": (
         MULTIPL_E + ".gz",
         gzip.compress(
@@ -56,6 +62,12 @@ MALFORMED = {
         HUMANEVAL_X,
         [{**FIRST, "task_id": 0}],
         ":1: missing or non-string field(s) task_id",
+    ),
+    # ... and as "entry_point".
+    "HumanEval-X: a first row without its canonical solution": (
+        HUMANEVAL_X,
+        [{key: value for key, value in FIRST.items() if key != "canonical_solution"}, SECOND],
+        ":1: missing or non-string field(s) canonical_solution",
     ),
     "HumanEval-X: a task id twice": (
         HUMANEVAL_X,

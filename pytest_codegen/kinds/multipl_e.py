@@ -55,7 +55,9 @@ def looks_like_multipl_e(path: Path) -> bool:
             first = next((line for line in fh if line.strip()), "")
     except (OSError, UnicodeDecodeError, EOFError):
         return False
-    return all(f'"{field}"' in first for field in FIELDS)
+    # A first row that lacks one of them is still one of its rows, which its loader names
+    # as such (HumanEval's loader would ask for its fields instead).
+    return sum(f'"{field}"' in first for field in FIELDS) >= len(FIELDS) - 1
 
 
 class MultiPLEKind(NativeProgramKind):
