@@ -95,3 +95,26 @@ def test_a_malformed_file_is_one_line_naming_where_and_exit_4(pytester, case, mo
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
     assert errors == [f"ERROR: {suite}{said}"], result.stderr.lines
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_parquet_file_without_multipl_es_columns_is_one_line_and_exit_4(pytester, mode):
+    # Not claimed before: pytest's two lines "not found: ..." without xdist, and with it
+    # nothing at all and exit 5.
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    rows = [{key: value for key, value in ADD.items() if key != "tests"}]
+    pq.write_table(pa.Table.from_pylist(rows), pytester.path / "add.parquet")
+    (pytester.path / "junk.parquet").write_bytes(b"PAR1 not Parquet")
+    expected = {
+        "add.parquet": "a MultiPL-E Parquet file needs the column(s) tests",
+        "junk.parquet": "not a readable MultiPL-E Parquet file (Parquet magic bytes not found",
+    }
+    for name, said in expected.items():
+        result = pytester.runpytest_subprocess("--codegen-model=empty", name, *mode)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        assert len(errors) == 1 and errors[0].startswith(
+            f"ERROR: {pytester.path / name}: {said}"
+        ), result.stderr.lines

@@ -65,7 +65,10 @@ class MultiPLEKind(NativeProgramKind):
     time_floor_s = UPSTREAM_TIMEOUT_S
 
     def claims(self, path: Path, explicit: bool) -> bool:
-        return looks_like_multipl_e(path)
+        # Named on the command line, any Parquet file: its loader says what is wrong (no
+        # other kind reads one, and pytest's "not found" is said without xdist only).
+        parquet = explicit and path.name.endswith(PARQUET) and path.is_file()
+        return parquet or looks_like_multipl_e(path)
 
     def load(self, path: Path, suite: str) -> list[Problem]:
         problems = load_multipl_e(path, suite)
@@ -119,9 +122,15 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     except ImportError:
         raise SuiteError(f"{path}: {PARQUET_NEEDS}") from None
     try:
-        rows = pq.read_table(path, columns=list(FIELDS)).to_pylist()
+        missing = [f for f in FIELDS if f not in pq.read_schema(path).names]
+        rows = [] if missing else pq.read_table(path, columns=list(FIELDS)).to_pylist()
     except (OSError, ValueError) as e:
-        raise SuiteError(f"{path}: not a readable MultiPL-E Parquet file ({e})") from None
+        said = str(e).split("\n", 1)[0]  # pyarrow's may go on to list the schema
+        raise SuiteError(f"{path}: not a readable MultiPL-E Parquet file ({said})") from None
+    if missing:
+        raise SuiteError(
+            f"{path}: a MultiPL-E Parquet file needs the column(s) {', '.join(missing)}"
+        )
     for index, row in enumerate(rows, 1):
         yield f"{path}: row {index}", row
 
