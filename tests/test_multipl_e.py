@@ -639,3 +639,20 @@ def test_javatuples_is_fetched_whatever_home_says(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
     jar = Path(javatuples.__wrapped__())
     assert jar.name == "javatuples-1.2.jar" and jar.stat().st_size > 10_000
+
+
+@pytest.mark.skipif(not toolchain_here("cpp"), reason="no C++ toolchain here")
+def test_a_program_stopped_for_writing_too_much_says_so(pytester):
+    """A right answer that prints past the sandbox's file-size limit is stopped by SIGXFSZ
+    (upstream, with no limit, would say OK: a documented difference); its message names the
+    limit rather than only the signal's exit status."""
+    suite = add_row(pytester.path, "cpp")
+    flood = '    for (int i = 0; i < 800000; i++) printf("%0100d\\n", i);\n    return x + y;\n}\n'
+    replay = answers_replay(pytester.path / "flood.jsonl", {"cpp": flood})
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}", str(suite), "--codegen-results=r.jsonl", timeout=300
+    )
+    result.assert_outcomes(failed=1)
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["program_status"] == "Exception"
+    assert "exit status -25 (SIGXFSZ: it wrote past the 64 MiB" in record["error"], record["error"]

@@ -6,13 +6,14 @@ sample's sandbox (``execution/native``), and MultiPL-E's status of the run is it
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from typing import Any
 
 from .. import outcomes
 from ..execution.native import programs
 from ..execution.native.libraries import cpp_prelude
-from ..execution.native.program_run import run_program
+from ..execution.native.program_run import language_limits, run_program
 from ..execution.native.toolchains import Toolchain, ToolchainMissing, find, language
 from ..outcomes import Verdict
 from ..problems import Problem, SuiteError
@@ -132,6 +133,9 @@ class NativeProgramKind(Kind):
             detail = (verdict.stderr or verdict.stdout).strip().splitlines()
             exit_code = last.get("exit_code")
             said = f"exit status {exit_code}" if status == programs.EXCEPTION else ""
+            if said and exit_code == -signal.SIGXFSZ:  # the file-size limit, not its answer
+                most = language_limits(run.limits, problem.language).file_size >> 20
+                said += f" (SIGXFSZ: it wrote past the {most} MiB a sample's program may write)"
             verdict.message = ": ".join(
                 part for part in (status, said, detail[0][:200] if detail else "") if part
             )
