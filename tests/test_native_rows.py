@@ -74,6 +74,13 @@ MALFORMED = {
         [FIRST, SECOND, FIRST],
         ":3: duplicate task_id 'CPP/0'",
     ),
+    # Python is graded, from its own file: "language 'Python' is not supported" said otherwise.
+    "HumanEval-X: a Python row among C++ rows": (
+        HUMANEVAL_X,
+        [FIRST, {**SECOND, "task_id": "Python/1"}],
+        ":2: a Python row among other languages' rows (Python problems are graded from a file"
+        " of their own, as HumanEval is)",
+    ),
     "HumanEval-X: a gzip file cut short": (
         HUMANEVAL_X + ".gz",
         gzip.compress(json.dumps(FIRST).encode() + b"\n" + json.dumps(SECOND).encode())[:-40],

@@ -68,6 +68,11 @@ def made_or_stop(make: Callable[[], object], where: str) -> None:
 def language_key(name: str, where: str) -> str:
     found = language(name)
     if found is None:
+        if name.lower() in ("python", "py"):  # graded, as HumanEval is, from a file of its own
+            raise SuiteError(
+                f"{where}: a {name} row among other languages' rows (Python problems are"
+                " graded from a file of their own, as HumanEval is)"
+            )
         raise SuiteError(f"{where}: language {name!r} is not supported")
     return found.key
 
