@@ -161,3 +161,24 @@ def test_a_row_with_a_lone_surrogate_is_an_input_error(
         ]
     )
     result.stdout.fnmatch_lines(["input: rows.jsonl: row 1: nowhere is not found in its context"])
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_an_input_with_nothing_to_build_says_why(pytester: pytest.Pytester, mode: list) -> None:
+    """A file whose functions the default rule does not take (here: no docstring, one line)
+    and an empty list of rows build nothing: pytest's "no tests ran" (exit 5) alone did not
+    say why."""
+    (pytester.path / "small.py").write_text("def double(x):\n    return 2 * x\n")
+    (pytester.path / "rows.json").write_text("[]\n")
+    for name in ("small.py", "rows.json"):
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=reference", f"--codegen-build={name}", *mode
+        )
+        assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+        result.stdout.fnmatch_lines(
+            [f"codegen build: {name} holds nothing to build (a function is taken if public,*"]
+        )
+    deselected = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-build=small.py::*", "-k", "nothing", *mode
+    )
+    assert "holds nothing to build" not in deselected.stdout.str()

@@ -67,12 +67,29 @@ class BuildCollector:
         self.report["examples_in_file"] = self.written
         report_path(self.out).write_text(json.dumps(self.report, indent=1) + "\n")
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def holds_fragments(self) -> bool:
+        """Whether the input holds a fragment to build (one that cannot be built counts)."""
+        from .inputs import fragments_in, input_files, split_spec
+
+        spec = str(self.settings.build)
+        pattern = split_spec(spec)[1]
+        files = input_files(spec, Path(self.config.invocation_params.dir))
+        return any(fragments_in(file, file.parent, pattern) for file in files)
+
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
+        from .inputs import MIN_BODY_LINES
         from .output import report_lines, report_path
 
+        tr = terminalreporter
+        # pytest's "no tests ran" alone would not say why (unless -k and the like chose none)
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and not self.holds_fragments():
+            tr.write_line(
+                f"codegen build: {self.settings.build} holds nothing to build (a function is"
+                f" taken if public, documented, of at least {MIN_BODY_LINES} lines after its"
+                " docstring and not a test, or if PATH::GLOB names it; JSON input by its rows)"
+            )
         if self.report is None:
             return
-        tr = terminalreporter
         tr.write_sep(
             "=", f"codegen build: {self.report['kept']} of {self.report['fragments']} kept"
         )
