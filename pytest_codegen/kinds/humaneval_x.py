@@ -26,6 +26,7 @@ from .native_program import (
     NativeProgramKind,
     cpp_libraries,
     language_key,
+    language_problem,
     toolchain_of,
 )
 from .protocol import GradingRun
@@ -169,12 +170,11 @@ def load_humaneval_x(path: Path, suite: str) -> list[Problem]:
         if key == "rs":
             extra = {"declaration": row["declaration"]}
         problems.append(
-            Problem(
-                id=task_id,
-                suite=suite,
-                category=key,
-                language=key,
-                mode=MODE_HUMANEVAL_X,
+            language_problem(
+                task_id,
+                suite,
+                key,
+                MODE_HUMANEVAL_X,
                 prompt=row["prompt"],
                 tests=row["test"],
                 reference=row["canonical_solution"],

@@ -28,6 +28,7 @@ from .native_program import (
     cpp_libraries,
     cut_at_stop,
     language_key,
+    language_problem,
     made_or_stop,
     toolchain_of,
 )
@@ -162,12 +163,11 @@ def load_multipl_e(path: Path, suite: str) -> list[Problem]:
             key = language_key(row["language"], where)
             toolchain_of(key, str(path))  # a missing one stops the run here, in one line
             problems.append(
-                Problem(
-                    id=name,
-                    suite=suite,
-                    category=key,
-                    language=key,
-                    mode=MODE_MULTIPL_E,
+                language_problem(
+                    name,
+                    suite,
+                    key,
+                    MODE_MULTIPL_E,
                     prompt=row["prompt"],
                     tests=row["tests"],
                     extra={

@@ -77,6 +77,11 @@ def language_key(name: str, where: str) -> str:
     return found.key
 
 
+def language_problem(task_id: str, suite: str, key: str, mode: str, **fields: Any) -> Problem:
+    """A problem in the language ``key``, which is its category too."""
+    return Problem(id=task_id, suite=suite, category=key, language=key, mode=mode, **fields)
+
+
 def cut_at_stop(completion: str, stop_tokens: list[str]) -> str:
     """``completion`` up to its first stop token, as MultiPL-E cuts what a model wrote."""
     ends = [at for at in (completion.find(t) for t in stop_tokens if t) if at >= 0]
