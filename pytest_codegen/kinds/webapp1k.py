@@ -80,13 +80,10 @@ def load_test_file(test_path: Path, suite: str) -> Problem:
     name = test_path.name[: -len(TEST_SUFFIX)]
     if first_surrogate(f"{category}/{name}") is not None:  # bytes the file system could not decode
         raise SuiteError(f"{visible(str(test_path))}: the file name is not UTF-8 (the problem id)")
-    try:
-        test_code = test_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(f"{test_path}: cannot read ({exc})") from exc
+    test_code = _read(test_path)
     solution_file = solution_filename(test_code, test_path.name)
     reference_path = test_path.parent / solution_file
-    reference = reference_path.read_text(encoding="utf-8") if reference_path.is_file() else None
+    reference = _read(reference_path) if reference_path.is_file() else None
     return Problem(
         id=f"{category}/{name}",
         suite=suite,
@@ -98,6 +95,14 @@ def load_test_file(test_path: Path, suite: str) -> Problem:
         reference=reference,
         extra=dict(WebApp1KFields(test_filename=test_path.name, solution_filename=solution_file)),
     )
+
+
+def _read(path: Path) -> str:
+    """A suite file's text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"{path}: cannot read ({exc})") from exc
 
 
 def check_problem(problem: Problem) -> list[str]:

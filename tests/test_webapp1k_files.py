@@ -1,0 +1,38 @@
+"""WebApp1K-style suite files as they come: a reference in another encoding than UTF-8."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, XDIST_MODES
+
+COMMENTS = FIXTURES / "react" / "comments"
+TEST_CODE = (COMMENTS / "commentBox.test.js").read_text(encoding="utf-8")
+REFERENCE = (COMMENTS / "CommentBox.js").read_text(encoding="utf-8")
+
+
+def suite(root: Path, test_code: bytes, reference: bytes) -> Path:
+    """``root/comments/commentBox.test.js`` and its reference ``CommentBox.js``."""
+    category = root / "comments"
+    category.mkdir(parents=True)
+    (category / "commentBox.test.js").write_bytes(test_code)
+    (category / "CommentBox.js").write_bytes(reference)
+    return category / "commentBox.test.js"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_reference_that_is_not_utf8_is_one_line_and_exit_4(pytester, xdist):
+    # It was an INTERNALERROR (a UnicodeDecodeError traceback), exit 3.
+    latin = f"// caf\xe9\n{REFERENCE}".encode("latin-1")
+    suite(pytester.path / "suite", TEST_CODE.encode(), latin)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "suite/comments/commentBox.test.js", *xdist
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    assert errors == [
+        f"ERROR: {pytester.path}/suite/comments/CommentBox.js: cannot read ('utf-8' codec "
+        "can't decode byte 0xe9 in position 6: invalid continuation byte)"
+    ]
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
