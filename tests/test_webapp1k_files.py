@@ -1,4 +1,5 @@
-"""WebApp1K-style suite files as they come: a reference in another encoding than UTF-8."""
+"""WebApp1K-style suite files as they come: a test file or a reference saved with a byte order
+mark, or in another encoding than UTF-8."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, XDIST_MODES
 
+from pytest_codegen.kinds.webapp1k import check_problem, load_test_file
+
 COMMENTS = FIXTURES / "react" / "comments"
 TEST_CODE = (COMMENTS / "commentBox.test.js").read_text(encoding="utf-8")
 REFERENCE = (COMMENTS / "CommentBox.js").read_text(encoding="utf-8")
+BOM = "\ufeff"
 
 
 def suite(root: Path, test_code: bytes, reference: bytes) -> Path:
@@ -19,6 +23,21 @@ def suite(root: Path, test_code: bytes, reference: bytes) -> Path:
     (category / "commentBox.test.js").write_bytes(test_code)
     (category / "CommentBox.js").write_bytes(reference)
     return category / "commentBox.test.js"
+
+
+def test_a_byte_order_mark_is_not_part_of_the_files(tmp_path):
+    # The component's import first: behind the mark, it was not seen as an import at all
+    # ("cannot be solved as shipped: imports no solution module").
+    lines = TEST_CODE.splitlines(keepends=True)
+    (own,) = [line for line in lines if line.startswith("import CommentBox ")]
+    test_code = own + "".join(line for line in lines if line != own)
+    path = suite(tmp_path, (BOM + test_code).encode(), (BOM + REFERENCE).encode())
+    problem = load_test_file(path, "s")
+    assert problem.extra["solution_filename"] == "CommentBox.js"
+    assert check_problem(problem) == []
+    assert problem.tests == test_code
+    assert BOM not in problem.prompt
+    assert problem.reference == REFERENCE
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

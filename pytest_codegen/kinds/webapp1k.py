@@ -98,9 +98,9 @@ def load_test_file(test_path: Path, suite: str) -> Problem:
 
 
 def _read(path: Path) -> str:
-    """A suite file's text."""
+    """A suite file's text; a byte order mark is not part of it (Babel drops it too)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise SuiteError(f"{path}: cannot read ({exc})") from exc
 
