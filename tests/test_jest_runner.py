@@ -193,6 +193,18 @@ def test_two_gigabyte_allocation_is_an_error_or_a_crash(runner):
     assert grade(runner, CORRECT).outcome == PASSED
 
 
+def test_a_runner_that_fails_after_a_sample_is_replaced_before_the_next(runner):
+    # The runner answers that it failed, and exits: the next sample was sent to it all the same
+    # and came back 'crashed: the Jest runner died: exited with status 70'.
+    starts = runner.starts
+    verdict = grade(runner, sample("fatal_listener.prelude.js", CORRECT))
+    assert verdict.outcome == CRASHED
+    assert "the Jest runner failed: Error: planted listener" in verdict.message
+    again = grade(runner, CORRECT)
+    assert again.outcome == PASSED, again.message
+    assert runner.starts == starts + 1
+
+
 def test_the_runner_is_recycled_after_its_quota_of_files():
     # Every `recycle_after` files the runner process is replaced by a fresh one, and grading
     # goes on with the same verdicts.

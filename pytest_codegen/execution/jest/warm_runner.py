@@ -316,9 +316,7 @@ class JestRunner:
             if not SAFE_NAME.match(name) or ".." in name:
                 return Verdict(ERROR, f"unusable file name {name!r}", mode=MODE_JEST)
         if test_filename == solution_filename:
-            return Verdict(
-                ERROR, "the test and the solution have the same file name", mode=MODE_JEST
-            )
+            return Verdict(ERROR, "the test and the solution share a file name", mode=MODE_JEST)
         if not self.alive:
             self.start()
         assert self._work is not None
@@ -355,7 +353,8 @@ class JestRunner:
             self.last_profile = {**answer.get("profile", {}), "runner": answer.get("durationMs")}
             self._served += 1
             leaked = int(answer.get("resources", 0)) > self._baseline_resources
-            if forged or leaked or answer.get("violations") or self._served >= self.recycle_after:
+            spent = "fatal" in answer or self._served >= self.recycle_after  # it exits, or is due
+            if forged or leaked or answer.get("violations") or spent:
                 self.close()  # a sample may have left something behind: start clean
         shutil.rmtree(sample_dir, ignore_errors=True)
         if self._work is not None:
