@@ -205,6 +205,14 @@ def test_a_runner_that_fails_after_a_sample_is_replaced_before_the_next(runner):
     assert runner.starts == starts + 1
 
 
+def test_a_timer_a_sample_leaves_in_the_runners_realm_fails_no_later_sample(runner):
+    # Unreferenced, it was not counted among what a file leaves running, and failed every
+    # later sample the runner graded ("planted timer").
+    grade(runner, sample("plant_timer.prelude.js", CORRECT))  # its own verdict is its own
+    later = [grade(runner, CORRECT) for _ in range(3)]
+    assert [v.outcome for v in later] == [PASSED] * 3, [v.message for v in later]
+
+
 def test_the_runner_is_recycled_after_its_quota_of_files():
     # Every `recycle_after` files the runner process is replaced by a fresh one, and grading
     # goes on with the same verdicts.

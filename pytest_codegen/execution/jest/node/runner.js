@@ -319,6 +319,16 @@ const harden = () => {
     attemptLog.note('network', `net.Socket.connect(${stringify(target && typeof target === 'object' ? {host: target.host, port: target.port, path: target.path} : target)})`);
     return Reflect.apply(connect, this, args);
   };
+  // A timer of this realm that a sample leaves running would fire in a later test file: one
+  // still referenced after the file counts in activeResources() (the runner is replaced), so
+  // none may be unreferenced, which hides it from that count.
+  for (const timer of [setTimeout(() => {}, 0), setImmediate(() => {})]) {
+    replace(Object.getPrototypeOf(timer), 'unref', function unref() {
+      return this;
+    });
+    clearTimeout(timer);
+    clearImmediate(timer);
+  }
   ownHandlers.uncaughtException = error => {
     violations.push(`uncaught exception outside a test: ${String(error && error.message)}`);
   };
