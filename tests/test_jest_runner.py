@@ -213,6 +213,17 @@ def test_a_timer_a_sample_leaves_in_the_runners_realm_fails_no_later_sample(runn
     assert [v.outcome for v in later] == [PASSED] * 3, [v.message for v in later]
 
 
+def test_a_timer_of_timers_promises_left_unreferenced_is_counted(runner):
+    # timers/promises unreferences a timer on request ({ref: false}), which hid it from the
+    # count of what a file leaves running: the runner graded the next file with it armed.
+    grade(runner, CORRECT)
+    starts = runner.starts
+    grade(runner, sample("plant_timer_promise.prelude.js", CORRECT))
+    later = grade(runner, CORRECT)
+    assert runner.starts == starts + 1  # replaced before the next file: the timer counted
+    assert later.outcome == PASSED, later.message
+
+
 def test_the_runner_is_recycled_after_its_quota_of_files():
     # Every `recycle_after` files the runner process is replaced by a fresh one, and grading
     # goes on with the same verdicts.

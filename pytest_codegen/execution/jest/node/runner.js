@@ -329,6 +329,18 @@ const harden = () => {
     clearTimeout(timer);
     clearImmediate(timer);
   }
+  // timers/promises unreferences its timers on request ({ref: false}) without unref().
+  const promises = require('timers/promises');
+  const referenced = options => (options && typeof options === 'object' ? {...options, ref: true} : options);
+  for (const name of ['setTimeout', 'setImmediate', 'setInterval']) {
+    const make = promises[name];
+    replace(promises, name, (delay, value, options) => make(delay, value, referenced(options)));
+  }
+  const scheduler = Object.getPrototypeOf(promises.scheduler);
+  const {wait} = scheduler;
+  replace(scheduler, 'wait', function (delay, options) {
+    return Reflect.apply(wait, this, [delay, referenced(options)]);
+  });
   ownHandlers.uncaughtException = error => {
     violations.push(`uncaught exception outside a test: ${String(error && error.message)}`);
   };
