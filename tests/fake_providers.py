@@ -105,8 +105,8 @@ class Reply:
 class Fault:
     """What goes wrong with one request."""
 
-    # status | answer | events | slow | malformed | truncated | drop | fewer | missing |
-    # stream_error | cut | huge
+    # status | answer | events | keep_alive | slow | malformed | truncated | drop | fewer |
+    # missing | stream_error | cut | huge
     kind: str
     status: int = 500
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -148,6 +148,12 @@ class Fault:
     def events(cls, *payloads: bytes) -> Fault:
         """Stream exactly these bytes, a chunk each, as a 200 event stream, and end it."""
         return cls("events", body=payloads)
+
+    @classmethod
+    def keep_alive(cls, payload: bytes, every_s: float) -> Fault:
+        """Open a 200 event stream and send ``payload`` (a comment, an event that adds
+        nothing) every ``every_s``, never anything else, until the client hangs up."""
+        return cls("keep_alive", body=payload, delay_s=every_s)
 
     @classmethod
     def huge(cls, shape: str, mib: int, status: int = 200) -> Fault:
@@ -223,6 +229,10 @@ class FakeProviders:
         self.latency_s = latency_s
         #: Seconds between two events of a streamed reply.
         self.chunk_delay_s = 0.0
+        #: Sent every ``keep_alive_s`` (when set) while a streamed reply waits between two
+        #: events, as a server or proxy keeps a quiet stream open.
+        self.keep_alive = b": ping\n\n"
+        self.keep_alive_s: float | None = None
         #: Rules beyond those of the real APIs' models (see ``fake_rules.Refusal``).
         self.refusals: list[Refusal] = []
         #: Replies sent in full: what a real provider would bill.
@@ -464,6 +474,17 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
                 return
+            if fault.kind == "keep_alive":
+                self._open_stream(recorded)
+                fake._done(recorded)
+                try:
+                    while not fake._stop.is_set():
+                        self._chunk(fault.body)
+                        fake._sleep(fault.delay_s)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up on it
+                self.close_connection = True  # the stream never ended
+                return
             if fault.kind == "slow":
                 fake._sleep(fault.delay_s)
             elif fault.kind == "malformed":
@@ -524,7 +545,7 @@ class _Handler(BaseHTTPRequestHandler):
                     fake.completed += 1
                 fake._done(req)  # the client may send its next request once it sees it
             self._chunk(payload)
-            fake._sleep(fake.chunk_delay_s)
+            self._pause(fake.chunk_delay_s)
         if fault == "cut":
             self._hang_up()
             return
@@ -573,6 +594,15 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in req.headers_out.items():
             self.send_header(name, value)
         self.end_headers()
+
+    def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` within a stream, sending keep-alives meanwhile if asked to."""
+        fake = self.server_state
+        end, every = time.monotonic() + seconds, fake.keep_alive_s
+        while every is not None and time.monotonic() + every < end and not fake._stop.is_set():
+            fake._sleep(every)
+            self._chunk(fake.keep_alive)
+        fake._sleep(end - time.monotonic())
 
     def _hang_up(self) -> None:
         self.server_state._done(self.recorded)  # before the client can see it and retry

@@ -203,6 +203,45 @@ def test_a_stream_cut_off_is_requested_again(fake, spec):
     assert out[0].error is None and fake.count() == 2 and fake.completed == 1
 
 
+PING = b": ping\n\n"  # an SSE comment, as servers and proxies keep a quiet stream open
+ANTHROPIC_PING = b'event: ping\ndata: {"type": "ping"}\n\n'
+EMPTY_DELTA = b'data: {"choices": [{"index": 0, "delta": {"role": "assistant"}}]}\n\n'
+NO_NEWS = b'data: {"candidates": [{"index": 0, "content": {"parts": [{"text": ""}]}}]}\n\n'
+
+
+@pytest.mark.parametrize(
+    ("spec", "payload"),
+    [
+        pytest.param("openai:gpt-4o", PING, id="openai-comment"),
+        pytest.param("openai:gpt-4o", EMPTY_DELTA, id="openai-empty-delta"),
+        pytest.param("anthropic:claude-x", PING, id="anthropic-comment"),
+        pytest.param("anthropic:claude-x", ANTHROPIC_PING, id="anthropic-ping"),
+        pytest.param("gemini:gemini-2.5-pro", PING, id="gemini-comment"),
+        pytest.param("gemini:gemini-2.5-pro", NO_NEWS, id="gemini-empty-part"),
+    ],
+)
+def test_a_stream_of_keep_alives_only_times_out_and_is_requested_again(fake, spec, payload):
+    fake.script(Fault.keep_alive(payload, 0.2))  # forever, well within the read timeout
+    out = connect(fake, spec, timeout_s=1.0).generate(request())
+    assert out[0].error is None and out[0].text == "reply to 'write f' #0"
+    assert fake.count() == 2 and fake.completed == 1
+    fake.script(Fault.keep_alive(payload, 0.2))
+    out = connect(fake, spec, timeout_s=1.0, max_attempts=1).generate(request())
+    api = spec.split(":")[0]
+    assert (
+        out[0].error == f"timeout from {api}: only keep-alives streamed for 1s (after 1 attempts)"
+    )
+
+
+def test_keep_alives_between_the_events_of_a_reply_are_no_timeout(fake):
+    # Each pause is within the timeout, the whole reply is not: as without keep-alives.
+    fake.chunk_delay_s, fake.keep_alive_s = 0.4, 0.1
+    out = connect(fake, "openai:gpt-4o", timeout_s=1.0).generate(request())
+    assert out[0].error is None and out[0].text == "reply to 'write f' #0"
+    assert out[0].latency_s is not None and out[0].latency_s > 2.0
+    assert fake.count() == 1
+
+
 @pytest.mark.parametrize("spec", ["openai:gpt-4o", "openai-compatible:m"])
 def test_a_reply_cut_off_that_is_not_a_stream_is_requested_again(fake, spec):
     # Streamed or not, the request gets a JSON body (an error, a server that does not stream).
@@ -297,6 +336,27 @@ def test_request_timeout_option_bounds_each_read(pytester, tiny, fake):
     assert fake.count() == 2
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["outcome"] != "api_error" and record["completion"].startswith("reply to")
+
+
+def test_request_timeout_option_bounds_a_stream_of_keep_alives(pytester, tiny, fake):
+    fake.script(Fault.keep_alive(b": ping\n\n", 0.2))  # timed out, then asked again
+    run_vllm(pytester, fake, "tiny.jsonl::tiny_add", "--codegen-request-timeout=1")
+    assert fake.count() == 2
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] != "api_error" and record["completion"].startswith("reply to")
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_stream_of_keep_alives_only_is_an_api_error_of_the_run(pytester, tiny, fake, xdist):
+    fake.fault = lambda req: Fault.keep_alive(b": ping\n\n", 0.2)
+    timeout, wait = "--codegen-request-timeout=1", "--codegen-max-retry-wait=0.4"
+    result = run_vllm(pytester, fake, "tiny.jsonl::tiny_add", timeout, wait, *xdist)
+    result.assert_outcomes(errors=1)
+    (record,) = read_results(pytester.path / "r.jsonl")
+    said = "timeout from vllm: only keep-alives streamed for 1s (after 1 attempts: waiting next"
+    assert record["outcome"] == "api_error" and record["error"].startswith(said)
+    result.stdout.fnmatch_lines([f"*model API error: {said}*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_max_retry_wait_option_bounds_the_wait(pytester, tiny, fake):

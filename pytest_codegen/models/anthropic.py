@@ -45,7 +45,8 @@ class AnthropicModel(HTTPModel):
 
     def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
         # message_start (input usage), content_block_start/_delta per block index (text or
-        # thinking), message_delta (stop reason, output usage so far), message_stop.
+        # thinking), message_delta (stop reason, output usage so far), message_stop. An event
+        # that changes none of these (a ping, an empty delta) is a keep-alive.
         message: dict[str, Any] = {}
         blocks: dict[int, dict[str, Any]] = {}
         pieces: dict[tuple[int, str], list[str]] = {}  # joined once at the end (openai.py)
@@ -56,23 +57,25 @@ class AnthropicModel(HTTPModel):
                 raise error
             kind = data.get("type", event) if isinstance(data, dict) else event
             if kind == "message_start":
-                message = data.get("message") or {}
+                message = keep.kept(data.get("message"), message) or {}
                 usage.update(message.get("usage") or {})
             elif kind == "content_block_start":
-                block = dict(data.get("content_block") or {})
-                blocks[new_part(blocks, int(data.get("index", len(blocks))), "blocks")] = block
+                index = new_part(blocks, int(data.get("index", len(blocks))), "blocks")
+                blocks[index] = keep.kept(dict(data.get("content_block") or {}), blocks.get(index))
             elif kind == "content_block_delta":
                 index = new_part(blocks, int(data.get("index", 0)), "blocks")
                 block = blocks.setdefault(index, {"type": "text"})
                 delta = data.get("delta") or {}
+                keep.kept(delta.get("partial_json"))  # a tool call's: progress, though not kept
                 for field in ("text", "thinking"):
                     if isinstance(delta.get(field), str):
                         if (index, field) not in pieces:
                             pieces[index, field] = [block.get(field, "")]
                         pieces[index, field].append(keep(delta[field]))
             elif kind == "message_delta":
-                message["stop_reason"] = (data.get("delta") or {}).get("stop_reason")
-                usage.update(data.get("usage") or {})
+                stop = (data.get("delta") or {}).get("stop_reason")
+                message["stop_reason"] = keep.kept(stop, message.get("stop_reason"))
+                usage = keep.kept({**usage, **(data.get("usage") or {})}, usage)
                 if len(usage) > MOST_STREAM_PARTS:
                     raise ValueError(f"a stream of more than {MOST_STREAM_PARTS} usage fields")
             elif kind == "message_stop":

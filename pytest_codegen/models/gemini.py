@@ -47,14 +47,15 @@ class GeminiModel(HTTPModel):
     def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
         # Each event is a GenerateContentResponse holding the next parts of each candidate
         # (by ``index``); the last one of a candidate has its finishReason, and usage comes
-        # with the chunks (the last has the totals).
+        # with the chunks (the last has the totals). A chunk of no text, finish reason, new
+        # usage or function call is a keep-alive.
         candidates: dict[int, dict[str, Any]] = {}
         usage: Any = None
         for _event, chunk in events:
             error = error_in(chunk)
             if error is not None:
                 raise error
-            usage = chunk.get("usageMetadata") or usage
+            usage = keep.kept(chunk.get("usageMetadata"), usage) or usage
             for part in chunk.get("candidates") or ():
                 got = candidates.setdefault(  # pieces joined once at the end (see openai.py)
                     new_part(candidates, int(part.get("index", 0)), "candidates"),
@@ -63,7 +64,8 @@ class GeminiModel(HTTPModel):
                 for piece in (part.get("content") or {}).get("parts") or ():
                     field = "thought" if piece.get("thought") else "text"
                     got[field].append(keep(piece.get("text", "")))
-                got["finish"] = part.get("finishReason") or got["finish"]
+                    keep.kept(piece.get("functionCall"))  # progress, though not kept
+                got["finish"] = keep.kept(part.get("finishReason"), got["finish"]) or got["finish"]
             if chunk.get("candidates") is None and (chunk.get("promptFeedback") or {}).get(
                 "blockReason"
             ):

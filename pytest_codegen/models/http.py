@@ -55,7 +55,7 @@ from .failures import (
 from .keyed_session import KeyedSession, without_key
 from .providers import Provider
 from .rate_headers import RateHeaders, parse_rate_headers
-from .reply_size import MOST_REPLY_BYTES, StreamText, TooLarge, lines, read_body
+from .reply_size import MOST_REPLY_BYTES, KeepAlivesOnly, StreamText, TooLarge, lines, read_body
 
 
 class APIError(Exception):
@@ -323,23 +323,19 @@ class HTTPModel(Model):
                 data = response.json()
             except ValueError:
                 if 200 <= status < 300:
-                    snippet = one_line(response.text, 80)
-                    raise APIError(
-                        f"HTTP {status} from {name}: malformed JSON in response ({snippet!r})"
-                    ) from None
+                    snippet = f"malformed JSON in response ({one_line(response.text, 80)!r})"
+                    raise APIError(f"HTTP {status} from {name}: {snippet}") from None
                 data = None
             if 200 <= status < 300 and not is_error_body(data):
                 return data, parse_rate_headers(response.headers, sent)
             message = error_message(data)
             if message is None:
                 message = one_line(response.text or response.reason or "no body", 200)
+            message = f"HTTP {status} from {name}: {message}"
             if 200 <= status < 300:
                 # Some gateways (OpenRouter) report upstream failures inside a 200.
                 code = data["error"].get("code") if isinstance(data["error"], dict) else None
                 status = code if isinstance(code, int) else 400
-                message = f"HTTP {response.status_code} from {name}: {message}"
-            else:
-                message = f"HTTP {status} from {name}: {message}"
             self._classify(status, data, message, response.headers, body, sent)
 
     def _classify(
@@ -365,9 +361,12 @@ class HTTPModel(Model):
 
     def _read_stream(self, response: requests.Response) -> Any:
         name, most = self.provider.name, self.max_reply_bytes
-        chunks = response.iter_content(requests.models.ITER_CHUNK_SIZE)
+        keep = StreamText(most, self.timeout_s)  # times the stream's progress from its opening
+        chunks = keep.paced(response.iter_content(requests.models.ITER_CHUNK_SIZE))
         try:
-            return self._collect(sse.json_events(lines(chunks, most), most), StreamText(most))
+            return self._collect(sse.json_events(lines(chunks, most), most), keep)
+        except KeepAlivesOnly as e:  # timed out as a stream of nothing at all is
+            raise _Transient(f"timeout from {name}: {e}") from None
         except sse.StreamError as e:
             if e.retryable:
                 raise _Transient(f"{name}: {e}") from None

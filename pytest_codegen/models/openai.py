@@ -41,7 +41,8 @@ class OpenAIChatModel(HTTPModel):
 
     def _collect(self, events: Iterable[tuple[str, Any]], keep: StreamText) -> Any:
         # Chunks carry ``choices[].delta`` pieces by ``index``; usage comes in a last chunk
-        # with no choices (asked for with ``stream_options``), and ``[DONE]`` ends it.
+        # with no choices (asked for with ``stream_options``), and ``[DONE]`` ends it. A chunk
+        # of no text, finish reason, new usage or tool call (a role alone) is a keep-alive.
         choices: dict[int, dict[str, Any]] = {}
         usage: Any = None
         for _event, chunk in events:
@@ -50,7 +51,7 @@ class OpenAIChatModel(HTTPModel):
             error = error_in(chunk)
             if error is not None:
                 raise error
-            usage = chunk.get("usage") or usage
+            usage = keep.kept(chunk.get("usage"), usage) or usage
             for part in chunk.get("choices") or ():
                 # Pieces joined once at the end: adding each to the text so far copies it
                 # (100,000 small deltas took seconds).
@@ -63,7 +64,9 @@ class OpenAIChatModel(HTTPModel):
                 choice["refusal"].append(keep(delta.get("refusal") or ""))
                 thought = delta.get("reasoning_content") or delta.get("reasoning")
                 choice["reasoning"].append(keep(thought) if isinstance(thought, str) else "")
-                choice["finish"] = part.get("finish_reason") or choice["finish"]
+                keep.kept(delta.get("tool_calls"))  # progress, though not kept (none offered)
+                finish = keep.kept(part.get("finish_reason"), choice["finish"])
+                choice["finish"] = finish or choice["finish"]
         if choices and all(c["finish"] for c in choices.values()):
             return _folded(choices, usage)  # a server that leaves out [DONE]
         raise StreamError(f"stream from {self.provider.name} ended before the reply did")

@@ -3,14 +3,16 @@
 A broken server or proxy may send without end: a body of gigabytes, a stream that never ends,
 one enormous line. Its reply is read while it is counted and given up once past the bound
 (an ``api_error`` of that sample, not retried: a server that did it once does it again), so
-memory stays bounded and the samples the process holds are not lost with it.
+memory stays bounded and the samples the process holds are not lost with it. A stream that
+goes on without progress (keep-alives alone) is bounded in time instead: :class:`StreamText`.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 
@@ -23,6 +25,7 @@ MIB = 1 << 20
 MOST_REPLY_BYTES = 64 * MIB
 
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_T = TypeVar("_T")
 
 
 class TooLarge(Exception):
@@ -80,13 +83,26 @@ def new_part(parts: dict[Any, Any], index: Any, what: str) -> Any:
     return index
 
 
-class StreamText:
-    """Counts the characters of text a stream's events add to its reply: call it on each
-    piece kept."""
+class KeepAlivesOnly(Exception):
+    """A stream that went on without progress for its idle bound (see :class:`StreamText`)."""
 
-    def __init__(self, most: int) -> None:
+
+class StreamText:
+    """Counts the characters of text a stream's events add to its reply (call it on each
+    piece kept), and times the stream's progress against ``idle_s``.
+
+    Progress is what the fold keeps that it did not have: a piece of text (reasoning and
+    refusals too), or (:meth:`kept`) a finish reason, usage, a new content block, a tool call.
+    The rest is a keep-alive: SSE comments, Anthropic's ``ping``, a chunk of empty deltas or
+    of usage already had. A stream of nothing else for ``idle_s`` (the request timeout) is
+    timed out as a silent one is: :meth:`paced` raises :class:`KeepAlivesOnly`.
+    """
+
+    def __init__(self, most: int, idle_s: float | None = None) -> None:
         self.most = most
         self.size = 0
+        self.idle_s = idle_s
+        self.progress_at = time.monotonic()
 
     def __call__(self, piece: Any) -> str:
         """``piece``, which must be text: anything else makes the reply malformed at once,
@@ -96,4 +112,19 @@ class StreamText:
         self.size += len(piece)
         if self.size > self.most:
             raise TooLarge(self.most, " of streamed text")
-        return piece
+        return self.kept(piece)
+
+    def kept(self, value: _T, before: Any = None) -> _T:
+        """``value``, which the fold keeps in place of ``before``: progress if it is
+        something (not empty) and not ``before``."""
+        if value and value != before:
+            self.progress_at = time.monotonic()
+        return value
+
+    def paced(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """``chunks``, each judged once the events it completed were folded: one after which
+        the stream has gone ``idle_s`` without progress raises :class:`KeepAlivesOnly`."""
+        for chunk in chunks:
+            yield chunk
+            if self.idle_s is not None and time.monotonic() - self.progress_at > self.idle_s:
+                raise KeepAlivesOnly(f"only keep-alives streamed for {self.idle_s:g}s")

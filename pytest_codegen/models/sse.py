@@ -1,8 +1,9 @@
 """Server-sent events: the streamed replies of the OpenAI, Anthropic and Gemini APIs.
 
 A streamed reply keeps bytes flowing while the model writes, so a long generation never
-waits on one read (the read timeout bounds the gap between chunks, not the whole reply) and is
-never cut off and requested (and billed) again. Each wire format folds its events back into
+waits on one read (the read timeout bounds the gap between chunks, and between two pieces of
+progress however many keep-alives come meanwhile, not the whole reply) and is never cut off
+and requested (and billed) again. Each wire format folds its events back into
 the shape of its non-streamed reply, so one parser serves both.
 """
 
