@@ -150,10 +150,11 @@ class Fault:
         return cls("events", body=payloads)
 
     @classmethod
-    def keep_alive(cls, payload: bytes, every_s: float) -> Fault:
-        """Open a 200 event stream and send ``payload`` (a comment, an event that adds
-        nothing) every ``every_s``, never anything else, until the client hangs up."""
-        return cls("keep_alive", body=payload, delay_s=every_s)
+    def keep_alive(cls, payload: bytes, every_s: float, first: tuple[bytes, ...] = ()) -> Fault:
+        """Open a 200 event stream, send the events ``first`` (none: a stream of keep-alives
+        only), then ``payload`` (a comment, an event that adds nothing) every ``every_s``,
+        until the client hangs up: the stream never ends."""
+        return cls("keep_alive", body=(first, payload), delay_s=every_s)
 
     @classmethod
     def huge(cls, shape: str, mib: int, status: int = 200) -> Fault:
@@ -237,6 +238,8 @@ class FakeProviders:
         self.refusals: list[Refusal] = []
         #: Replies sent in full: what a real provider would bill.
         self.completed = 0
+        #: Connections accepted: a client that reuses its connections opens few.
+        self.connections = 0
         #: Requests in flight now, and the most there were at once.
         self.in_flight = self.peak_in_flight = 0
         #: Requests arriving while this many are in flight are answered 429 at once, with
@@ -396,6 +399,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def setup(self) -> None:  # once per connection, however many requests it carries
+        super().setup()
+        with self.server_state._lock:
+            self.server_state.connections += 1
+
     def do_POST(self) -> None:
         fake = self.server_state
         length = int(self.headers.get("Content-Length") or 0)
@@ -477,9 +485,12 @@ class _Handler(BaseHTTPRequestHandler):
             if fault.kind == "keep_alive":
                 self._open_stream(recorded)
                 fake._done(recorded)
+                first, payload = fault.body
                 try:
+                    for event in first:
+                        self._chunk(event)
                     while not fake._stop.is_set():
-                        self._chunk(fault.body)
+                        self._chunk(payload)
                         fake._sleep(fault.delay_s)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up on it

@@ -242,6 +242,33 @@ def test_keep_alives_between_the_events_of_a_reply_are_no_timeout(fake):
     assert fake.count() == 1
 
 
+@pytest.mark.parametrize("spec", ["openai:gpt-4o", "anthropic:claude-x", "gemini:gemini-2.5-pro"])
+def test_streamed_requests_reuse_their_connection(fake, spec):
+    model = connect(fake, spec)
+    for _ in range(4):
+        assert model.generate(request())[0].error is None
+    assert fake.count() == 4 and fake.connections == 1
+
+
+@pytest.mark.parametrize(
+    ("payload", "every_s"),
+    [
+        pytest.param(PING, 0.05, id="keep-alives"),
+        pytest.param(b": " + b"x" * 99_997 + b"\n", 0.05, id="bulk"),
+        pytest.param(PING, 3600, id="silent"),  # one, then nothing: not even the body's end
+    ],
+)
+def test_a_stream_going_on_after_its_end_is_not_read_further(fake, payload, every_s):
+    text = b'data: {"choices": [{"index": 0, "delta": {"content": "def f(): pass"}}]}\n\n'
+    finish = b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    fake.script(Fault.keep_alive(payload, every_s, first=(text, finish, b"data: [DONE]\n\n")))
+    model = connect(fake, "openai:gpt-4o", timeout_s=3600)  # its reply waits on no read timeout
+    out = model.generate(request())
+    assert out[0].error is None and out[0].text == "def f(): pass" and fake.count() == 1
+    assert model.generate(request())[0].error is None
+    assert fake.connections == 2  # that stream's connection was closed, not reused
+
+
 @pytest.mark.parametrize("spec", ["openai:gpt-4o", "openai-compatible:m"])
 def test_a_reply_cut_off_that_is_not_a_stream_is_requested_again(fake, spec):
     # Streamed or not, the request gets a JSON body (an error, a server that does not stream).

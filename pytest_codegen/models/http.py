@@ -361,10 +361,11 @@ class HTTPModel(Model):
 
     def _read_stream(self, response: requests.Response) -> Any:
         name, most = self.provider.name, self.max_reply_bytes
-        keep = StreamText(most, self.timeout_s)  # times the stream's progress from its opening
-        chunks = keep.paced(response.iter_content(requests.models.ITER_CHUNK_SIZE))
+        keep = StreamText(response, most, self.timeout_s)  # times its progress from here
         try:
-            return self._collect(sse.json_events(lines(chunks, most), most), keep)
+            reply = self._collect(sse.json_events(lines(keep.chunks, most), most), keep)
+            keep.read_rest()  # the end of the body: the connection is used again
+            return reply
         except KeepAlivesOnly as e:  # timed out as a stream of nothing at all is
             raise _Transient(f"timeout from {name}: {e}") from None
         except sse.StreamError as e:

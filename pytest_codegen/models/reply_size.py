@@ -83,26 +83,34 @@ def new_part(parts: dict[Any, Any], index: Any, what: str) -> Any:
     return index
 
 
+#: What may follow the end of a stream's reply for its connection to be used again: the end
+#: of its chunked body is some bytes, sent with the last event. A stream that goes on, or ends
+#: later, is not read further: its connection is closed, the reply kept.
+MOST_AFTER_END, AFTER_END_S = 64 << 10, 1.0
+
+
 class KeepAlivesOnly(Exception):
     """A stream that went on without progress for its idle bound (see :class:`StreamText`)."""
 
 
 class StreamText:
-    """Counts the characters of text a stream's events add to its reply (call it on each
-    piece kept), and times the stream's progress against ``idle_s``.
+    """The body of a streamed ``response`` (:attr:`chunks`); counts the characters of text its
+    events add to the reply (call it on each piece kept), and times its progress.
 
     Progress is what the fold keeps that it did not have: a piece of text (reasoning and
     refusals too), or (:meth:`kept`) a finish reason, usage, a new content block, a tool call.
     The rest is a keep-alive: SSE comments, Anthropic's ``ping``, a chunk of empty deltas or
     of usage already had. A stream of nothing else for ``idle_s`` (the request timeout) is
-    timed out as a silent one is: :meth:`paced` raises :class:`KeepAlivesOnly`.
+    timed out as a silent one is: reading :attr:`chunks` raises :class:`KeepAlivesOnly`.
     """
 
-    def __init__(self, most: int, idle_s: float | None = None) -> None:
+    def __init__(self, response: requests.Response, most: int, idle_s: float) -> None:
+        self.response = response
         self.most = most
         self.size = 0
         self.idle_s = idle_s
         self.progress_at = time.monotonic()
+        self.chunks = self._paced(response.iter_content(requests.models.ITER_CHUNK_SIZE))
 
     def __call__(self, piece: Any) -> str:
         """``piece``, which must be text: anything else makes the reply malformed at once,
@@ -121,10 +129,27 @@ class StreamText:
             self.progress_at = time.monotonic()
         return value
 
-    def paced(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+    def _paced(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
         """``chunks``, each judged once the events it completed were folded: one after which
         the stream has gone ``idle_s`` without progress raises :class:`KeepAlivesOnly`."""
         for chunk in chunks:
             yield chunk
-            if self.idle_s is not None and time.monotonic() - self.progress_at > self.idle_s:
+            if time.monotonic() - self.progress_at > self.idle_s:
                 raise KeepAlivesOnly(f"only keep-alives streamed for {self.idle_s:g}s")
+
+    def read_rest(self) -> None:
+        """Read what follows the end of the reply, the end of the body, so that the response's
+        connection goes back to the pool for the next request (a response closed unread
+        closes it): at most :data:`MOST_AFTER_END` bytes, each read within
+        :data:`AFTER_END_S` and all of them too."""
+        sock = getattr(getattr(self.response.raw, "connection", None), "sock", None)
+        end, size = time.monotonic() + AFTER_END_S, 0
+        try:
+            if sock is not None:  # the next request on the connection sets its own timeout
+                sock.settimeout(AFTER_END_S)
+            for chunk in self.chunks:
+                size += len(chunk)
+                if size > MOST_AFTER_END or time.monotonic() > end:
+                    return
+        except (requests.RequestException, OSError, KeepAlivesOnly):
+            return  # a stream cut off after its end: the reply is whole all the same
