@@ -140,8 +140,9 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "request_timeout",
-        "Seconds a model request may wait for the next bytes of its reply, streamed or not "
-        "(a reply that keeps arriving, however slowly, is not cut off).",
+        "Seconds a model request may wait for the next bytes of its reply, streamed or not, "
+        "and a stream for its next progress past keep-alives (a reply that keeps arriving, "
+        "however slowly, is not cut off).",
         positive_float,
         120.0,
         "SECONDS",
