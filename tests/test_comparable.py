@@ -221,6 +221,39 @@ def test_a_results_file_with_a_foreign_line_is_refused_naming_it(pytester, suite
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize(
+    ("field", "value", "wrong"),
+    [
+        ("outcome", ["passed"], 'outcome ["passed"] is none of passed, failed, error,'),
+        ("outcome", "PASSED", 'outcome "PASSED" is none of passed, failed, error,'),
+        ("category", 7, "category is 7, not text"),
+        ("data", "tiny", 'data is "tiny", not an object'),
+    ],
+    ids=["list", "unknown", "category", "data"],
+)
+@pytest.mark.parametrize("reads", ["baseline", "merge", "resume"])
+def test_a_record_whose_field_is_of_another_kind_is_refused_naming_it(
+    pytester, suite, reads, field, value, wrong, xdist
+):
+    # It was an INTERNALERROR once everything was read, or (an unknown outcome) a sample
+    # counted in no pass@k.
+    pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-results=base.jsonl")
+    rewrite(pytester.path / "base.jsonl", lambda r: {**r, field: value})
+    written = (pytester.path / "base.jsonl").read_text()
+    args = {
+        "baseline": [*REPLAY, suite, "--codegen-baseline=base.jsonl"],
+        "merge": ["--codegen-merge=base.jsonl"],
+        "resume": [*REPLAY, suite, "--codegen-results=base.jsonl", "--codegen-resume"],
+    }[reads]
+    result = pytester.runpytest_subprocess(*args, *xdist)
+    line = one_error(result)
+    assert line.startswith(f"ERROR: --codegen-{reads}: ")
+    assert f"base.jsonl:1: not a sample record of a results file ({wrong}" in line
+    assert "passed" not in result.stdout.str()  # nothing was graded
+    assert (pytester.path / "base.jsonl").read_text() == written  # nor written over
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_baseline_of_other_suites_is_refused_before_grading_suites_first(pytester, tiny, xdist):
     # The run's kind (HumanEval's) has no sampling defaults: its parameters are known at
     # start, though another kind (LiveCodeBench's) has some.

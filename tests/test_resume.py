@@ -89,6 +89,27 @@ def cut_to_four_records(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_into_a_samples_file_is_refused_leaving_it_as_it_was(pytester, tiny, xdist):
+    # It was taken for a results file of no graded sample: every sample was graded again and
+    # its record appended to the samples.
+    samples = "".join(
+        json.dumps({"task_id": "tiny/add", "completion": "    return a + b\n"}) + "\n"
+        for _ in range(2)
+    )
+    (pytester.path / "r.jsonl").write_text(samples)
+    result = run_reference(pytester, "--codegen-resume", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --codegen-resume: *r.jsonl:1: not a sample record of a results file"
+            " (no nodeid, suite, outcome; a samples file? give a --codegen-results file)"
+        ]
+    )
+    assert "passed" not in result.stdout.str()
+    assert (pytester.path / "r.jsonl").read_text() == samples
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_resume_under_other_settings_is_refused_before_grading(pytester, tiny, xdist):
     run_reference(pytester).assert_outcomes(passed=6)
     cut_to_four_records(pytester)

@@ -39,10 +39,12 @@ def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def read_for_resume(path: Path) -> list[dict[str, Any]]:
-    """The records of ``path`` (none if it does not exist yet). A last line cut short (the
-    process writing it was killed mid-write) is dropped from the file, so that appending
-    starts on a line of its own."""
-    from ..reporting.results import load_results
+    """The records of ``path`` (none if it does not exist yet), checked to be a run's
+    results: ``ValueError`` naming the line of one that is not (a samples file given for the
+    results, which would be appended to). A last line cut short (the process writing it was
+    killed mid-write) is dropped from the file, so that appending starts on a line of its
+    own."""
+    from ..reporting.results import SCORED_FIELDS, load_sample_records
 
     try:
         data = path.read_bytes()
@@ -51,7 +53,7 @@ def read_for_resume(path: Path) -> list[dict[str, Any]]:
     if data and not data.endswith(b"\n"):
         with path.open("r+b") as fh:
             fh.truncate(data.rfind(b"\n") + 1)
-    return load_results(path)
+    return load_sample_records(path, ("nodeid", *SCORED_FIELDS))
 
 
 def named_on_command_line(config: pytest.Config) -> list[str]:

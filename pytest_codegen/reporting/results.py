@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from .. import outcomes
 from ..jsonl import read_objects
 
 # Characters that JSON leaves as they are but that Unicode-aware line splitters (Python's
@@ -72,5 +73,23 @@ def load_sample_records(
             raise ValueError(
                 f"{where}: not a sample record of a results file (no {', '.join(missing)}{hint})"
             )
+        wrong = _wrong_field(record)
+        if wrong:
+            raise ValueError(f"{where}: not a sample record of a results file ({wrong})")
         records.append(record)
     return records
+
+
+def _wrong_field(record: Mapping[str, Any]) -> str | None:
+    """What a field that scores and reports read holds instead of what a record's does
+    (:class:`~.records.SampleRecord`), or None: such a record would fail the summary once
+    everything was read (an outcome that is a list), or count wrongly (one spelled
+    ``PASSED``, left out of the graded samples)."""
+    text = {"nodeid": str, "suite": str, "task_id": str, "category": (str, type(None))}
+    for name, kind in {**text, "data": (dict, type(None))}.items():
+        if name in record and not isinstance(record[name], kind):
+            what = "an object" if name == "data" else "text"
+            return f"{name} is {json.dumps(record[name])[:80]}, not {what}"
+    if "outcome" in record and record["outcome"] not in outcomes.ALL:
+        return f"outcome {json.dumps(record['outcome'])[:80]} is none of {', '.join(outcomes.ALL)}"
+    return None

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...scoring.passk import summarize
 from ..breakdowns import WINDOWS
-from ..results import load_results
+from ..results import load_sample_records
 from .data import DEFAULT_KS, shown_text
 from .page import write_html
 
@@ -58,7 +58,7 @@ def build_from_results(
 ) -> dict[str, Any]:
     """Read a results JSONL, score it and write the report; returns the meta used."""
     results = Path(results)
-    records = load_results(results)
+    records = load_sample_records(results)
     summary = [row.to_json() for row in summarize(records, ks)]
     models = sorted({shown_text(r.get("model")) for r in records if r.get("model")})
     started = _dt.datetime.fromtimestamp(results.stat().st_mtime, tz=_dt.timezone.utc)
