@@ -40,17 +40,41 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
     """``UsageError`` (one line naming the option and the path) for the first file of
     :func:`output_files` that cannot be written."""
     base = Path(config.invocation_params.dir)
-    inputs: set[Path] = set()
-    if settings.build is not None:  # a file it reads must not be written over
-        from .builder.inputs import input_files
-
-        inputs = {f.resolve() for f in input_files(str(settings.build), base)}
+    inputs = input_files(config, settings)
     for name, path in output_files(config, settings):
         problem = unwritable(path, base)
         if not problem and path.resolve() in inputs:
-            problem = f"{shown_path(path, base)} is an input of the build (--codegen-build)"
+            problem = f"{shown_path(path, base)} is {inputs[path.resolve()]}"
         if problem:
             raise pytest.UsageError(f"{_source(config, name)}: {problem}")
+
+
+def input_files(config: pytest.Config, settings: Settings) -> dict[Path, str]:
+    """The files this run reads that a file it writes must not be written over (resolved),
+    each with what it is: the build's inputs, the samples ``replay:PATH`` replays, the suite
+    files named on the command line, the results files compared."""
+    base = Path(config.invocation_params.dir)
+    inputs: dict[Path, str] = {}
+    if settings.build is not None:
+        from .builder.inputs import input_files as build_inputs
+
+        for f in build_inputs(str(settings.build), base):
+            inputs[f.resolve()] = "an input of the build (--codegen-build)"
+    if settings.compare:
+        for name in (*settings.compare, *(config.option.file_or_dir or ())):
+            inputs[(base / name).resolve()] = "a results file this run compares (--codegen-compare)"
+        return inputs
+    model = settings.model or ""
+    if model.startswith("replay:") and not settings.merge:
+        replayed = Path(model.removeprefix("replay:")).expanduser()
+        inputs[(settings.model_base or base).joinpath(replayed).resolve()] = (
+            "the samples file this run replays (--codegen-model)"
+        )
+    for arg in config.args if settings.build is None and not settings.merge else ():
+        path = base / arg.split("::", 1)[0]
+        if path.is_file():
+            inputs.setdefault(path.resolve(), "a suite file this run grades")
+    return inputs
 
 
 def unwritable(path: Path, base: Path) -> str | None:

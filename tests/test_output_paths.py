@@ -104,3 +104,34 @@ def test_a_usage_error_at_start_leaves_an_earlier_results_file_as_it_was(
     )
     assert one_error(result).startswith("ERROR: --codegen-model")
     assert earlier.read_text() == '{"an": "earlier run"}\n'
+
+
+INPUTS = {
+    "the samples replayed": (
+        ["--codegen-model=replay:s.jsonl", "tiny.jsonl", "--codegen-results=s.jsonl"],
+        "--codegen-results: s.jsonl is the samples file this run replays (--codegen-model)",
+    ),
+    "the suite graded": (
+        [*GRADE, "--codegen-html=./tiny.jsonl"],
+        "--codegen-html: tiny.jsonl is a suite file this run grades",
+    ),
+    "a run compared": (
+        ["--codegen-compare", "s.jsonl", "b.jsonl", "--codegen-compare-out=b.jsonl"],
+        "--codegen-compare-out: b.jsonl is a results file this run compares (--codegen-compare)",
+    ),
+}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("case", sorted(INPUTS))
+def test_an_output_path_that_is_an_input_of_the_run_is_refused_at_start(
+    pytester, tiny, case, xdist
+):
+    # The run read it and then wrote its results, report or comparison over it.
+    args, expected = INPUTS[case]
+    inputs = {name: pytester.path / name for name in ("s.jsonl", "b.jsonl", "tiny.jsonl")}
+    (pytester.path / "s.jsonl").write_text('{"task_id": "tiny/add", "completion": "x"}\n')
+    (pytester.path / "b.jsonl").write_text("")
+    before = {name: path.read_bytes() for name, path in inputs.items()}
+    assert one_error(pytester.runpytest_subprocess(*args, *xdist)) == f"ERROR: {expected}"
+    assert {name: path.read_bytes() for name, path in inputs.items()} == before
