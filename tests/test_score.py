@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import json
 import math
 from itertools import combinations
 
 import pytest
+from conftest import XDIST_MODES
 
 from pytest_codegen.scoring.passk import pass_at_k, summarize
 
@@ -60,3 +62,25 @@ def test_api_errors_are_not_graded():
     rows = summarize([rec("a", "passed"), rec("a", "api_error")], [1])
     assert rows[0].pass_at_k[1] == 1.0
     assert rows[0].counts["api_error"] == 1
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize(
+    "without", [["tiny/add"], ["tiny/add", "tiny/Counter", "tiny/reverse_words"]]
+)
+def test_problems_without_a_category_are_not_a_second_all_row(pytester, tiny, without, xdist):
+    # Records without a category (another tool's, a sample that never reported) made a row
+    # labelled "(all)", as the suite's own, with a score of its own.
+    pytester.runpytest_subprocess(
+        "--codegen-model=reference", "tiny.jsonl", "--codegen-results=r.jsonl"
+    )
+    records = [json.loads(line) for line in (pytester.path / "r.jsonl").read_text().splitlines()]
+    for record in records:
+        if record["task_id"] in without:
+            record["category"] = ""
+    (pytester.path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = pytester.runpytest_subprocess("--codegen-merge=r.jsonl", *xdist)
+    assert result.ret == pytest.ExitCode.OK
+    table = [line.split()[:2] for line in result.stdout.lines if line.startswith(("tiny ", "  "))]
+    expected = [["tiny", "(all)"], ["(no", "category)"], ["stateful", "1"], ["text", "1"]]
+    assert table == (expected if len(without) == 1 else expected[:1])

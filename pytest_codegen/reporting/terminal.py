@@ -30,7 +30,7 @@ def _single_category_suites(rows: Sequence[Row]) -> set[str]:
     for row in rows:
         if row.category is not None:
             categories.setdefault(row.suite, []).append(row.category)
-    return {s for s, cats in categories.items() if cats == [s]}
+    return {s for s, cats in categories.items() if cats in ([s], [""])}
 
 
 def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
@@ -45,11 +45,11 @@ def format_table(rows: Sequence[Row], ks: Iterable[int]) -> list[str]:
     single = _single_category_suites(rows)
     for row in rows:
         if row.category is not None and row.suite in single:
-            continue  # one category named like its suite: the suite line says it all
+            continue  # one category named like its suite, or none: the suite line says it all
         body.append(
             [
                 row.suite if row.category is None else "",
-                row.category or "(all)",
+                "(all)" if row.category is None else row.category or "(no category)",
                 str(row.problems),
                 str(row.samples),
             ]
