@@ -254,6 +254,32 @@ def test_a_record_whose_field_is_of_another_kind_is_refused_naming_it(
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize(
+    ("name", "content", "why"),
+    [
+        ("b.jsonl.gz", b'{"nodeid": "x"}\n', "Not a gzipped file (b'{\"')"),
+        ("b.jsonl", b'{"nodeid": "\xff"}\n', "not UTF-8: invalid start byte"),
+    ],
+    ids=["gz", "utf-8"],
+)
+@pytest.mark.parametrize("reads", ["baseline", "merge", "compare"])
+def test_a_results_file_that_cannot_be_read_is_named(
+    pytester, suite, reads, name, content, why, xdist
+):
+    # Its line said why (json's or gzip's words) but not which of the files it was.
+    pytester.runpytest_subprocess(*REPLAY, suite, "--codegen-results=a.jsonl")
+    (pytester.path / name).write_bytes(content)
+    args = {
+        "baseline": [*REPLAY, suite, f"--codegen-baseline={name}"],
+        "merge": ["--codegen-merge=a.jsonl", f"--codegen-merge={name}"],
+        "compare": ["--codegen-compare", "a.jsonl", name],
+    }[reads]
+    line = one_error(pytester.runpytest_subprocess(*args, *xdist))
+    assert line.startswith(f"ERROR: --codegen-{reads}: ")
+    assert line.endswith(f"{name}: cannot read ({why})")
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_baseline_of_other_suites_is_refused_before_grading_suites_first(pytester, tiny, xdist):
     # The run's kind (HumanEval's) has no sampling defaults: its parameters are known at
     # start, though another kind (LiveCodeBench's) has some.

@@ -5,7 +5,7 @@ reads them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -59,9 +59,18 @@ def load_sample_records(
 ) -> list[dict[str, Any]]:
     """As :func:`load_results`, checked to be a run's results: :class:`ValueError` naming the
     file and line of the first record without the ``required`` fields (a samples file,
-    another tool's JSON lines), which would otherwise fail the scores after a whole run."""
-    records = []
-    for where, record in read_objects(Path(path), encodable=True):
+    another tool's JSON lines), which would otherwise fail the scores after a whole run,
+    and naming the file of one that cannot be read."""
+    try:
+        return list(_sample_records(Path(path), required))
+    except UnicodeDecodeError as e:  # a ValueError, which says neither file nor line
+        raise ValueError(f"{path}: cannot read (not UTF-8: {e.reason})") from None
+    except OSError as e:  # nor does a .gz file's damage
+        raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+def _sample_records(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    for where, record in read_objects(path, encodable=True):
         missing = [name for name in required if name not in record]
         if missing:
             # The usual mistake: the samples a run replays given for the results it wrote.
@@ -76,8 +85,7 @@ def load_sample_records(
         wrong = _wrong_field(record)
         if wrong:
             raise ValueError(f"{where}: not a sample record of a results file ({wrong})")
-        records.append(record)
-    return records
+        yield record
 
 
 def _wrong_field(record: Mapping[str, Any]) -> str | None:
