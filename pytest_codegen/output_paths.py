@@ -45,6 +45,12 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
         problem = unwritable(path, base)
         if not problem and path.resolve() in inputs:
             problem = f"{shown_path(path, base)} is {inputs[path.resolve()]}"
+        if not problem and name == "results" and path.name.endswith(".gz"):
+            # Written line by line as plain text, which every reader of a .gz would refuse.
+            problem = (
+                f"{shown_path(path, base)}: results are written as plain JSON lines,"
+                " not gzip (give a name without .gz)"
+            )
         if problem:
             raise pytest.UsageError(f"{_source(config, name)}: {problem}")
 

@@ -27,6 +27,11 @@ CASES = {
         ["--codegen-model=reference", "--codegen-build=frags.py", "--codegen-build-out=sub"],
         "--codegen-build-out: sub is a directory (give a file's path)",
     ),
+    "results named as gzip": (
+        [*GRADE, "--codegen-results=r.jsonl.gz"],
+        "--codegen-results: r.jsonl.gz: results are written as plain JSON lines, not gzip"
+        " (give a name without .gz)",
+    ),
     "comparison output is a directory": (
         ["--codegen-compare", "a.jsonl", "b.jsonl", "--codegen-compare-out=sub"],
         "--codegen-compare-out: sub is a directory (give a file's path)",
