@@ -146,3 +146,32 @@ def test_code_contests_converted_as_the_docs_say_is_graded_as_apps(pytester):
         "1548_A. Sum",
         "code_contests-test.jsonl::1548_A._Sum[s0]",
     )
+
+
+MALFORMED = {
+    # io of the row, then the one line its samples are quarantined with
+    5000: ({"inputs": ["3\n1 2 3\n", "1\n5\n"], "outputs": ["6\n"]}, "2 inputs and 1 outputs"),
+    5001: ({"inputs": ["3\n1 2 3\n"], "outputs": ["6\n", "5\n"]}, "1 inputs and 2 outputs"),
+    5002: ({"inputs": ["3\n1 2 3\n"], "outputs": [6]}, "outputs[0] is not text or a list"),
+    5003: ({"inputs": [["3", 1]], "outputs": ["6"]}, "inputs[0] is not text or a list"),
+    5004: ({"inputs": [5], "outputs": [10], "fn_name": "twice"}, "inputs[0] is not a list of"),
+    5005: ({"inputs": [[[1]]], "outputs": [[2]], "fn_name": 7}, "fn_name is not a name"),
+}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_malformed_test_cases_quarantine_the_problem(pytester, xdist):
+    """A row whose input_output APPS's grader could not run (inputs and outputs of different
+    lengths, a number where text goes, an argument list that is not a list) grades nothing:
+    its samples are quarantined with one line naming the row and what is wrong, never
+    graded on part of its tests nor an INTERNALERROR."""
+    rows = [_row(i, io, [SUM]) for i, (io, _) in MALFORMED.items()]
+    (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pytester.runpytest_subprocess(
+        "test.jsonl", "--codegen-model=reference", "--codegen-results=r.jsonl", *xdist
+    )
+    records = {int(r["task_id"]): r for r in read_results(pytester.path / "r.jsonl")}
+    assert {i: r["outcome"] for i, r in records.items()} == dict.fromkeys(MALFORMED, "quarantined")
+    for i, (_, why) in MALFORMED.items():
+        assert records[i]["error"].startswith(f"{pytester.path / 'test.jsonl'}:{i - 4999}: ")
+        assert why in records[i]["error"]

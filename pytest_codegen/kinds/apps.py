@@ -165,6 +165,19 @@ def load_apps(path: Path, suite: str) -> list[Problem]:
     return problems
 
 
+def _malformed(func_name: str | None, i: int, given: Any, want: Any) -> str:
+    """What of test case ``i`` has a shape APPS cannot run ("" if nothing): a call's input is
+    its argument list; a stdin input or output is text or a list of lines (APPS's grader
+    raises on anything else, so the sample fails there)."""
+    if func_name:
+        return "" if isinstance(given, list) else f"inputs[{i}] is not a list of arguments"
+    for name, value in (("inputs", given), ("outputs", want)):
+        lines = value if isinstance(value, list) else [value]
+        if not all(isinstance(line, str) for line in lines):
+            return f"{name}[{i}] is not text or a list of lines"
+    return ""
+
+
 def cases_of(problem: Problem) -> tuple[str | None, list[Case]]:
     """(the function a call-based problem calls, or None; its test cases)."""
     fields = apps_fields(problem)
@@ -177,13 +190,23 @@ def cases_of(problem: Problem) -> tuple[str | None, list[Case]]:
         ) from None
     if not isinstance(inputs, list) or not isinstance(expected, list) or not inputs:
         raise SuiteError(f"{fields['where']}: input_output has no test cases")
+    if len(inputs) != len(expected):
+        raise SuiteError(
+            f"{fields['where']}: input_output has {len(inputs)} inputs and {len(expected)} outputs"
+        )
     func_name = tests.get("fn_name")
+    if func_name is not None and not (isinstance(func_name, str) and func_name):
+        raise SuiteError(f"{fields['where']}: input_output's fn_name is not a name")
+    for i, (given, want) in enumerate(zip(inputs, expected, strict=True)):
+        bad = _malformed(func_name, i, given, want)
+        if bad:
+            raise SuiteError(f"{fields['where']}: input_output's {bad}")
     cases = []
-    for given, want in zip(inputs, expected, strict=False):
+    for given, want in zip(inputs, expected, strict=True):
         if func_name:
             cases.append(Case(_int_keys(given), _int_keys(want)))
         else:
-            text = "\n".join(given) if isinstance(given, list) else str(given)
+            text = "\n".join(given) if isinstance(given, list) else given
             cases.append(Case(text, want))
     return func_name, cases
 
