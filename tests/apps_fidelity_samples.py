@@ -265,6 +265,7 @@ NEW = [
         "def twice(xs):\n    print('debug', xs)\n    return [2 * x for x in xs]\n",
     ),
     (TWICE, "sys.exit() in the function", "import sys\ndef twice(xs):\n    sys.exit(0)\n"),
+    (TWICE, "sys.exit() when loaded", "import sys\n" + TWICE_RIGHT + "sys.exit(0)\n"),
     (TWICE, "a generator", "def twice(xs):\n    return (2 * x for x in xs)\n"),
     (TWICE, "a list of tuples", "def twice(xs):\n    return [(2 * x,) for x in xs]\n"),
     (TWICE, "wrapped in a list", "def twice(xs):\n    return [[2 * x for x in xs]]\n"),

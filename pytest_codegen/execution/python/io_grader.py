@@ -113,6 +113,9 @@ def run_io_cases(
         except SampleTimeout:
             results.append(_entry(f"{name_of(0)}, loading", outcomes.TIMEOUT, cases[0]))
             raise SampleTimeout(f"{where[0]}: no result within {rules.per_case_s:g} s") from None
+        except SampleCrashed as e:  # it ended its process while being loaded (exit())
+            results.append(_entry(f"{name_of(0)}, loading", outcomes.CRASHED, cases[0]))
+            raise SampleCrashed(f"{where[0]}: {e}") from None
         except Exception as e:  # it does not compile, or fails being loaded: as upstream
             # counts it, the first test fails
             results.append(_entry(f"{name_of(0)}, loading", outcomes.ERROR, cases[0], error=e))
