@@ -76,3 +76,15 @@ def test_a_gz_release_file_keeps_its_tests_and_grades(pytester):
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     records = read_results(pytester.path / "r.jsonl")
     assert {r["task_id"]: r["tests_passed"] for r in records} == {"abc001_a": 3, "1234": 3}
+
+
+def test_a_problem_is_functional_by_its_func_name_not_a_cases_testtype(tmp_path):
+    """LiveCodeBench's run_test runs a problem without a func_name on stdin whatever its
+    cases' testtype says: such a case's input is the program's stdin, not JSON arguments."""
+    case = {"input": "1\n2", "output": "3", "testtype": "functional"}
+    stdin_row = dict(SUM_ROW, public_test_cases=json.dumps([case]), private_test_cases="")
+    problems = load_livecodebench(write_release(tmp_path / "test.jsonl", [stdin_row]), "test")
+    func_name, cases, rules = LiveCodeBenchKind().cases(problems[0])
+    assert func_name is None
+    assert [(c.given, c.expected) for c in cases] == [("1\n2", "3")]
+    assert rules.same("3\n", cases[0].expected)

@@ -36,7 +36,7 @@ from ..models.base import SamplingDefaults
 from ..problems import Problem, SuiteError
 from .fields import LiveCodeBenchFields, livecodebench_fields
 from .io_kind import IOKind
-from .livecodebench_cases import FUNCTIONAL, cases_at, problem_cases
+from .livecodebench_cases import cases_at, problem_cases
 
 MODE_LIVECODEBENCH = "livecodebench"
 REQUIRED = (
@@ -222,7 +222,9 @@ def cases_of(problem: Problem) -> list[Case]:
         )
     cases = []
     for case, hidden in decoded:
-        if fields["func_name"] or case["testtype"] == FUNCTIONAL:
+        # A problem is functional by its func_name, as LiveCodeBench's run_test decides: a
+        # case's testtype plays no part.
+        if fields["func_name"]:
             try:
                 given = [json.loads(line) for line in case["input"].split("\n")]
                 expected = json.loads(case["output"])
