@@ -9,7 +9,7 @@ import gzip
 import json
 
 import pytest
-from conftest import read_results
+from conftest import XDIST_MODES, read_results
 from livecodebench_data import (
     PAIR_RIGHT,
     PAIR_ROW,
@@ -58,21 +58,26 @@ def test_a_file_changed_since_it_was_read_fails_the_problem_in_one_line(tmp_path
         LiveCodeBenchKind().cases(problems[1])
 
 
+def _graded_right(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """A run replaying a right answer to each problem, its records in r.jsonl."""
+    replay = write_samples(
+        pytester.path / "samples.jsonl", [("abc001_a", SUM_RIGHT), ("1234", PAIR_RIGHT)]
+    )
+    return pytester.runpytest_subprocess(
+        *args,
+        f"--codegen-model=replay:{replay}",
+        "--codegen-samples=1",
+        "--codegen-results=r.jsonl",
+    )
+
+
 def test_a_gz_release_file_keeps_its_tests_and_grades(pytester):
     content = "".join(json.dumps(r) + "\n" for r in (SUM_ROW, PAIR_ROW)).encode()
     (pytester.path / "test.jsonl.gz").write_bytes(gzip.compress(content))
     problems = load_livecodebench(pytester.path / "test.jsonl.gz", "test")
     assert problems[0].extra["row_at"] == []
     assert problems[0].extra["private_test_cases"] == SUM_ROW["private_test_cases"]
-    replay = write_samples(
-        pytester.path / "samples.jsonl", [("abc001_a", SUM_RIGHT), ("1234", PAIR_RIGHT)]
-    )
-    result = pytester.runpytest_subprocess(
-        "test.jsonl.gz",
-        f"--codegen-model=replay:{replay}",
-        "--codegen-samples=1",
-        "--codegen-results=r.jsonl",
-    )
+    result = _graded_right(pytester, "test.jsonl.gz")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     records = read_results(pytester.path / "r.jsonl")
     assert {r["task_id"]: r["tests_passed"] for r in records} == {"abc001_a": 3, "1234": 3}
@@ -88,3 +93,21 @@ def test_a_problem_is_functional_by_its_func_name_not_a_cases_testtype(tmp_path)
     assert func_name is None
     assert [(c.given, c.expected) for c in cases] == [("1\n2", "3")]
     assert rules.same("3\n", cases[0].expected)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_problem_without_test_cases_is_quarantined_not_passed(pytester, xdist):
+    """A row whose public and hidden test lists are both empty would pass any program: its
+    samples are quarantined with one line naming the row."""
+    empty = dict(SUM_ROW, public_test_cases="[]", private_test_cases="")
+    write_release(pytester.path / "test.jsonl", [PAIR_ROW, empty])
+    result = _graded_right(pytester, "test.jsonl", *xdist)
+    records = {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert {t: r["outcome"] for t, r in records.items()} == {
+        "1234": "passed",
+        "abc001_a": "quarantined",
+    }
+    assert records["abc001_a"]["error"] == (
+        f"{pytester.path / 'test.jsonl'}:2: public_test_cases and private_test_cases are empty"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -220,6 +220,8 @@ def cases_of(problem: Problem) -> list[Case]:
         decoded = problem_cases(
             fields["public_test_cases"], fields["private_test_cases"], fields["where"]
         )
+    if not decoded:  # every program would pass
+        raise SuiteError(f"{fields['where']}: public_test_cases and private_test_cases are empty")
     cases = []
     for case, hidden in decoded:
         # A problem is functional by its func_name, as LiveCodeBench's run_test decides: a
