@@ -175,3 +175,19 @@ def test_malformed_test_cases_quarantine_the_problem(pytester, xdist):
     for i, (_, why) in MALFORMED.items():
         assert records[i]["error"].startswith(f"{pytester.path / 'test.jsonl'}:{i - 4999}: ")
         assert why in records[i]["error"]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_solutions_not_a_json_string_of_a_list_is_one_line_and_exit_4(pytester, xdist):
+    """``solutions`` holds a JSON string of a list of programs; a list given as is, or a JSON
+    object, stops the run in one line naming the file's line (it was an INTERNALERROR)."""
+    for solutions in (["print(6)"], '{"0": "print(6)"}'):
+        rows = [ROWS[0], dict(ROWS[1], solutions=solutions)]
+        (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        assert errors == [
+            f"ERROR: {pytester.path / 'test.jsonl'}:2: "
+            "solutions is not a JSON string of a list of programs"
+        ]

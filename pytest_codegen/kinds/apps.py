@@ -136,10 +136,13 @@ def _lacking(row: dict[str, Any]) -> list[str]:
 def load_apps(path: Path, suite: str) -> list[Problem]:
     problems = []
     for where, row in read_rows(path, _lacking):
+        solutions = row.get("solutions") or "[]"
         try:
-            solutions = json.loads(row.get("solutions") or "[]")
+            solutions = json.loads(solutions) if isinstance(solutions, str) else None
         except ValueError as e:
             raise SuiteError(f"{where}: solutions is not JSON ({e})") from None
+        if not isinstance(solutions, list):
+            raise SuiteError(f"{where}: solutions is not a JSON string of a list of programs")
         starter = str(row.get("starter_code") or "")
         prompt = f"QUESTION:\n{row['question']}\n" + (f"{starter}\n" if starter else "")
         prompt += "\nUse Call-Based format\n" if starter else "\nUse Standard Input format\n"
