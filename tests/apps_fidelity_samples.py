@@ -34,6 +34,7 @@ TWICE = "5003"
 TWO_SUM = "5004"
 COUNTS = "5005"
 ECHO = "5006"
+TEXT = "5007"
 
 ROWS = [
     # n, then n numbers: their sum. The last test is the only one with n == 1.
@@ -74,6 +75,8 @@ ROWS = [
     # Four tests: a sample that takes 3 s on each is within the 4 s per test, not within
     # the 11 s APPS's test_one_solution.py gives a whole sample.
     apps_row(int(ECHO), {"inputs": ["3\n"] * 4, "outputs": ["3\n"] * 4}),
+    # Odd text: a lone surrogate (JSON's "\ud800"), NUL and a non-ASCII letter, echoed.
+    apps_row(int(TEXT), {"inputs": ["x\ud800y\x00\u00e9\n"], "outputs": ["x\ud800y\x00\u00e9\n"]}),
 ]
 
 SUM_RIGHT = "input()\nprint(sum(map(int, input().split())))\n"
@@ -257,6 +260,9 @@ NEW = [
     (MEAN, "float with more decimals", AB + "print(f'{(a + b) / 2:.10f}')\n"),
     (MEAN, "float slightly off", AB + "print((a + b) / 2 + 1e-4)\n"),
     (MEAN, "float in exponent form", AB + "print(f'{(a + b) / 2:e}')\n"),
+    (TEXT, "echoed", "print(input())\n"),
+    (TEXT, "echoed from sys.stdin.read", "import sys\nsys.stdout.write(sys.stdin.read())\n"),
+    (TEXT, "printed from the program", "print('x\\ud800y\\x00\\u00e9')\n"),
     (TWICE, "returns None", "def twice(xs):\n    return None\n"),
     (TWICE, "numpy array", "import numpy as np\ndef twice(xs):\n    return np.array(xs) * 2\n"),
     (

@@ -29,8 +29,13 @@ class _CappedBytes(io.BytesIO):
         return super().write(data)
 
 
+# A lone surrogate (JSON's "\ud800") in a test's input or the program's output passes through,
+# as through upstream's StringIO: it is the data, not an error of the program's.
+_UTF8 = {"encoding": "utf-8", "errors": "surrogatepass"}
+
+
 def _stdin_of(text):
-    return io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+    return io.TextIOWrapper(io.BytesIO(text.encode(**_UTF8)), **_UTF8)
 
 
 def _opener(stdin):
@@ -59,7 +64,7 @@ def run_stdin(text):
     """What the program prints given ``text`` on stdin (an exception is the sample's error)."""
     saved = sys.stdin, sys.stdout, builtins.input, builtins.open
     captured = _CappedBytes()
-    stdout = io.TextIOWrapper(captured, encoding="utf-8", write_through=True)
+    stdout = io.TextIOWrapper(captured, write_through=True, **_UTF8)
     stdin = _stdin_of(text)
     namespace = dict(_BASE)
     namespace["open"] = _opener(stdin)
@@ -76,7 +81,10 @@ def run_stdin(text):
         except Exception:  # noqa: BLE001 - a closed or broken stdout: what reached it counts
             pass
         sys.stdin, sys.stdout, builtins.input, builtins.open = saved
-    return captured.getvalue().decode("utf-8", "replace")
+    try:
+        return captured.getvalue().decode(**_UTF8)
+    except UnicodeDecodeError:  # bytes written to sys.stdout.buffer that are not UTF-8
+        return captured.getvalue().decode("utf-8", "replace")
 
 
 def _method():
