@@ -140,6 +140,11 @@ SAMPLES = [
     (SUM, "open(0)", "data = open(0).read().split()\nprint(sum(map(int, data[1:])))\n"),
     (
         SUM,
+        "open('input.txt')",
+        "data = open('input.txt').read().split()\nprint(sum(map(int, data[1:])))\n",
+    ),
+    (
+        SUM,
         "main guard",
         "def main():\n    input()\n    print(sum(map(int, input().split())))\n\n"
         "if __name__ == '__main__':\n    main()\n",
@@ -316,6 +321,9 @@ KNOWN_DIFFERENCES: dict[str, tuple[tuple[str, int | None], tuple[str, int | None
     # array's truth is ambiguous), which it counts as the program's runtime error. Ours: a
     # wrong answer (the program ran; its answer is not the expected list).
     labelled(TWICE, "numpy array"): (("wrong", 0), ("error", 0)),
+    # Its open is unittest.mock's mock_open: any file opened reads the test's input. Here only
+    # stdin's names do (0, /dev/stdin); another file is the sandbox's, and input.txt is not there.
+    labelled(SUM, "open('input.txt')"): (("error", 0), ("passed", None)),
 }
 
 # Runs APPS's ``run_test`` (the files in argv[1]) on each sample of the JSON file argv[2]
