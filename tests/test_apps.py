@@ -191,3 +191,30 @@ def test_solutions_not_a_json_string_of_a_list_is_one_line_and_exit_4(pytester, 
             f"ERROR: {pytester.path / 'test.jsonl'}:2: "
             "solutions is not a JSON string of a list of programs"
         ]
+
+
+def test_the_prompt_is_apps_own_to_the_character(tmp_path):
+    # APPS's eval/generate_gpt_codes.py: "\nQUESTION:\n" + question, "\n" + starter code when
+    # there is one, the format line by the tests' fn_name, "\nANSWER:\n". A problem with
+    # starter code but no fn_name is graded on stdin, and told so.
+    from pytest_codegen.kinds.apps import load_apps
+
+    call = {"inputs": [[1]], "outputs": [2], "fn_name": "twice"}
+    stdin = {"inputs": ["1\n"], "outputs": ["2\n"]}
+    rows = [
+        {"problem_id": 1, "question": "Double it.", "input_output": json.dumps(call),
+         "starter_code": "def twice(x):"},
+        {"problem_id": 2, "question": "Double it.", "input_output": json.dumps(stdin),
+         "starter_code": "class Solution:"},
+        {"problem_id": 3, "question": "Double it.", "input_output": json.dumps(stdin)},
+        {"problem_id": 4, "question": "Say \"fn_name\": \"x\".", "input_output": json.dumps(
+            {"inputs": ['"fn_name": "x"\n'], "outputs": ["2\n"]})},
+    ]  # fmt: skip
+    path = tmp_path / "apps.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert [p.prompt for p in load_apps(path, "apps")] == [
+        "\nQUESTION:\nDouble it.\ndef twice(x):\nUse Call-Based format\nANSWER:\n",
+        "\nQUESTION:\nDouble it.\nclass Solution:\nUse Standard Input format\nANSWER:\n",
+        "\nQUESTION:\nDouble it.\nUse Standard Input format\nANSWER:\n",
+        '\nQUESTION:\nSay "fn_name": "x".\nUse Standard Input format\nANSWER:\n',
+    ]

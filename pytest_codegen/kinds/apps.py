@@ -27,6 +27,7 @@ alike. The first of ``solutions`` is the problem's reference (so ``reference`` a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,11 @@ def is_apps_row(row: Any) -> bool:
     return isinstance(row, dict) and "input_output" in row and "problem_id" in row
 
 
+# A non-empty "fn_name" key of input_output's JSON (a quote inside one of its strings is
+# escaped, so this text can only be the key): read without parsing what may be megabytes.
+_NAMED_FUNCTION = re.compile(r'"fn_name"\s*:\s*"[^"]')
+
+
 def _lacking(row: dict[str, Any]) -> list[str]:
     row.setdefault("task_id", str(row.get("problem_id")))
     return [k for k in ("question", "input_output") if not isinstance(row.get(k), str)]
@@ -143,9 +149,12 @@ def load_apps(path: Path, suite: str) -> list[Problem]:
             raise SuiteError(f"{where}: solutions is not JSON ({e})") from None
         if not isinstance(solutions, list):
             raise SuiteError(f"{where}: solutions is not a JSON string of a list of programs")
+        # APPS's own prompt (eval/generate_gpt_codes.py), to the character; its format line
+        # follows the tests' fn_name, as the grading does, not the starter code.
         starter = str(row.get("starter_code") or "")
-        prompt = f"QUESTION:\n{row['question']}\n" + (f"{starter}\n" if starter else "")
-        prompt += "\nUse Call-Based format\n" if starter else "\nUse Standard Input format\n"
+        prompt = f"\nQUESTION:\n{row['question']}" + (f"\n{starter}" if starter else "")
+        call_based = _NAMED_FUNCTION.search(row["input_output"]) is not None
+        prompt += "\nUse Call-Based format" if call_based else "\nUse Standard Input format"
         fields = AppsFields(
             where=where,
             difficulty=str(row.get("difficulty") or ""),
@@ -159,7 +168,7 @@ def load_apps(path: Path, suite: str) -> list[Problem]:
                 category=fields["difficulty"] or suite,
                 language="python",
                 mode=MODE_APPS,
-                prompt=prompt + "ANSWER:\n",
+                prompt=prompt + "\nANSWER:\n",
                 tests="",
                 reference=solutions[0] if solutions and isinstance(solutions[0], str) else None,
                 extra=dict(fields),
