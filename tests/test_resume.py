@@ -110,6 +110,32 @@ def test_resume_into_a_samples_file_is_refused_leaving_it_as_it_was(pytester, ti
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_into_an_unended_samples_file_leaves_its_last_line(pytester, tiny, xdist):
+    # Its last line, unended, was cut off as a record a killed writer left half-written
+    # before the file was found not to be results at all.
+    line = json.dumps({"task_id": "tiny/add", "completion": "    return a + b\n"})
+    samples = f"{line}\n{line}"
+    (pytester.path / "r.jsonl").write_text(samples)
+    result = run_reference(pytester, "--codegen-resume", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (pytester.path / "r.jsonl").read_text() == samples
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_of_a_whole_but_unended_last_record_keeps_it(pytester, tiny, xdist):
+    # Another tool's file may end its last line without a newline: that record is kept (it
+    # was cut as half-written) and the file ended, so the next record starts a line.
+    run_reference(pytester).assert_outcomes(passed=6)
+    path = pytester.path / "r.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:4]))
+    again = run_reference(pytester, "--codegen-resume", *xdist)
+    again.assert_outcomes(passed=2)
+    records = read_results(path)
+    assert len(records) == 6 and len({r["nodeid"] for r in records}) == 6
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_resume_under_other_settings_is_refused_before_grading(pytester, tiny, xdist):
     run_reference(pytester).assert_outcomes(passed=6)
     cut_to_four_records(pytester)

@@ -38,22 +38,38 @@ def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
+NEWLINE = b"\n"
+
+
 def read_for_resume(path: Path) -> list[dict[str, Any]]:
     """The records of ``path`` (none if it does not exist yet), checked to be a run's
     results: ``ValueError`` naming the line of one that is not (a samples file given for the
     results, which would be appended to). A last line cut short (the process writing it was
     killed mid-write) is dropped from the file, so that appending starts on a line of its
-    own."""
+    own; one that is whole but unended (another tool's) is ended. The file is changed only
+    once every line before is known to be a record."""
     from ..reporting.results import SCORED_FIELDS, load_sample_records
 
+    required = ("nodeid", *SCORED_FIELDS)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
     if data and not data.endswith(b"\n"):
-        with path.open("r+b") as fh:
-            fh.truncate(data.rfind(b"\n") + 1)
-    return load_sample_records(path, ("nodeid", *SCORED_FIELDS))
+        last = f"{path}:{data.count(NEWLINE) + 1}:"
+        try:
+            records = load_sample_records(path, required)  # checked before it is changed
+        except ValueError as e:
+            # Read in order: an error on the last line says every line before is a record.
+            if not str(e).startswith(last):
+                raise
+            with path.open("r+b") as fh:
+                fh.truncate(data.rfind(NEWLINE) + 1)
+        else:
+            with path.open("ab") as fh:
+                fh.write(NEWLINE)
+            return records
+    return load_sample_records(path, required)
 
 
 def named_on_command_line(config: pytest.Config) -> list[str]:
