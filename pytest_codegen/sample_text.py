@@ -97,6 +97,22 @@ def visible(text: str) -> str:
     return "".join(c if c.isprintable() or c in _SHOWN_AS_IS else repr(c)[1:-1] for c in text)
 
 
+class VisibleLines:
+    """A terminal reporter whose ``write_line`` and ``write_sep`` show text as
+    :func:`visible` does: for summaries of what results files hold (task ids, categories,
+    model names another run or tool wrote), where an escape sequence would act on the
+    terminal instead of showing."""
+
+    def __init__(self, terminalreporter: Any) -> None:
+        self.tr = terminalreporter
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        self.tr.write_line(visible(line), **markup)
+
+    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
+        self.tr.write_sep(sep, visible(title) if title is not None else None, **markup)
+
+
 def show_visibly(report: Any) -> None:
     """Make what a sample's (or a build fragment's) test report shows on the terminal (its
     headline, skip reason and sections: generated code, sample output and traceback) show

@@ -348,3 +348,23 @@ def test_a_kinds_own_sampling_defaults_count_at_start(pytester, xdist):
         " (extract=auto samples=10 temperature=0.8 vs extract=auto samples=10 temperature=0.2)"
     )
     assert "failed" not in hotter.stdout.str()  # nothing was graded
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_what_results_files_name_is_shown_not_acted_on_by_the_terminal(pytester, suite, xdist):
+    # A category, task id or model name holding an escape sequence (a file another tool or
+    # person wrote) reached the terminal as it was in the merge and compare summaries: one
+    # that clears the screen cleared it.
+    for i in (1, 2):
+        pytester.runpytest_subprocess(
+            *REPLAY, suite, f"--codegen-shard={i}/2", f"--codegen-results=s{i}.jsonl"
+        )
+    for name in ("s1.jsonl", "s2.jsonl"):
+        rewrite(pytester.path / name, lambda r: {**r, "category": "ar\x1b[2Jith"})
+    merged = pytester.runpytest_subprocess(
+        "--codegen-merge=s1.jsonl", "--codegen-merge=s2.jsonl", *xdist
+    )
+    compared = pytester.runpytest_subprocess("--codegen-compare", "s1.jsonl", "s2.jsonl", *xdist)
+    for result in (merged, compared):
+        assert "\x1b" not in result.stdout.str()
+    merged.stdout.fnmatch_lines(["*ar\\x1b[[]2Jith*"])

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ..sample_text import visible
 from ..scoring.intervals import interval_text
 from ..settings import Settings
 from .breakdowns import breakdown_lines
@@ -128,7 +129,13 @@ class ComparedRuns:
 
 
 def comparison_lines(comparison: Comparison) -> list[str]:
-    """The comparison as text: the leaderboard, the pairs, the flips."""
+    """The comparison as text: the leaderboard, the pairs, the flips (shown as
+    :func:`~pytest_codegen.sample_text.visible` shows text: the results files compared
+    name the models, tasks and categories)."""
+    return [visible(line) for line in _comparison_text(comparison)]
+
+
+def _comparison_text(comparison: Comparison) -> list[str]:
     c = comparison
     lines = [
         f"{len(c.problems)} problems graded in every run"

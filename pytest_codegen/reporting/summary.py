@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .. import outcomes
 from ..datasets.content import describe_all
 from ..kinds.registry import kinds_of
+from ..sample_text import VisibleLines
 from ..scoring.passk import repair_curve
 from .breakdowns import window_lines
 from .terminal import attempt_lines, format_table, generation_lines, repair_lines, sampling_lines
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 def write_summary(tr: Any, reporter: RunReporter) -> None:
     """Write the summary of ``reporter``'s run to the terminal reporter ``tr``."""
+    tr = VisibleLines(tr)  # records may come from another run's file (merge, resume)
     data = describe_all(reporter.records.values())  # "webapp1k 0089530 sha256:4137fd4f4bd8"
     # The models the records name (a conftest.py's own codegen_model names its samples).
     named = sorted({str(r.get("model")) for r in reporter.records.values() if r.get("model")})
