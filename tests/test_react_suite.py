@@ -65,3 +65,30 @@ def test_suite_check_flags_unsolvable_problems(pytester):
     result.stdout.fnmatch_lines(
         ["*cannot be solved as shipped: imports '../approve' from outside the sample's dir*"]
     )
+
+
+def test_a_reply_with_its_tests_after_the_component_is_graded_on_the_component(pytester):
+    # WebApp1K's harness takes a reply's first code; the plugin took the longest block that
+    # names the component, here the tests the model wrote after it, and failed the sample.
+    import json
+
+    component = (REACT / "blogging" / "publishPost.js").read_text()
+    tests = (REACT / "blogging" / "publishPost.test.js").read_text()
+    reply = (
+        f"Here is the component:\n```jsx\n{component}```\n\nAnd tests for it:\n"
+        f"```jsx\n{tests}\n{'// more cases to come' * 40}\n```\n"
+    )
+    assert len(tests) > len(component)
+    (pytester.path / "replay.jsonl").write_text(
+        json.dumps({"task_id": "blogging/publishPost", "completion": reply}) + "\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=replay:replay.jsonl",
+        f"{REACT}/blogging/publishPost.test.js",
+        "--codegen-results=r.jsonl",
+        timeout=600,
+    )
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "passed", record["error"]
+    assert record["code"].strip() == component.strip()
+    assert result.ret == 0

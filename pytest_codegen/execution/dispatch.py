@@ -49,7 +49,9 @@ def execute(
             code = (
                 own
                 if own is not None
-                else extract_code(reply, problem.language, prefer=kind.entry_name(problem))
+                else extract_code(
+                    reply, problem.language, kind.entry_name(problem), kind.first_block
+                )
             )
         except ExtractionError as e:
             return "", Verdict(outcomes.UNEXTRACTABLE, str(e), mode=problem.mode)

@@ -62,12 +62,16 @@ def strip_reasoning(text: str) -> str:
     return text
 
 
-def extract_code(reply: str, language: str, prefer: str | None = None) -> str:
+def extract_code(
+    reply: str, language: str, prefer: str | None = None, first_block: bool = False
+) -> str:
     """The code in ``reply``.
 
     Among fenced blocks, those tagged with ``language`` (or untagged) win, then blocks that
-    mention ``prefer`` (the entry point or component), then the longest. Without fences,
-    prose before the first code-looking line and after the last one is dropped.
+    mention ``prefer`` (the entry point or component), then the longest (with
+    ``first_block``, the first: a React reply's component comes before the tests a model
+    may write after it, which mention it too and are often longer). Without fences, prose
+    before the first code-looking line and after the last one is dropped.
     """
     text = strip_reasoning(reply)
     if not text.strip():
@@ -84,7 +88,8 @@ def extract_code(reply: str, language: str, prefer: str | None = None) -> str:
         if prefer:
             mentioning = [c for c in candidates if prefer in c]
             candidates = mentioning or candidates
-        return max(candidates, key=len).rstrip() + "\n"
+        chosen = candidates[0] if first_block else max(candidates, key=len)
+        return chosen.rstrip() + "\n"
     return _strip_prose(text, language)
 
 

@@ -44,6 +44,8 @@ class Kind:
     own_time_limits: str = ""
     # A "completion" answer continues the prompt (HumanEval's prompts are code to go on).
     continues_prompt: bool = False
+    # A reply's code is its first fitting fenced block, not its longest (see extract_code).
+    first_block: bool = False
     # Whether tests that raise on an empty solution reject it (Python tests raise on its
     # None); where False, an error means the tests cannot run at all (a broken Jest file).
     errors_reject_empty: bool = True

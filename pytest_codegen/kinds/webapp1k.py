@@ -128,6 +128,7 @@ class WebApp1KKind(Kind):
     name = MODE_JEST
     runtime = NODE
     errors_reject_empty = False  # a Jest file that cannot run is broken, not rejecting
+    first_block = True  # WebApp1K's harness takes a reply's first code, not its tests after
     # Jest's default per test, for a file's tests together (WebApp1K's files give each test
     # 10 s, and have no solution to derive a limit from: they get the cap).
     time_floor_s = 5.0

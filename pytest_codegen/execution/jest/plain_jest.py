@@ -49,7 +49,7 @@ def lay_out(
         sample_dir.mkdir(parents=True)
         files = webapp1k_fields(problem)
         (sample_dir / files["test_filename"]).write_text(problem.tests)
-        code = extract_code(row["completion"], problem.language)
+        code = extract_code(row["completion"], problem.language, first_block=True)
         (sample_dir / files["solution_filename"]).write_text(code)
         if with_config:
             (sample_dir / "jest.config.js").write_text(JEST_CONFIG)
