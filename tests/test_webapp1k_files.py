@@ -55,3 +55,19 @@ def test_a_reference_that_is_not_utf8_is_one_line_and_exit_4(pytester, xdist):
         "can't decode byte 0xe9 in position 6: invalid continuation byte)"
     ]
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_file_name_the_runner_cannot_write_makes_the_problem_unsolvable(pytester):
+    # Every sample was graded, and each an "error: unusable file name" of the model's.
+    category = pytester.path / "suite" / "comments"
+    category.mkdir(parents=True)
+    (category / "caf\xe9.test.js").write_text(TEST_CODE)
+    (category / "CommentBox.js").write_text(REFERENCE)
+    problem = load_test_file(category / "caf\xe9.test.js", "s")
+    assert check_problem(problem) == [
+        "its file name 'caf\xe9.test.js' is not one the Jest runner writes (ASCII letters,"
+        " digits, '_', '.', '-')"
+    ]
+    result = pytester.runpytest_subprocess("--codegen-model=reference", "suite")
+    result.assert_outcomes(errors=1)  # flagged by the suite check, as shipped
+    result.stdout.fnmatch_lines(["*cannot be solved as shipped: its file name 'caf\xe9.test.js'*"])

@@ -121,6 +121,15 @@ def check_problem(problem: Problem) -> list[str]:
         issues.append(f"imports {len(local)} different solution modules: {sorted(local)}")
     if not specs:
         issues.append("imports no solution module")
+    from ..execution.jest.warm_runner import SAFE_NAME  # the runner writes only such names
+
+    files = webapp1k_fields(problem)
+    for name in (files["test_filename"], files["solution_filename"]):
+        if not SAFE_NAME.match(name) or ".." in name:
+            issues.append(
+                f"its file name {name!r} is not one the Jest runner writes (ASCII letters,"
+                " digits, '_', '.', '-')"
+            )
     return issues
 
 
