@@ -62,9 +62,17 @@ def test_the_command_gives_what_pytest_gives(pytester, xdist):
 def test_the_command_refuses_as_pytest_does(pytester):
     assert COMMAND is not None
     grade(pytester, "alpha", EVERYDAY)
+    # A copy whose task ids are all other: no problem to pair (it printed every score n/a and
+    # exited 0, where --codegen-baseline refuses the same).
+    renamed = [
+        json.dumps({**json.loads(line), "task_id": "other/" + json.loads(line)["task_id"]})
+        for line in (pytester.path / "alpha.jsonl").read_text().splitlines()
+    ]
+    (pytester.path / "renamed.jsonl").write_text("\n".join(renamed) + "\n")
     for args in (
         ["alpha.jsonl"],
         ["alpha.jsonl", "gone.jsonl"],
+        ["alpha.jsonl", "renamed.jsonl"],
         ["alpha.jsonl", "alpha.jsonl", "--codegen-k=0"],
     ):
         command = pytester.run(COMMAND, *args)
