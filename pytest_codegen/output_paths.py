@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from .models.specs import replay_path
 from .options import OPTIONS
 from .settings import Settings
 
@@ -70,12 +71,9 @@ def input_files(config: pytest.Config, settings: Settings) -> dict[Path, str]:
         for name in (*settings.compare, *(config.option.file_or_dir or ())):
             inputs[(base / name).resolve()] = "a results file this run compares (--codegen-compare)"
         return inputs
-    model = settings.model or ""
-    if model.startswith("replay:") and not settings.merge:
-        replayed = Path(model.removeprefix("replay:")).expanduser()
-        inputs[(settings.model_base or base).joinpath(replayed).resolve()] = (
-            "the samples file this run replays (--codegen-model)"
-        )
+    replayed = replay_path(settings.model or "", settings.model_base or base)
+    if replayed is not None and not settings.merge:
+        inputs[replayed.resolve()] = "the samples file this run replays (--codegen-model)"
     for arg in config.args if settings.build is None and not settings.merge else ():
         path = base / arg.split("::", 1)[0]
         if path.is_file():

@@ -59,10 +59,8 @@ def build_model(
         if empty_solution is None:
             raise ModelError(f"{spec}: needs the problems' kinds for their empty solutions")
         return (ValidateModel if spec == "validate" else EmptyModel)(empty_solution)
-    if spec.startswith("replay:"):
-        path = Path(spec.removeprefix("replay:")).expanduser()
-        if not path.is_absolute():
-            path = base_dir / path
+    path = replay_path(spec, base_dir)
+    if path is not None:
         return ReplayModel(path, spec=spec)
     # Imported only here: reference, validate and replay need neither requests nor HTTP.
     from .connect import make_provider_model
@@ -92,6 +90,15 @@ def build_model(
     if ":" in spec:
         raise ModelError(f"unknown provider {provider!r} (known: {', '.join(sorted(PROVIDERS))})")
     return None
+
+
+def replay_path(spec: str, base_dir: Path) -> Path | None:
+    """The samples file ``replay:PATH`` replays (``~`` expanded, a relative ``PATH`` taken from
+    ``base_dir``); None for any other spec."""
+    if not spec.startswith("replay:"):
+        return None
+    path = Path(spec.removeprefix("replay:")).expanduser()
+    return path if path.is_absolute() else base_dir / path
 
 
 def resolve_alias(
