@@ -55,7 +55,7 @@ def read_for_resume(path: Path) -> list[dict[str, Any]]:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
-    if data and not data.endswith(b"\n"):
+    if data and not data.endswith(NEWLINE):
         last = f"{path}:{data.count(NEWLINE) + 1}:"
         try:
             records = load_sample_records(path, required)  # checked before it is changed

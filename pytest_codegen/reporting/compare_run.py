@@ -17,6 +17,7 @@ import pytest
 
 from ..sample_text import visible
 from ..scoring.intervals import interval_text
+from ..scoring.passk import per_problem
 from ..settings import Settings
 from .breakdowns import breakdown_lines
 from .comparable import differences, identity
@@ -63,16 +64,12 @@ def read_runs(base: Path, names: list[str], flag: str) -> list[tuple[str, list[d
                 f"{flag}: {name} is not comparable with {first_name}: " + "; ".join(unlike)
             )
         # Nothing could be paired: every score n/a (as --codegen-baseline refuses it).
-        if not {problem_of(r) for r in first} & {problem_of(r) for r in records}:
+        if not per_problem(first).keys() & per_problem(records).keys():
             raise ValueError(
                 f"{flag}: {name} shares no problem with {first_name} (suite and task_id):"
                 " nothing to compare"
             )
     return runs
-
-
-def problem_of(record: dict[str, Any]) -> tuple[Any, Any]:
-    return record.get("suite"), record.get("task_id")
 
 
 def write_comparison(
