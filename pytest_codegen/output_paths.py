@@ -59,7 +59,7 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
 def input_files(config: pytest.Config, settings: Settings) -> dict[Path, str]:
     """The files this run reads that a file it writes must not be written over (resolved),
     each with what it is: the build's inputs, the samples ``replay:PATH`` replays, the suite
-    files named on the command line, the results files compared."""
+    files named on the command line, the results files compared, the baseline."""
     base = Path(config.invocation_params.dir)
     inputs: dict[Path, str] = {}
     if settings.build is not None:
@@ -71,6 +71,9 @@ def input_files(config: pytest.Config, settings: Settings) -> dict[Path, str]:
         for name in (*settings.compare, *(config.option.file_or_dir or ())):
             inputs[(base / name).resolve()] = "a results file this run compares (--codegen-compare)"
         return inputs
+    if settings.baseline is not None:
+        # Written over, the baseline a later run would compare with is this run's own.
+        inputs[(base / settings.baseline).resolve()] = "the baseline (--codegen-baseline)"
     replayed = replay_path(settings.model or "", settings.model_base or base)
     if replayed is not None and not settings.merge:
         inputs[replayed.resolve()] = "the samples file this run replays (--codegen-model)"

@@ -120,6 +120,10 @@ INPUTS = {
         [*GRADE, "--codegen-html=./tiny.jsonl"],
         "--codegen-html: tiny.jsonl is a suite file this run grades",
     ),
+    "the baseline": (
+        [*GRADE, "--codegen-baseline=b.jsonl", "--codegen-results=./b.jsonl"],
+        "--codegen-results: b.jsonl is the baseline (--codegen-baseline)",
+    ),
     "a run compared": (
         ["--codegen-compare", "s.jsonl", "b.jsonl", "--codegen-compare-out=b.jsonl"],
         "--codegen-compare-out: b.jsonl is a results file this run compares (--codegen-compare)",
