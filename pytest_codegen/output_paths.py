@@ -52,8 +52,24 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
                 f"{shown_path(path, base)}: results are written as plain JSON lines,"
                 " not gzip (give a name without .gz)"
             )
+        if not problem and name == "build_out":
+            problem = _not_a_suite(config, settings, path)
         if problem:
             raise pytest.UsageError(f"{_source(config, name)}: {problem}")
+
+
+def _not_a_suite(config: pytest.Config, settings: Settings, path: Path) -> str | None:
+    """Why the build must not write its suite at ``path`` (a file no build wrote), or None."""
+    from .builder.collector import suite_path
+    from .builder.output import earlier_rows
+
+    if path != suite_path(config, settings):
+        return None  # the report beside it
+    try:
+        earlier_rows(path)
+    except ValueError as e:
+        return f"{shown_path(path, Path(config.invocation_params.dir))} {e}"
+    return None
 
 
 def input_files(config: pytest.Config, settings: Settings) -> dict[Path, str]:

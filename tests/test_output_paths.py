@@ -27,6 +27,11 @@ CASES = {
         ["--codegen-model=reference", "--codegen-build=frags.py", "--codegen-build-out=sub"],
         "--codegen-build-out: sub is a directory (give a file's path)",
     ),
+    "build output is a file of the user's": (
+        ["--codegen-model=reference", "--codegen-build=frags.py", "--codegen-build-out=keep.py"],
+        "--codegen-build-out: keep.py is a file no build wrote (a build's suite is a JSON list"
+        " of examples, each with its source); give another path, or remove the file",
+    ),
     "results named as gzip": (
         [*GRADE, "--codegen-results=r.jsonl.gz"],
         "--codegen-results: r.jsonl.gz: results are written as plain JSON lines, not gzip"
@@ -52,7 +57,10 @@ def one_error(result: pytest.RunResult) -> str:
 def test_an_output_path_that_cannot_be_written_is_refused_at_start(pytester, tiny, case, xdist):
     args, expected = CASES[case]
     (pytester.path / "sub").mkdir()
+    keep = pytester.path / "keep.py"
+    keep.write_text("def kept():\n    return 1\n")
     assert one_error(pytester.runpytest_subprocess(*args, *xdist)) == f"ERROR: {expected}"
+    assert keep.read_text() == "def kept():\n    return 1\n"
 
 
 def unwritable_directory(pytester: pytest.Pytester) -> Path:

@@ -60,17 +60,41 @@ def write_suite(path: Path, rows: list[dict[str, Any]], rebuilt: set[str]) -> li
     run did not build (``rebuilt``: node ids of those it did). Returns what was written."""
     kept: list[dict[str, Any]] = []
     try:
-        earlier = json.loads(path.read_text(encoding="utf-8"))
+        earlier = earlier_rows(path)
     except (OSError, ValueError):
         earlier = []
-    for row in earlier if isinstance(earlier, list) else []:
-        nodeid = row.get("source", {}).get("nodeid") if isinstance(row, dict) else None
+    for row in earlier:
+        nodeid = row["source"].get("nodeid")
         if nodeid and nodeid not in rebuilt:
             kept.append(row)
     everything = sorted(kept + rows, key=lambda r: r["source"]["nodeid"])
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(everything, indent=1, ensure_ascii=False) + "\n")
     return everything
+
+
+def earlier_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows an earlier build wrote at ``path`` ([] where there is no file, or an empty
+    one). ``ValueError`` saying what the file is when it holds anything else: a build must
+    not write its suite over a file of the user's."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except UnicodeDecodeError:
+        text = None
+    try:
+        rows = json.loads(text) if text and text.strip() else []
+    except ValueError:
+        rows = None
+    if not isinstance(rows, list) or not all(
+        isinstance(row, dict) and isinstance(row.get("source"), dict) for row in rows
+    ):
+        raise ValueError(
+            "is a file no build wrote (a build's suite is a JSON list of examples, each with"
+            " its source); give another path, or remove the file"
+        )
+    return rows
 
 
 def report_path(out: Path) -> Path:
