@@ -24,6 +24,11 @@ LANGUAGES += ("ts",)
 # The dataset revision the suites are fetched at (public harnesses pin it too).
 REVISION = "28441b6024e71d4a1c1c0f6bf171c935cd5a43f2"
 VERSION = REVISION[:7]
+# The files of that revision whose sha256 others who fetched it published (docs/languages.md).
+PUBLISHED = {
+    "multipl-e-humaneval-rs": "92dba15e4da4deb4dbae5e15ce1712c95ec5a63c3ead69886271470309d9d314",
+    "multipl-e-humaneval-ts": "b9090cc4e5a0c06e671811f63d7c35737f8393f1b9d44685472d5a7b1877d136",
+}
 
 
 def published_row(lang: str) -> dict:
@@ -69,10 +74,11 @@ def test_every_supported_language_has_a_humaneval_and_an_mbpp_suite():
                 f"https://huggingface.co/datasets/nuprl/MultiPL-E/resolve/{REVISION}/"
                 f"{bench}-{lang}/test-00000-of-00001.parquet"
             )
+            name = f"multipl-e-{bench}-{lang}"
             assert (dataset.sha256, dataset.git_blob, dataset.trust) == (
-                None,
-                None,
-                "first-download",
+                (PUBLISHED[name], None, "pinned")
+                if name in PUBLISHED
+                else (None, None, "first-download")
             )
     assert sorted(n for n in named if n.startswith("multipl-e-")) == sorted(
         f"multipl-e-{b}-{lang}" for b in ("humaneval", "mbpp") for lang in LANGUAGES
@@ -214,4 +220,22 @@ def test_a_download_unlike_the_sha256_its_host_gives_is_refused(pytester, server
     assert "test-00000-of-00001.parquet" in lines[0] and "nothing was kept" in lines[0], lines
     assert server.requests[path] == 3  # a broken transfer may be one: tried three times
     assert not (cache / "datasets" / f"multipl-e-humaneval-go-{VERSION}").exists()
+    assert not list((cache / "datasets").glob("*.first-download.json"))
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_download_unlike_a_published_sha256_is_refused(pytester, server, cache, xdist):  # noqa: F811
+    """``multipl-e-humaneval-rs`` is pinned by the sha256 published for the revision: a file
+    of other bytes (here a small one in its row format) is refused in one line, not recorded
+    as a first download."""
+    content, path = serve_config(server, "multipl-e-humaneval-rs", [published_row("rs")])
+    args = ("--codegen-model=empty", "--codegen-suite=multipl-e-humaneval-rs", *xdist)
+    result = run(pytester, *args)
+    assert result.ret == 4
+    assert error_lines(result) == [
+        f"ERROR: multipl-e-humaneval-rs: the download from {server.base}{path} is not"
+        f" multipl-e-humaneval-rs {VERSION} (content sha256 {hashlib.sha256(content).hexdigest()}"
+        f" does not match the pinned {PUBLISHED['multipl-e-humaneval-rs']}); nothing was kept in"
+        f" {cache / 'datasets'}"
+    ]
     assert not list((cache / "datasets").glob("*.first-download.json"))
