@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, read_results
+from conftest import FIXTURES, XDIST_MODES, read_results
 
 from pytest_codegen.execution.python import landlock
 from pytest_codegen.execution.python.zygote import UID_BASE, grader_of
@@ -46,6 +46,23 @@ def leftover_sandbox_processes() -> list[str]:
     return leftovers
 
 
+def grade_failing(pytester, task_id, completion, *args):
+    """Grade one replayed sample; pytest itself must finish and report it failed, never
+    passed. The run's result and the sample's record."""
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text(json.dumps({"task_id": task_id, "completion": completion}) + "\n")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        "--codegen-timeout=3",
+        "--codegen-results=r.jsonl",
+        *args,
+        timeout=600,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    (record,) = read_results(pytester.path / "r.jsonl")
+    return result, record
+
+
 @needs_root
 @pytest.mark.parametrize("sample", HOSTILE, ids=[s["name"] for s in HOSTILE])
 def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
@@ -60,20 +77,9 @@ def test_hostile_sample(pytester, tiny, tmp_path, sample, monkeypatch):
     port = listener.getsockname()[1]
     completion = sample["completion"].replace("@TARGET@", str(outside))
     completion = completion.replace("@PORT@", str(port))
-    replay = pytester.path / "replay.jsonl"
-    replay.write_text(json.dumps({"task_id": "tiny/add", "completion": completion}) + "\n")
     monkeypatch.setenv("CODEGEN_HOSTILE_SECRET", SECRET)
     monkeypatch.setenv("HOSTILE_TARGET_DIR", str(outside))
-    result = pytester.runpytest_subprocess(
-        f"--codegen-model=replay:{replay}",
-        "tiny.jsonl::tiny_add",
-        "--codegen-timeout=3",
-        "--codegen-results=r.jsonl",
-        timeout=600,
-    )
-    # pytest itself finished and reported the sample as failed, never passed
-    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
-    (record,) = read_results(pytester.path / "r.jsonl")
+    result, record = grade_failing(pytester, "tiny/add", completion, "tiny.jsonl::tiny_add")
     assert record["outcome"] in sample["expect"], record
     assert not record["passed"]
     assert record["isolation"] == "namespaces+uid" + LANDLOCK, record
@@ -166,6 +172,43 @@ def test_a_test_that_catches_everything_does_not_pass_a_sample_that_dies_or_hang
     )
     outcomes = {r["sample_index"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
     assert outcomes == {0: "crashed", 1: "timeout", 2: "passed"}
+
+
+# Answers its first call itself, shrinks its request pipe to a page and never reads again:
+# the grader's next request, bigger than the pipe, must not wait on it past its deadline.
+STOP_READING = """\
+    import fcntl, os, time
+    if len(xs) < 10:
+        for fd in range(3, 64):
+            try:
+                if not os.readlink(f'/proc/self/fd/{fd}').startswith('pipe:'):
+                    continue
+                mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+            except OSError:
+                continue
+            if mode == os.O_RDONLY:
+                fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ
+            else:
+                os.write(fd, b'{"ok": %d}\\n' % sum(xs))
+        time.sleep(3600)
+    return sum(xs)
+"""
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_sample_that_stops_reading_its_requests_times_out(pytester, mode):
+    row = {
+        "task_id": "big/total",
+        "prompt": 'def total(xs: list) -> int:\n    """The sum of xs."""\n',
+        "canonical_solution": "    return sum(xs)\n",
+        "test": "def check(candidate):\n    assert candidate([1, 2, 3]) == 6\n"
+        "    assert candidate(list(range(5000))) == 12497500\n",
+        "entry_point": "total",
+    }
+    (pytester.path / "big.jsonl").write_text(json.dumps(row) + "\n")
+    _, record = grade_failing(pytester, "big/total", STOP_READING, "big.jsonl", *mode)
+    assert record["outcome"] == "timeout", record
+    assert leftover_sandbox_processes() == []
 
 
 def _host_ipc_keys() -> set[int]:

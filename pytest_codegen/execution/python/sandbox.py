@@ -110,6 +110,11 @@ class Sandbox:
         self.failure: BaseException | None = None
         self._poll = select.poll()
         self._poll.register(self._resp_r, select.POLLIN)
+        # Requests are written as the sample reads them, within its deadline: one that stops
+        # reading (and shrinks its pipe to a page) must not block the grader for good.
+        os.set_blocking(self._req_w, False)
+        self._poll_out = select.poll()
+        self._poll_out.register(self._req_w, select.POLLOUT)
         self.started = time.monotonic()
 
     def _key_pipe(self) -> int:
@@ -213,13 +218,25 @@ class Sandbox:
         if self._planned or self.diverged:
             self.diverged = True
             raise PlanDiverged(f"the tests asked for {message.get('op')!r} during the plan")
-        data = wire.dumps_request(message)
         try:
-            while data:
-                data = data[os.write(self._req_w, data) :]
-        except (BrokenPipeError, OSError):
+            self._write(wire.dumps_request(message))
+        except SampleTimeout as e:
+            raise self._failed(e) from None
+        except OSError:
             raise self._failed(SampleCrashed(self._death_reason())) from None
         return self._receive()
+
+    def _write(self, data: bytes) -> None:
+        while data:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._timeout()
+            if not self._poll_out.poll(remaining * 1000):
+                continue
+            try:
+                data = data[os.write(self._req_w, data) :]
+            except BlockingIOError:
+                continue
 
     def _receive(self) -> dict[str, Any]:
         try:
@@ -231,6 +248,9 @@ class Sandbox:
         except (SampleTimeout, SampleCrashed, SampleTampered) as e:
             raise self._failed(e) from None
 
+    def _timeout(self) -> SampleTimeout:
+        return SampleTimeout(f"no result within {self.limits.timeout_s:g} s")
+
     def _failed(self, exc: BaseException) -> BaseException:
         if self.failure is None:
             self.failure = exc
@@ -240,7 +260,7 @@ class Sandbox:
         while b"\n" not in self._buffer:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                raise SampleTimeout(f"no result within {self.limits.timeout_s:g} s")
+                raise self._timeout()
             if not self._poll.poll(remaining * 1000):
                 continue
             chunk = os.read(self._resp_r, 1 << 16)
