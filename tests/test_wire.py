@@ -192,3 +192,11 @@ def test_a_reply_of_too_many_containers_is_refused_before_it_is_built():
         wire.loads(many)
     fewer = b'{"ok": [' + b",".join([b'{"$s": []}'] * 1000) + b"]}"
     assert wire.decode_value(wire.loads(fewer)["ok"], None) == [set()] * 1000
+
+
+def test_ints_past_the_digit_limit_cross_whole():
+    # JSON writes ints in decimal, which str() refuses from 4300 digits on.
+    for value in (7**6000, -(7**6000), 1 << 13_000, -(1 << 13_000), (1 << 13_000) - 1):
+        line = wire.dumps({"ok": wire.encode(value)})
+        back = wire.decode_value(wire.loads(line)["ok"])
+        assert type(back) is int and back == value

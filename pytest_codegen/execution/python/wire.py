@@ -1,13 +1,14 @@
 """Plain data across the sandbox boundary.
 
 Values travel as JSON-ready data with a few tags for the Python types JSON lacks (tuple, set,
-bytes, dates, Decimal, non-finite floats, non-string dict keys): replies from the sample as
-JSON lines, requests to it as marshal frames (see :func:`dumps_request`). Decoding only ever
-builds those built-in types, and NumPy's numbers and arrays of numbers (rebuilt from plain
-data by the trusted side's own NumPy, so that they compare as they do under the benchmark's
-own grader), so an object from the sample that lies about equality, or a forged result
-object, cannot reach the trusted side: at most it is plain data a correct answer would also
-produce. Objects that are not plain data stay in the sandbox and cross as ``{"$ref": id}``.
+bytes, dates, Decimal, non-finite floats, ints past the digit limit, non-string dict keys):
+replies from the sample as JSON lines, requests to it as marshal frames (see
+:func:`dumps_request`). Decoding only ever builds those built-in types, and NumPy's numbers and
+arrays of numbers (rebuilt from plain data by the trusted side's own NumPy, so that they
+compare as they do under the benchmark's own grader), so an object from the sample that lies
+about equality, or a forged result object, cannot reach the trusted side: at most it is plain
+data a correct answer would also produce. Objects that are not plain data stay in the sandbox
+and cross as ``{"$ref": id}``.
 """
 
 from __future__ import annotations
@@ -30,12 +31,17 @@ class WireError(Exception):
 
 
 _SCALARS = (type(None), bool, int, str)
+# An int of 4300 digits or more has no str() (Python's digit limit), so JSON cannot write or
+# read it: one this far from 0 (3,900 digits and more) crosses in hex, which has no limit.
+_DECIMAL_INTS = 1 << 13_000
 
 
 def encode(value: Any, ref: Any = None) -> Any:
     """Turn ``value`` into JSON-ready data; ``ref(obj)`` names objects that are not plain data."""
     t = type(value)
     if t in _SCALARS:
+        if t is int and not -_DECIMAL_INTS < value < _DECIMAL_INTS:
+            return {"$x": hex(value)}
         return value
     if t is float:
         return value if math.isfinite(value) else {"$f": repr(value)}
@@ -157,6 +163,8 @@ def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
         if payload not in ("nan", "inf", "-inf"):
             raise WireError("malformed float")
         return float(payload)
+    if tag == "$x":
+        return int(_str(payload), 16)
     if tag == "$b":
         return base64.b64decode(_str(payload), validate=True)
     if tag == "$c":
