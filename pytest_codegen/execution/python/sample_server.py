@@ -73,7 +73,7 @@ class Server:
             {
                 "raise": {
                     "type": type(exc).__name__,
-                    "builtin": type(exc).__module__ == "builtins",
+                    "base": verdict_seal.builtin_base(type(exc)),
                     "message": str(exc)[:2000],
                     "traceback": "".join(tb[-6:])[-4000:],
                 }
