@@ -156,6 +156,10 @@ def test_a_test_that_catches_everything_does_not_pass_a_sample_that_dies_or_hang
         "exit": "    if x > 100:\n        import os\n        os._exit(0)\n    return -x\n",
         "hang": "    if x > 100:\n        while True:\n            pass\n    return -x\n",
         "right": row["canonical_solution"],
+        # Data the grader refuses to build (a set of 9 items of one hash): its crash was raised
+        # to the tests, which caught it as if the call had raised.
+        "malformed": "    if x > 100:\n        return {(2**61 - 1) * k for k in range(9)}\n"
+        "    return -x\n",
     }
     replay = pytester.path / "replay.jsonl"
     replay.write_text(
@@ -165,13 +169,13 @@ def test_a_test_that_catches_everything_does_not_pass_a_sample_that_dies_or_hang
     )
     pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}",
-        "--codegen-samples=3",
+        f"--codegen-samples={len(answers)}",
         "--codegen-timeout=3",
         "bare.jsonl",
         "--codegen-results=r.jsonl",
     )
     outcomes = {r["sample_index"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
-    assert outcomes == {0: "crashed", 1: "timeout", 2: "passed"}
+    assert outcomes == {0: "crashed", 1: "timeout", 2: "passed", 3: "crashed"}
 
 
 # Answers its first call itself, shrinks its request pipe to a page and never reads again:

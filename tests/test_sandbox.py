@@ -192,6 +192,9 @@ class AnswersWith:
     def request(self, message):
         return {"ok": self.value}
 
+    def failed(self, exc):
+        return exc
+
 
 @pytest.mark.parametrize("ask", [bool, len, list])
 def test_an_answer_of_the_wrong_type_is_malformed_data(ask):

@@ -23,6 +23,8 @@ class Box(Protocol):
 
     def end_plan(self) -> None: ...
 
+    def failed(self, exc: BaseException) -> BaseException: ...
+
 
 class Remote:
     """A handle on an object living in the sandbox: calls, attribute reads, truth, length and
@@ -62,7 +64,8 @@ class Remote:
     def _ask(self, op: str, answer_type: type) -> Any:
         value = call_remote(self._box, {"op": op, "target": self._id})
         if type(value) is not answer_type:  # what bool(), len() and list() give there
-            raise SampleCrashed(f"returned malformed data: {op} gave {type(value).__name__}")
+            why = f"returned malformed data: {op} gave {type(value).__name__}"
+            raise self._box.failed(SampleCrashed(why))
         return value
 
     def __repr__(self) -> str:
@@ -76,7 +79,9 @@ def call_remote(box: Box, message: dict[str, Any]) -> Any:
 
 def result_of(box: Box, reply: dict[str, Any], planned: bool = False) -> Any:
     """The value in ``reply``, or raise what the candidate raised. A planned reply that
-    raises or hands out an object is the last of its plan (the sample stops there too)."""
+    raises or hands out an object is the last of its plan (the sample stops there too). A
+    reply that is no answer is the sample's crash, kept by ``box`` even if the tests catch it
+    (a bare ``except:`` around a call that must raise)."""
     if "ok" in reply:
         handles: list[Remote] = []
 
@@ -87,12 +92,13 @@ def result_of(box: Box, reply: dict[str, Any], planned: bool = False) -> Any:
         try:
             value = wire.decode_value(reply["ok"], remote)
         except wire.WireError as e:
-            raise SampleCrashed(f"returned malformed data: {e}") from None
+            raise box.failed(SampleCrashed(f"returned malformed data: {e}")) from None
         if planned and handles:
             box.end_plan()
         return value
     if planned:
         box.end_plan()
     if "raise" in reply:
-        raise candidate_exception(reply["raise"])
-    raise SampleCrashed(f"unexpected reply {sorted(reply)[:3]}")
+        exc = candidate_exception(reply["raise"])
+        raise box.failed(exc) if isinstance(exc, SampleCrashed) else exc
+    raise box.failed(SampleCrashed(f"unexpected reply {sorted(reply)[:3]}"))

@@ -221,9 +221,9 @@ class Sandbox:
         try:
             self._write(wire.dumps_request(message))
         except SampleTimeout as e:
-            raise self._failed(e) from None
+            raise self.failed(e) from None
         except OSError:
-            raise self._failed(SampleCrashed(self._death_reason())) from None
+            raise self.failed(SampleCrashed(self._death_reason())) from None
         return self._receive()
 
     def _write(self, data: bytes) -> None:
@@ -246,12 +246,13 @@ class Sandbox:
                     return message
                 self._note_attempt(message["attempt"])
         except (SampleTimeout, SampleCrashed, SampleTampered) as e:
-            raise self._failed(e) from None
+            raise self.failed(e) from None
 
     def _timeout(self) -> SampleTimeout:
         return SampleTimeout(f"no result within {self.limits.timeout_s:g} s")
 
-    def _failed(self, exc: BaseException) -> BaseException:
+    def failed(self, exc: BaseException) -> BaseException:
+        """``exc``, kept as the sample's failure if it is the first (see :attr:`failure`)."""
         if self.failure is None:
             self.failure = exc
         return exc
