@@ -145,6 +145,35 @@ def test_a_conftest_models_failure_is_the_samples_api_error(pytester, tiny, xdis
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_conftest_completion_without_text_is_the_samples_api_error(pytester, tiny, xdist):
+    # A Completion whose text is None or bytes is no answer: an API error, not a sample
+    # crashed in grading (None) or the run stopped by an internal error (bytes).
+    pytester.makeconftest("""
+        import pytest
+        from pytest_codegen.models.base import Completion, Model
+
+        class Raw(Model):
+            def generate(self, request):
+                text = request.problem.reference
+                return [Completion(text=[None, text.encode(), text][request.sample_indices[0]])]
+
+        @pytest.fixture(scope="session")
+        def codegen_model():
+            return Raw()
+    """)
+    args = (str(tiny), "-k", "add", "--codegen-samples=3", "--codegen-results=r.jsonl")
+    result = pytester.runpytest_subprocess("--codegen-model=mine", *args, *xdist)
+    result.assert_outcomes(passed=1, errors=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    records = {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert [records[i]["outcome"] for i in range(3)] == ["api_error", "api_error", "passed"]
+    assert records[0]["error"] == (
+        "Raw.generate returned a Completion whose text is a NoneType, not a str"
+    )
+    assert records[1]["error"].endswith("whose text is a bytes, not a str")
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_builtin_suite_ids_can_be_pasted(pytester, xdist):
     result = pytester.runpytest_subprocess(
         "--codegen-model=reference", "humaneval::HumanEval_7[s0]", "-v", *xdist

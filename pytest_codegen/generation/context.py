@@ -204,9 +204,15 @@ def first_completion(model: Model, request: GenerationRequest) -> Completion:
         )
     if not completions:
         return Completion(error="the model returned no completion")
-    if not isinstance(completions[0], Completion):
+    first = completions[0]
+    if not isinstance(first, Completion):
         return Completion(
             error=f"{type(model).__name__}.generate returned a "
-            f"{type(completions[0]).__name__} where a Completion belongs"
+            f"{type(first).__name__} where a Completion belongs"
         )
-    return completions[0]
+    if not (first.missing or first.error or isinstance(first.text, str)):
+        return Completion(
+            error=f"{type(model).__name__}.generate returned a Completion whose text is a "
+            f"{type(first.text).__name__}, not a str"
+        )
+    return first
