@@ -101,6 +101,11 @@ CASES = {
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
         "tabbed.jsonl:1: not valid JSON (Invalid control character, column 35)",
     ),
+    # Not an INTERNALERROR (exit 3): a file another tool wrote in Latin-1.
+    "replay file that is not UTF-8": (
+        ["--codegen-model=replay:latin1.jsonl", "tiny.jsonl"],
+        "latin1.jsonl: not UTF-8 (invalid continuation byte)",
+    ),
 }
 
 
@@ -122,6 +127,7 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
         (pytester.path / copy).mkdir()
         (pytester.path / copy / "tiny.jsonl").write_text(TINY.read_text())
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
+    (pytester.path / "latin1.jsonl").write_bytes(b'{"task_id": "tiny/add", "completion": "\xe9"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]

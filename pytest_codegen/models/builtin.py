@@ -121,6 +121,8 @@ def load_replay(path: Path) -> dict[tuple[str, int, int], Completion]:
                 firsts[task] = firsts.get(task, 0) + 1
     except JSONLinesError as e:
         raise ModelError(str(e)) from None
+    except UnicodeDecodeError as e:  # a ValueError, which says neither file nor line
+        raise ModelError(f"cannot read replay file {path}: not UTF-8 ({e.reason})") from None
     except (OSError, EOFError) as e:
         raise ModelError(
             f"cannot read replay file {path}: {getattr(e, 'strerror', None) or e}"
