@@ -101,6 +101,19 @@ def test_a_sample_that_fails_is_requested_by_one_worker(pytester, tiny, server, 
     assert sorted(r.n for r in server.requests) == [3], [r.n for r in server.requests]
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_rate_limit_asking_no_wait_ends_in_an_api_error(pytester, tiny, server, xdist):
+    # Retry-After: 0 on every 429 was asked again at once, without end (40 here, then an
+    # answer); it is backed off, and the retry wait limit ends it.
+    server.script(*[Fault.http(429, retry_after="0")] * 40)
+    args = ("tiny.jsonl::tiny_add", "--codegen-samples=1", "--codegen-max-retry-wait=1")
+    result = run_vllm(pytester, server, *args, *xdist)
+    result.assert_outcomes(errors=1)
+    [record] = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "api_error" and "retry wait limit of 1s" in record["error"]
+    assert len(server.requests) < 40
+
+
 def test_missing_key_fails_at_start(pytester, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = pytester.runpytest_subprocess("--codegen-model=openai:gpt-4o")

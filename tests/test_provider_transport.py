@@ -86,6 +86,24 @@ def test_rate_limits_are_retried_beyond_a_fixed_attempt_count(fake):
     assert out[0].error is None and fake.count() == 11
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"retry_after": "0"},
+        {"retry_after_ms": "0"},
+        {"retry_after": "Wed, 21 Oct 2015 07:28:00 GMT"},
+    ],
+    ids=["seconds", "ms", "past-date"],
+)
+def test_a_rate_limit_asking_no_wait_is_backed_off_within_the_wait_budget(fake, headers):
+    # A wait of 0 counted nothing against the budget, and a rate limit has no attempt count:
+    # a server answering so every time was asked again at once, without end.
+    fake.script(*[Fault.http(429, **headers)] * 40)
+    out = connect(fake, "vllm:m", max_retry_wait_s=1).generate(request())
+    assert fake.count() < 40
+    assert "next" in out[0].error and "the retry wait limit of 1s" in out[0].error
+
+
 def test_openai_insufficient_quota_is_not_retried_and_stops_the_model(fake):
     quota = {
         "error": {

@@ -77,8 +77,10 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 
 def backoff(attempt: int, asked: float | None, base_s: float, cap_s: float) -> float:
     """Seconds to wait before another attempt: what the server ``asked`` for, else an
-    exponential backoff from ``base_s`` up to ``cap_s``, both with jitter."""
-    if asked is not None:
+    exponential backoff from ``base_s`` up to ``cap_s``, both with jitter. A wait of 0 (a
+    ``Retry-After: 0``, a date already past) asks for none: answered at once every time, a
+    rate limit would be retried without end (its attempts count no wait)."""
+    if asked:
         # The server's word, plus a little jitter so waiting threads do not stampede.
         return asked + random.uniform(0, 0.1 * asked)
     cap = min(cap_s, base_s * 2 ** (attempt - 1))

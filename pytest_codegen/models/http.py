@@ -283,7 +283,7 @@ class HTTPModel(Model):
                     raise APIError(f"{last.message} (after {attempts} attempts)")
             delay = backoff(failed or attempts, last.wait, self.backoff_s, self.max_backoff_s)
             if waited + delay > self.max_retry_wait_s:
-                asked = "it asked for " if last.wait is not None else "next "
+                asked = "it asked for " if last.wait else "next "
                 raise APIError(
                     f"{last.message} (after {attempts} attempts: waiting {asked}"
                     f"{delay:.1f}s more would pass the retry wait limit of "
