@@ -433,3 +433,25 @@ def test_a_refusal_is_the_models_answer_streamed_or_not(fake):
     fake.script(Fault.answer(200, body))
     whole = connect(fake, "openai:gpt-4o").generate(request())
     assert [(c.error, c.text) for c in streamed + whole] == [(None, said), (None, said)]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_anthropic_token_counts_that_are_no_integers_are_left_out(pytester, tiny, fake, xdist):
+    # A proxy's usage of another shape (text, a list) made the sample "crashed", scored 0.
+    code = "```python\ndef add(a, b):\n    return a + b\n```"
+    usage = {"input_tokens": "3", "output_tokens": [1]}
+    body = {"content": [{"type": "text", "text": code}], "stop_reason": "end_turn", "usage": usage}
+    fake.fault = lambda req: Fault.answer(200, body)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=anthropic:claude-x",
+        f"--codegen-base-url={fake.anthropic_url}",
+        "--codegen-prices=anthropic:claude-x = 1 1",
+        "--codegen-results=r.jsonl",
+        "tiny.jsonl::tiny_add",
+        "--codegen-samples=2",
+        *xdist,
+    )
+    result.assert_outcomes(passed=2)
+    records = read_results(pytester.path / "r.jsonl")
+    assert [r["outcome"] for r in records] == ["passed"] * 2
+    assert not any("prompt_tokens" in r or "completion_tokens" in r for r in records)

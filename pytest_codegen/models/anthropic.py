@@ -7,7 +7,7 @@ from typing import Any
 
 from .base import Completion, SamplingParams
 from .http import APIError, HTTPModel
-from .replies import join_reasoning, split_think
+from .replies import join_reasoning, split_think, split_tokens
 from .reply_size import MOST_STREAM_PARTS, StreamText, new_part
 from .sse import StreamError, error_in
 
@@ -97,8 +97,8 @@ class AnthropicModel(HTTPModel):
             Completion(
                 text=answer,
                 reasoning=join_reasoning(*thoughts, think),
-                prompt_tokens=usage.get("input_tokens"),
-                completion_tokens=usage.get("output_tokens"),
+                prompt_tokens=split_tokens(usage.get("input_tokens"), 1)[0],
+                completion_tokens=split_tokens(usage.get("output_tokens"), 1)[0],
                 latency_s=latency,
                 finish_reason=data.get("stop_reason"),
             )
