@@ -55,6 +55,26 @@ def test_repair_rounds_ask_again_with_the_failure(pytester, tiny, xdist):
         assert len(server.requests) == before  # repairs are cached like first answers
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_repair_round_asked_as_the_one_before_is_asked_again(pytester, tiny, xdist):
+    # A model that repeats its wrong answer once: round 2's prompt is round 1's (the same
+    # code, the same log), and was answered with round 1's answer instead of asked again.
+    asked: dict[str, int] = {}
+
+    def fixed_on_second_repair(request, index: int) -> str:
+        if REPAIR_MARK in request.user_text:
+            asked[request.user_text] = asked.get(request.user_text, 0) + 1
+        return answer(request, right=asked.get(request.user_text, 0) >= 2)
+
+    with FakeProviders(reply=fixed_on_second_repair, openai_key=None) as server:
+        result = run_vllm(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
+        result.stdout.fnmatch_lines(["repair rounds, pass@1 of tiny: 0.000 -> 0.000 -> 1.000"])
+        assert len(server.requests) == 9  # each problem: its first answer and two rounds
+        before = len(server.requests)
+        run_vllm(pytester, server, str(tiny), "--codegen-repair-rounds=2", *xdist)
+        assert len(server.requests) == before  # each round's answer is cached as its own
+
+
 def test_repair_rounds_from_a_replay(pytester, tiny):
     add, rev = PROBLEMS[0], PROBLEMS[1]
     write_replay(

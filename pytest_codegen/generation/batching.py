@@ -125,6 +125,7 @@ class BatchSender:
             prompt=first.prompt,
             sample_indices=tuple(slot.job.sample_index for slot, _ in mine),
             params=first.params,
+            repair_round=first.repair_round,
             stage=first.stage,
         )
         # A token limit counts the prompt and the completion: as long as max_tokens at most,

@@ -36,9 +36,14 @@ except ImportError:  # pragma: no cover - Windows
 CACHE_FORMAT = 1
 
 
-def cache_key(spec: str, params: SamplingParams, prompt: Prompt, sample_index: int) -> str:
-    """The cache key of one sample; ``params`` are the effective (merged) parameters."""
-    material = {
+def cache_key(
+    spec: str, params: SamplingParams, prompt: Prompt, sample_index: int, repair_round: int = 0
+) -> str:
+    """The cache key of one sample; ``params`` are the effective (merged) parameters. A
+    repair round's answer has a key of its own (a first answer's is as it always was): a
+    round asked what the round before it was asked (the same failed code and log) is asked
+    again, not given that round's answer."""
+    material: dict[str, object] = {
         "format": CACHE_FORMAT,
         "model": spec,
         "params": params.as_dict(),
@@ -46,6 +51,8 @@ def cache_key(spec: str, params: SamplingParams, prompt: Prompt, sample_index: i
         "system": prompt.system,
         "sample": sample_index,
     }
+    if repair_round:
+        material["repair_round"] = repair_round
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 

@@ -121,12 +121,20 @@ class GenerationContext:
             ),
         )
 
-    def job(self, problem: Problem, sample_index: int, prompt: Prompt | None = None) -> Job:
-        """The job of one sample: the problem's prompt as configured, unless ``prompt``."""
+    def job(
+        self,
+        problem: Problem,
+        sample_index: int,
+        prompt: Prompt | None = None,
+        repair_round: int = 0,
+    ) -> Job:
+        """The job of one sample: the problem's prompt as configured, unless ``prompt`` (that
+        of its error-debugging round ``repair_round``)."""
         settings, kind = self.settings, kinds_of(self.config).of(problem)
         if prompt is None:
             prompt = build_prompt(problem, settings.system_prompt, settings.prompt_template, kind)
-        return Job(problem, prompt, sample_index, self.params_for(kind.sampling_defaults))
+        params = self.params_for(kind.sampling_defaults)
+        return Job(problem, prompt, sample_index, params, repair_round=repair_round)
 
     def params_for(self, defaults: SamplingDefaults) -> SamplingParams:
         """The sampling parameters of a kind's problems: the user's, else the model's own,
@@ -153,7 +161,7 @@ class GenerationContext:
             cached = sum(engine.cache.exists(engine.key(self.job(p, i))) for p, i in samples)
         return len(samples), cached, engine is not None
 
-    def request(self, model: Model, job: Job, repair_round: int = 0) -> Completion:
+    def request(self, model: Model, job: Job) -> Completion:
         """One completion for ``job``: through the engine for our own HTTP models (cached,
         concurrent), straight from the model otherwise."""
         started = time.monotonic()
@@ -166,7 +174,7 @@ class GenerationContext:
                 job.prompt,
                 (job.sample_index,),
                 job.params,
-                repair_round=repair_round,
+                repair_round=job.repair_round,
                 stage=job.stage,
             )
             completion = first_completion(model, request)

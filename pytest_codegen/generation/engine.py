@@ -106,7 +106,7 @@ class GenerationEngine:
 
     def key(self, job: Job) -> str:
         params = merge_params(self._defaults, job.params)
-        return cache_key(self.model.spec, params, job.prompt, job.sample_index)
+        return cache_key(self.model.spec, params, job.prompt, job.sample_index, job.repair_round)
 
     def prefetch(self, jobs: Iterable[Job]) -> None:
         """Start generating ``jobs`` in the background, batched by problem and prompt."""

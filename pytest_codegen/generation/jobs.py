@@ -21,3 +21,4 @@ class Job:
     sample_index: int
     params: SamplingParams = SamplingParams()
     stage: str = "solve"  # GenerationRequest.stage
+    repair_round: int = 0  # GenerationRequest.repair_round

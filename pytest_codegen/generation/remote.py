@@ -49,6 +49,7 @@ class JobWire:
             "sample_index": job.sample_index,
             "params": dataclasses.asdict(job.params),
             "stage": job.stage,
+            "repair_round": job.repair_round,
         }
         if key not in self.problems:
             self.problems[key] = job.problem
@@ -65,6 +66,7 @@ class JobWire:
             int(data["sample_index"]),
             SamplingParams(**data["params"]),
             stage=str(data["stage"]),
+            repair_round=int(data["repair_round"]),
         )
 
 

@@ -33,8 +33,8 @@ def repair(runner: SampleRunner, item: SampleItem, verdict: Any) -> None:
     code, rounds = item.code or item.completion.text, []
     for repair_round in range(1, runner.settings.repair_rounds + 1):
         prompt = repair_prompt(problem, first, code, _test_log(verdict), kind)
-        job = runner.generation.job(problem, item.sample_index, prompt)
-        completion = runner.generation.request(model, job, repair_round)
+        job = runner.generation.job(problem, item.sample_index, prompt, repair_round)
+        completion = runner.generation.request(model, job)
         entry: dict[str, Any] = {"round": repair_round, **generation_fields(completion)}
         if completion.missing or completion.error:
             entry.update(
