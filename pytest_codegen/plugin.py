@@ -61,12 +61,40 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return 0
 
 
+def refuse_suites_without_model(config: pytest.Config, named: tuple[str, ...]) -> None:
+    """Benchmark suites named (``named``: by ``--codegen-suite``) or given as files on the
+    command line of a run with no model: one line saying what is missing, the same with
+    xdist (pytest alone said "not found" of a file, xdist "no tests ran", exit 5). Of the
+    files only those a kind recognises as a suite by their content count, not test modules."""
+    given = []
+    if not config.option.pyargs and config.args_source == pytest.Config.ArgsSource.ARGS:
+        given = [arg.split("::", 1)[0] for arg in config.args]
+    suites = [f"--codegen-suite={name}" for name in named]
+    for arg in given:
+        path = config.invocation_params.dir / arg
+        if suites or path.suffix == ".py" or not path.is_file():
+            continue
+        from .kinds.registry import configure_kinds
+
+        if configure_kinds(config).claiming(path, explicit=False) is not None:
+            suites.append(arg)
+    if suites:
+        raise pytest.UsageError(
+            f"{suites[0]}: a benchmark suite, and no --codegen-model to grade it with"
+            " (reference, replay:FILE, a provider's model; with a codegen_model fixture of"
+            " your own, any name for the run)"
+        )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "codegen: a sample of a benchmark problem graded by pytest-codegen"
     )
     resolved = config.stash[SETTINGS_KEY] = settings.resolve(config)
     if not resolved.active:
+        # Only suites named on the command line: an ini file's may wait for a model given
+        # in CI, beside the project's own tests run without one.
+        refuse_suites_without_model(config, config.getoption("--codegen-suite") or ())
         return
     from .kinds.registry import configure_kinds
 

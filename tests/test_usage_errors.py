@@ -106,6 +106,16 @@ CASES = {
         ["--codegen-model=replay:latin1.jsonl", "tiny.jsonl"],
         "latin1.jsonl: not UTF-8 (invalid continuation byte)",
     ),
+    # pytest's "not found" without xdist, "no tests ran" (exit 5) with it; nothing at all
+    # for a named suite.
+    "a suite file and no model": (
+        ["tiny.jsonl::tiny_add"],
+        "ERROR: tiny.jsonl: a benchmark suite, and no --codegen-model to grade it with",
+    ),
+    "a named suite and no model": (
+        ["--codegen-suite=humaneval"],
+        "ERROR: --codegen-suite=humaneval: a benchmark suite, and no --codegen-model",
+    ),
 }
 
 
@@ -165,9 +175,9 @@ def test_a_broken_suite_found_in_a_directory_stops_the_run_before_grading(pytest
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_an_unexpected_error_while_grading_shows_the_error_itself(pytester, tiny, xdist):
-    # A model whose completion is not text breaks grading in the call phase: a bug in the
-    # model, shown as its own traceback, never as an INTERNALERROR that hides it.
+def test_a_model_whose_completion_is_not_text_is_shown_as_its_error(pytester, tiny, xdist):
+    # A bug in the model, not the sample's failure: its API error names what it returned,
+    # never an INTERNALERROR that hides it, nor a crash of the sample's.
     pytester.makeconftest("""
         import pytest
         from pytest_codegen import Completion, Model
@@ -188,4 +198,19 @@ def test_an_unexpected_error_while_grading_shows_the_error_itself(pytester, tiny
     out = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in out
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*Error*"])
+    result.stdout.fnmatch_lines(
+        ["*model API error: Broken.generate returned a Completion whose text is a int, not a str*"]
+    )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_without_a_model_the_projects_own_tests_run_as_before(pytester, tiny, xdist):
+    """No model: a test module, a JSON file that is no suite and an ini file's suite are
+    left to pytest, which runs the tests (only suites named on the command line need one)."""
+    pytester.makeini("[pytest]\ncodegen_suite = humaneval\n")
+    pytester.makepyfile(test_own="def test_one():\n    pass\n")
+    (pytester.path / "data.json").write_text('{"a": 1}\n')
+    result = pytester.runpytest_subprocess("test_own.py", *xdist)
+    result.assert_outcomes(passed=1)
+    result = pytester.runpytest_subprocess("data.json", *xdist)
+    assert "benchmark suite" not in result.stdout.str() + result.stderr.str()
