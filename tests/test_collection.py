@@ -168,9 +168,9 @@ def test_a_conftest_completion_without_text_is_the_samples_api_error(pytester, t
     records = {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
     assert [records[i]["outcome"] for i in range(3)] == ["api_error", "api_error", "passed"]
     assert records[0]["error"] == (
-        "Raw.generate returned a Completion whose text is a NoneType, not a str"
+        "Raw.generate returned a Completion whose text is of type NoneType, not str"
     )
-    assert records[1]["error"].endswith("whose text is a bytes, not a str")
+    assert records[1]["error"].endswith("whose text is of type bytes, not str")
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

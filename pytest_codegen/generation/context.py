@@ -220,7 +220,7 @@ def first_completion(model: Model, request: GenerationRequest) -> Completion:
         )
     if not (first.missing or first.error or isinstance(first.text, str)):
         return Completion(
-            error=f"{type(model).__name__}.generate returned a Completion whose text is a "
-            f"{type(first.text).__name__}, not a str"
+            error=f"{type(model).__name__}.generate returned a Completion whose text is of type "
+            f"{type(first.text).__name__}, not str"
         )
     return first
