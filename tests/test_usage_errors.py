@@ -200,7 +200,8 @@ def test_a_model_whose_completion_is_not_text_is_shown_as_its_error(pytester, ti
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "*model API error: Broken.generate returned a Completion whose text is of type int, not str*"
+            "*model API error: Broken.generate returned a Completion whose text is of type int,"
+            " not str*"
         ]
     )
 
