@@ -185,6 +185,14 @@ SAMPLES = [
         False,
         False,
     ),
+    # set(out) there: each shared element many times over
+    (
+        "Mbpp/2",
+        "solution",
+        "def similar_elements(a, b):\n    return [x for x in a if x in b] * 10\n",
+        True,
+        True,
+    ),
     (
         "Mbpp/3",
         "solution",

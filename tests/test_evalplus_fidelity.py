@@ -209,6 +209,7 @@ OUTPUT_CASES = [
     ("mbpp", "similar_elements", 0, [[1]], [(5, 4)], [(4, 5)]),
     ("mbpp", "similar_elements", 0, [[1]], [[4, 5, 5]], [(4, 5)]),
     ("mbpp", "similar_elements", 0, [[1]], [(4,)], [(4, 5)]),
+    ("mbpp", "similar_elements", 0, [[1]], [[4] * 9 + [5]], [(4, 5)]),
     ("mbpp", "similar_elements", 0, [[1]], [[[4], [5]]], [(4, 5)]),
     ("mbpp", "sum_div", 0, [[1]], [0], [7]),
     ("mbpp", "sum_div", 0, [[1]], [3], [7]),

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .wire import few_alike
-
 DEFAULT_FLOAT_ATOL = 1e-6
 RTOL = 1e-7
 
@@ -80,10 +78,19 @@ def _mbpp_oracle(
     if entry_point == "digit_distance_nums":  # Mbpp/558: numbers of different lengths
         return exact or out == _digit_distance(*args)
     if entry_point in MBPP_SET_EQUAL:
-        return set(few_alike(list(out))) == set(expected)
+        return _same_set(out, expected)
     if entry_point in MBPP_NOT_NONE:
         return out == expected if isinstance(out, bool) else expected == (out is not None)
     return exact
+
+
+def _same_set(out: Any, expected: Any) -> bool:
+    """``set(out) == set(expected)``, repeated items and all, without building a set of the
+    sample's items before each is known to be one of the canonical solution's: a set of many
+    distinct items that hash alike would take time in the square of their number."""
+    want = set(expected)
+    items = list(out)
+    return all(item in want for item in items) and set(items) == want
 
 
 def _allclose(out: Any, expected: Any, atol: float) -> bool:
