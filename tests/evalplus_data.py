@@ -185,11 +185,18 @@ SAMPLES = [
         False,
         False,
     ),
-    # set(out) there: each shared element many times over
+    # set(out) there: each shared element many times over, or any iterable of them
     (
         "Mbpp/2",
         "solution",
         "def similar_elements(a, b):\n    return [x for x in a if x in b] * 10\n",
+        True,
+        True,
+    ),
+    (
+        "Mbpp/2",
+        "solution",
+        "def similar_elements(a, b):\n    return filter(lambda x: x in b, a)\n",
         True,
         True,
     ),

@@ -264,7 +264,7 @@ def test_the_html_report_shows_the_base_score_and_leads_to_its_suite(pytester):
     pytester.runpytest_subprocess(
         str(mbpp),
         f"--codegen-model=replay:{samples}",
-        "--codegen-samples=3",
+        "--codegen-samples=4",
         "--codegen-k=1",
         "--codegen-html=report.html",
     )

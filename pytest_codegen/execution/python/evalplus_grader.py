@@ -37,7 +37,7 @@ from ..host_cache import HostMeasurements
 from . import wire
 from .call_plan import Plan
 from .errors import SampleCrashed, SampleTimeout
-from .evalplus_match import MBPP_NOT_NONE, matches
+from .evalplus_match import MBPP_NOT_NONE, MBPP_SET_EQUAL, matches
 from .exception_verdicts import classify_at
 from .grader import grade_in_sandbox, problem_imports
 from .handles import Remote
@@ -153,6 +153,7 @@ def _grade_set(
             raise _WrongOutput(f"{where()}: {entry} is {_show(function)}, not a function")
         atol = fields["atol"]
         not_none_only = dataset == "mbpp" and entry in MBPP_NOT_NONE
+        set_equal = dataset == "mbpp" and entry in MBPP_SET_EQUAL
         last = time.monotonic()
         for i, (args, want, limit) in enumerate(
             zip(inputs, expected.outputs, time_limits, strict=True)
@@ -176,6 +177,8 @@ def _grade_set(
             if isinstance(out, Remote):
                 if not_none_only:
                     out = object()  # only its being an object, not None, is judged
+                elif set_equal:
+                    out = list(out)  # set(out) takes any iterable there: its items, from it
                 else:
                     raise _WrongOutput(
                         f"{where()}: returned an object that is not plain data ({out!r}), "
