@@ -45,7 +45,8 @@ HUMANEVAL = [
         "triangle",
         "    import time\n    if n == 7:\n        time.sleep(1.0)\n    return n * (n + 1) // 2\n",
         [[1], [2], [3]],
-        [[7], [1000], [10**6]],
+        # the last: an output of 6,000 digits, past what Python writes in decimal
+        [[7], [1000], [10**6], [10**3000]],
     ),
     _task(  # any root will do (EvalPlus's special oracle)
         "HumanEval/3",

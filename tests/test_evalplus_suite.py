@@ -78,9 +78,9 @@ def test_failure_lines_say_which_input_and_why(pytester):
             "error: base input 1 of 3, add(1, 2): the code raised ValueError: no",
             "crashed: plus input 2 of 3, mean([[]0.1, 0.1, *]): *exit*3*",
             "timeout: loading the code for the base inputs: no result within the base set's 4 s",
-            "timeout: plus input 1 of 3, triangle(7): no result within its limit of * s "
+            "timeout: plus input 1 of 4, triangle(7): no result within its limit of * s "
             "(4 x the canonical solution's * s, at least 1 s)",
-            "timeout: plus input 2 of 3, triangle(1000): no result within its limit of 1 s *",
+            "timeout: plus input 2 of 4, triangle(1000): no result within its limit of 1 s *",
             "failed: base input 1 of 2, find_zero([[]-6.0, 11.0, -6.0, 1.0[]]): expected a zero "
             "of the polynomial (within 0.0001), got 0.0",
         ]

@@ -158,6 +158,13 @@ def test_reply_lines_are_the_json_of_the_message(value):
     assert wire.decode_value(wire.loads(line)["ok"]) == value
 
 
+@pytest.mark.parametrize("digits", [3000, 4301, 50_000])
+def test_ints_longer_than_python_writes_in_decimal_cross_whole(digits):
+    for value in (10**digits - 1, 1 - 10**digits, [(10**digits,)]):
+        line = wire.dumps({"ok": wire.encode(value)})
+        assert wire.decode_value(wire.loads(line)["ok"]) == value
+
+
 @pytest.mark.parametrize("bad", [float("nan"), object()], ids=["nan", "object"])
 def test_reply_lines_refuse_what_json_cannot_say(bad):
     with pytest.raises((ValueError, TypeError)):
