@@ -130,6 +130,14 @@ SAMPLES = [
         True,
         False,
     ),
+    # differs (KNOWN_DIFFERENCES): stdin reads raise IOError there
+    (
+        "HumanEval/1",
+        "completion",
+        "    import sys\n    sys.stdin.read()\n    return sum(xs) / len(xs)\n",
+        True,
+        True,
+    ),
     ("HumanEval/2", "completion", "    return n * (n + 1) // 2\n", True, True),
     # 1.5 s on n == 7: past the 1 s floor, within 4 x the canonical solution's 1 s by a
     # margin that load cannot eat
@@ -157,6 +165,16 @@ SAMPLES = [
         True,
         False,
     ),
+    # differs (KNOWN_DIFFERENCES): 985 frames deep, within Python's 1000 here; there the
+    # frames its process pool and fork leave on the stack make it too deep
+    (
+        "HumanEval/2",
+        "completion",
+        "    def depth(k):\n        return 0 if k == 0 else 1 + depth(k - 1)\n"
+        "    depth(983)\n    return n * (n + 1) // 2\n",
+        True,
+        True,
+    ),
     (
         "HumanEval/3",
         "completion",
@@ -172,6 +190,14 @@ SAMPLES = [
     ("HumanEval/4", "completion", "    return int((a * a + b * b) ** 0.5)\n", True, False),
     # never done loading: each set ends at its whole budget, min(60 s, sum of limits) + 2 s
     ("HumanEval/4", "solution", "while True:\n    pass\n", False, False),
+    # differs (KNOWN_DIFFERENCES): a Fraction, not plain data, equal to the right float
+    (
+        "HumanEval/4",
+        "completion",
+        "    from fractions import Fraction\n    return Fraction((a * a + b * b) ** 0.5)\n",
+        False,
+        False,
+    ),
     (
         "Mbpp/2",
         "solution",

@@ -23,10 +23,20 @@ from evalplus_data import expected_verdicts, grade_args, write_dataset
 from filelock import FileLock
 
 EVALPLUS = "evalplus==0.3.1"
-# EvalPlus 0.3.1's find_zero oracle (HumanEval/32) accepts a root and then skips recording
-# the pass, so every sample fails, its canonical solution included (fixed after 0.3.1,
-# evalplus/evalplus#241). We grade that task as intended: the one difference, pinned here.
-KNOWN_DIFFERENCES = {("HumanEval/3", 0): ((True, True), (False, False))}
+# (task_id, sample index): (our base and plus verdicts, EvalPlus's), each in
+# docs/explanation/fidelity.md.
+KNOWN_DIFFERENCES = {
+    # EvalPlus 0.3.1's find_zero oracle (HumanEval/32) accepts a root and then skips
+    # recording the pass, so every sample fails, its canonical solution included (fixed
+    # after 0.3.1, evalplus/evalplus#241). We grade that task as intended.
+    ("HumanEval/3", 0): ((True, True), (False, False)),
+    # Its reliability guard: stdin raises IOError there (as open, os.getcwd... are None).
+    ("HumanEval/1", 4): ((True, True), (False, False)),
+    # A recursion 985 frames deep: too deep there, under its process pool's frames.
+    ("HumanEval/2", 4): ((True, True), (False, False)),
+    # An output that is not plain data (a Fraction equal to the float) passes there.
+    ("HumanEval/4", 4): ((False, False), (True, True)),
+}
 
 # Runs EvalPlus's evaluate() on one dataset; os._exit: its stall watchdog thread would keep
 # the interpreter up to 20 s more.
