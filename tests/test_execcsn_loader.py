@@ -365,6 +365,8 @@ def harness_samples(problems: dict[str, Problem], rows: list[dict]) -> list[tupl
             "@staticmethod\n@classmethod\n" + version.reference.split("\n", 1)[1],
         )
     )
+    # The target defined, but not by a def the harness finds: inside an if.
+    samples.append((("no-target",), parse, "if True:\n" + textwrap.indent(parse.reference, "    ")))
     undecorated = problems["temporary_env"].reference.split("\n", 1)[1]
     assert undecorated.startswith("def temporary_env")
     samples.append((("undecorated",), problems["temporary_env"], undecorated))
@@ -474,6 +476,13 @@ def test_empty_mask_fails(graded):
         record = graded["empty", name]
         assert record["outcome"] in ("failed", "error"), record
         assert "Error" in record["error"]
+
+
+def test_reply_without_the_target_runs_with_an_empty_mask(graded):
+    # As CodeBenchGen's harness: its tests then fail, however the reply defines the target.
+    record = graded["no-target",]
+    assert record["outcome"] in ("failed", "error"), record
+    assert "NameError" in record["error"] and "parse_duration" in record["error"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -181,8 +181,8 @@ def _strip_decorators(source: str) -> str:
 def program_from_reply(problem: Problem, reply_code: str) -> str | None:
     """Extract the target from ``reply_code`` and splice it; None if the target is missing.
 
-    Upstream still runs the masked program with an empty mask in that case, which always
-    fails; callers can count None as a failed sample.
+    Upstream still runs the masked program with an empty mask in that case, and so does
+    grading (its tests then fail); callers can count None as a failed sample.
     """
     function = extract_function(reply_code, str(execcsn_fields(problem).get("func_name", "")))
     if function is None:
