@@ -624,6 +624,8 @@ def test_extract_with_decorators_and_extra_code():
 
 
 def test_extract_method_from_whole_class_is_dedented():
+    # CodeBenchGen's harness finds only a module-level def of the method (its lookup in the
+    # class raises): a difference in docs/explanation/fidelity.md.
     reply = textwrap.dedent('''
         class Other:
             def consume(self):
@@ -644,6 +646,14 @@ def test_extract_method_from_whole_class_is_dedented():
     assert extract_function(reply, "TokenBucket.consume") == (
         "@some.decorator\ndef consume(self, amount=1):\n"
         '    text = """\nkeep me\n    """\n    return amount'
+    )
+
+
+def test_extract_one_line_function():
+    # Graded here; CodeBenchGen's harness drops a target without a newline (it counts as
+    # failed): a difference in docs/explanation/fidelity.md.
+    assert extract_function("def parse_duration(t): return 1\n", "parse_duration") == (
+        "def parse_duration(t): return 1"
     )
 
 

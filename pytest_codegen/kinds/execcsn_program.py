@@ -3,7 +3,8 @@
 Extraction mirrors the reference harness: only the target ``def`` is taken from the reply; imports
 and helper functions around it are dropped, and so are its decorators, because ``masked_code``
 keeps the original decorators just above the mask. For ``Class.method`` the method is looked up
-in that class, then as a module-level ``def`` of the same name; among duplicates the longest wins.
+in that class, then as a module-level ``def`` of the same name (the harness's own lookup in the
+class raises, so it finds only the latter); among duplicates the longest wins.
 """
 
 from __future__ import annotations
