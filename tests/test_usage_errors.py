@@ -91,6 +91,12 @@ CASES = {
         ["--codegen-model=reference", "a::tiny_add[s0]"],
         "directory argument cannot contain :: selection parts: a::tiny_add[s0]",
     ),
+    # pytest reads a "[" before any "::" as a path's parametrization: its line, which xdist's
+    # controller never said either (it exited 5 in silence).
+    "a path with brackets": (
+        ["--codegen-model=reference", "runs[2]/tiny.jsonl::tiny_add[s0]"],
+        "path cannot contain [] parametrization: runs[2]/tiny.jsonl::tiny_add[s0]",
+    ),
     # Scored as one suite, each problem's samples counted once (the summary said 3 of 6).
     "one problem of one suite in two files": (
         ["--codegen-model=reference", "a/tiny.jsonl", "b/tiny.jsonl"],
@@ -133,7 +139,7 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     (pytester.path / "one_name.jsonl").write_text(ONE_NAME + "\n")
     # A gzip header, then a deflate block of a type that does not exist.
     (pytester.path / "corrupt.jsonl.gz").write_bytes(b"\x1f\x8b\x08\0\0\0\0\0\0\xff\x07")
-    for copy in ("a", "b"):
+    for copy in ("a", "b", "runs[2]"):
         (pytester.path / copy).mkdir()
         (pytester.path / copy / "tiny.jsonl").write_text(TINY.read_text())
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')

@@ -120,8 +120,7 @@ def select_builtin_suites(config: pytest.Config, settings: Settings) -> dict[str
         if head not in known or (config.invocation_params.dir / head).exists():
             rest.append(arg)
             continue
-        if param is not None and not parts:
-            raise pytest.UsageError(f"path cannot contain [] parametrization: {arg}")
+        _no_bracketed_path(arg, parts, param)
         selection(head).add(arg, parts, param)
     for name in settings.suite:
         selection(name).selectors.append((None, None))
@@ -152,6 +151,13 @@ def _split(arg: str) -> tuple[str, list[str], str | None]:
     base, bracket, tail = arg.partition("[")
     head, *parts = base.split("::")
     return head, parts, bracket + tail if bracket else None
+
+
+def _no_bracketed_path(arg: str, parts: list[str], param: str | None) -> None:
+    """pytest's usage error for a ``[`` before any ``::``, which it reads as a
+    parametrization of the path (``everyday[s0]``, ``runs[2]/a.jsonl``)."""
+    if param is not None and not parts:
+        raise pytest.UsageError(f"path cannot contain [] parametrization: {arg}")
 
 
 def _check_ids(config: pytest.Config, ids: list[str], suite: str, problems: list[Problem]) -> None:
@@ -192,13 +198,15 @@ def arg_path(config: pytest.Config, arg: str) -> Path:
 
 
 def check_paths_exist(config: pytest.Config) -> None:
-    """A path on the command line that does not exist, or a directory with ``::`` parts
-    (``benchmarks/react::blogging_deleteComment``), is pytest's one line, exit 4, with xdist
-    too: pytest says it while collecting, which xdist's controller never does (such a run
-    said nothing and exited 5)."""
+    """A path on the command line that does not exist, a directory with ``::`` parts
+    (``benchmarks/react::blogging_deleteComment``), or a ``[`` before any ``::`` (pytest
+    takes it for a parametrization: ``runs[2]/a.jsonl``) is pytest's one line, exit 4, with
+    xdist too: pytest says it while collecting, which xdist's controller never does (such a
+    run said nothing and exited 5)."""
     if config.option.pyargs or config.args_source != pytest.Config.ArgsSource.ARGS:
         return
     for arg in config.args:
+        _no_bracketed_path(arg, *_split(arg)[1:])
         path = arg_path(config, arg)
         if not path.exists():
             raise pytest.UsageError(f"file or directory not found: {arg}")
