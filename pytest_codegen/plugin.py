@@ -221,10 +221,12 @@ class SuiteFiles:
         self, file_path: Path, parent: pytest.Collector
     ) -> pytest.Collector | None:
         from .collect.items import SuiteFile
-        from .collect.selection import suite_kind
+        from .collect.selection import in_builtin_suite, suite_kind
 
         explicit = parent.session.isinitpath(file_path)
         if suite_kind(parent.config, file_path, explicit) is None:
+            return None
+        if not explicit and in_builtin_suite(parent.config, file_path):
             return None
         return SuiteFile.from_parent(parent, path=file_path)
 

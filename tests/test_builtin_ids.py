@@ -386,3 +386,23 @@ def test_a_builtin_suite_named_and_given_by_its_path_is_one_suite(pytester, xdis
         nodeids = [r["nodeid"] for r in read_results(pytester.path / "r.jsonl")]
         assert len(set(nodeids)) == problems
         assert all(n.startswith("everyday::") for n in nodeids)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_builtin_suite_named_and_found_in_a_directory_given_is_one_suite(pytester, xdist):
+    # Its file was collected twice, by name and from the directory: every sample graded
+    # twice under two node ids (76 passed under a summary of 38 samples).
+    problems = len(_rows(EVERYDAY))
+    pytester.path.joinpath("suites").symlink_to(EVERYDAY.parent)
+    for directory in (str(EVERYDAY.parent), "suites"):
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=reference",
+            "--codegen-suite=everyday",
+            directory,
+            "--codegen-results=r.jsonl",
+            *xdist,
+        )
+        result.assert_outcomes(passed=problems)
+        nodeids = [r["nodeid"] for r in read_results(pytester.path / "r.jsonl")]
+        assert len(nodeids) == problems
+        assert all(n.startswith("everyday::") for n in nodeids)

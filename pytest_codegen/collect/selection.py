@@ -37,6 +37,14 @@ def builtin_files(config: pytest.Config) -> dict[Path, str]:
     return config.stash.setdefault(BUILTIN_KEY, {})
 
 
+def in_builtin_suite(config: pytest.Config, path: Path) -> bool:
+    """Whether ``path`` is a file of a built-in suite this run grades (its file, or one in
+    its directory): collected under the suite's name, not again from a directory given
+    (``--codegen-suite=everyday benchmarks/python``)."""
+    here = path.resolve()
+    return any(here.is_relative_to(suite.resolve()) for suite in builtin_files(config))
+
+
 # One pasted id: (problem, sample) names, None for "all": (None, None) is the whole suite,
 # ("HumanEval_0", None) all samples of a problem, ("HumanEval_0", "HumanEval_0[s0]") one.
 Selector = tuple[str | None, str | None]
