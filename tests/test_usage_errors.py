@@ -102,6 +102,12 @@ CASES = {
         ["--codegen-model=reference", "a/tiny.jsonl", "b/tiny.jsonl"],
         "b/tiny.jsonl: problem 'tiny/add' of suite 'tiny' is also in a/tiny.jsonl",
     ),
+    # One file by two paths (c links to a): both were collected, every sample graded twice.
+    "one suite file by two paths": (
+        ["--codegen-model=reference", "a/tiny.jsonl", "c/tiny.jsonl"],
+        "c/tiny.jsonl: problem 'tiny/add' of suite 'tiny' is also in a/tiny.jsonl (the same "
+        "file by two paths: give it once)",
+    ),
     # json's message for this one ends in "at", for the position it would add.
     "replay file with a raw tab in a string": (
         ["--codegen-model=replay:tabbed.jsonl", "tiny.jsonl"],
@@ -142,6 +148,7 @@ def test_usage_error_is_one_line_and_exit_4(pytester, tiny, case, xdist):
     for copy in ("a", "b", "runs[2]"):
         (pytester.path / copy).mkdir()
         (pytester.path / copy / "tiny.jsonl").write_text(TINY.read_text())
+    (pytester.path / "c").symlink_to(pytester.path / "a")
     (pytester.path / "tabbed.jsonl").write_text('{"task_id": "t/0", "completion": "\treturn 1"}\n')
     (pytester.path / "latin1.jsonl").write_bytes(b'{"task_id": "tiny/add", "completion": "\xe9"}\n')
     result = pytester.runpytest_subprocess(*args, *xdist)

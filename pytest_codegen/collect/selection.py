@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from pathlib import Path
 
 import pytest
@@ -261,17 +262,24 @@ def claim_problems(config: pytest.Config, path: Path, problems: list[Problem]) -
     task id in a suite of the same name): the summary, the scores and the results key samples
     by suite and task id, so the two would be scored as one problem (two ``tiny.jsonl``, or a
     built-in suite and a copy of it elsewhere). A suite of many files (WebApp1K's) claims each
-    problem from its own file."""
+    problem from its own file. A file is told by its path as pytest collects it, symbolic
+    links kept: one file given by two paths (``a/x.jsonl`` and a link to ``a/``) would be
+    collected, so graded, twice."""
     files = config.stash.setdefault(PROBLEM_FILES_KEY, {})
-    here = path.resolve()
+    here = Path(os.path.abspath(path))
     for problem in problems:
         first = files.setdefault((problem.suite, problem.id), here)
         if first != here:
             shown = [shown_path(p, config.invocation_params.dir) for p in (first, here)]
+            advice = (
+                "the same file by two paths: give it once"
+                if first.resolve() == here.resolve()
+                else "a suite is named after its file; grade the two in separate runs, or "
+                "rename one"
+            )
             raise SuiteError(
                 f"{shown[1]}: problem {problem.id!r} of suite {problem.suite!r} is also in "
-                f"{shown[0]} (a suite is named after its file; grade the two in separate runs, "
-                "or rename one)"
+                f"{shown[0]} ({advice})"
             )
 
 
