@@ -140,7 +140,13 @@ def _raw_value(config: pytest.Config, opt: Option) -> tuple[Any, str]:
     if cli is not None:
         return cli, f"{opt.flag_name}"
     ini = config.getini(opt.ini_name)
-    source = f"ini key {opt.ini_name} in {config.inipath}" if config.inipath else opt.ini_name
+    overrides = config.getoption("override_ini") or ()
+    if any(o.split("=", 1)[0] == opt.ini_name for o in overrides):
+        source = f"-o {opt.ini_name}"  # on the command line, not in the ini file
+    elif config.inipath:
+        source = f"ini key {opt.ini_name} in {config.inipath}"
+    else:
+        source = opt.ini_name
     if opt.multiple:
         return list(ini), source
     if ini is None or ini == "":
@@ -150,8 +156,8 @@ def _raw_value(config: pytest.Config, opt: Option) -> tuple[Any, str]:
 
 def _relative_base(config: pytest.Config, source: str) -> Path:
     """Where relative paths of an option are resolved: the ini file's directory for an ini
-    key, the invocation directory for a flag."""
-    if source.startswith("ini key") and config.inipath is not None:
+    key (also one set with ``-o``), the invocation directory for a flag."""
+    if source.startswith(("ini key", "-o ")) and config.inipath is not None:
         return Path(config.inipath).parent
     return Path(config.invocation_params.dir)
 

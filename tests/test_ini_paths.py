@@ -79,6 +79,27 @@ def test_a_model_spec_of_the_ini_file_that_fails_names_the_ini_key(pytester, pro
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_key_set_with_o_is_named_as_given_there(pytester, project, xdist):
+    # Its line named the ini file, which does not hold the key: "ini key codegen_samples in
+    # .../tox.ini". Its relative paths are still taken from the ini file's directory.
+    ini(pytester, model="replay:suites/x.jsonl")
+    result = pytester.runpytest_subprocess(
+        "../suites/tiny.jsonl", "-o", "codegen_samples=0", *xdist
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == ["ERROR: -o codegen_samples: invalid value '0' (must be at least 1)"]
+    result = pytester.runpytest_subprocess(
+        "../suites/tiny.jsonl", "-o", "codegen_model=replay:suites/missing.jsonl", *xdist
+    )
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == [
+        "ERROR: -o codegen_model replay:suites/missing.jsonl: cannot read replay file "
+        f"{project / 'suites' / 'missing.jsonl'}: No such file or directory"
+    ]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_absolute_ini_paths_are_kept(pytester, project, tmp_path, xdist):
     out = tmp_path / "elsewhere.jsonl"
     ini(pytester, model=f"replay:{project / 'suites' / 'x.jsonl'}", results=str(out))
