@@ -219,6 +219,11 @@ def resolve(config: pytest.Config) -> Settings:
             raise pytest.UsageError(
                 f"{sources[opt.name]}: invalid value {raw!r} ({str(e) or 'not a valid value'})"
             ) from None
+    if values["suite"] and sources["suite"] != "--codegen-suite":
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            # As pytest's testpaths: an ini file's suites give way to the paths and ids given
+            # on the command line (a pasted id reruns that sample, not the whole suite).
+            values["suite"] = ()
     params = SamplingParams(
         **{f.name: values.pop(f.name) for f in dataclasses.fields(SamplingParams)}
     )

@@ -406,3 +406,21 @@ def test_a_builtin_suite_named_and_found_in_a_directory_given_is_one_suite(pytes
         nodeids = [r["nodeid"] for r in read_results(pytester.path / "r.jsonl")]
         assert len(nodeids) == problems
         assert all(n.startswith("everyday::") for n in nodeids)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_ini_files_suite_gives_way_to_ids_and_paths_given(pytester, xdist):
+    """``codegen_suite`` in the ini file is what a run grades when the command line names
+    nothing, as pytest's ``testpaths``: a pasted id reruns that sample alone, a path grades
+    that suite alone (the flag adds to them instead)."""
+    pytester.makeini("[pytest]\ncodegen_suite = everyday\n")
+    (pytester.path / "tiny.jsonl").write_text(TINY.read_text())
+    first = _node_name(json.loads(EVERYDAY.read_text().splitlines()[0])["task_id"])
+    ref = ("--codegen-model=reference", "-p", "no:cacheprovider", *xdist)
+    everyday = sum(1 for line in EVERYDAY.read_text().splitlines() if line.strip())
+    pytester.runpytest_subprocess(*ref).assert_outcomes(passed=everyday)
+    pytester.runpytest_subprocess(*ref, f"everyday::{first}[s0]").assert_outcomes(passed=1)
+    tiny = sum(1 for line in TINY.read_text().splitlines() if line.strip())
+    pytester.runpytest_subprocess(*ref, "tiny.jsonl").assert_outcomes(passed=tiny)
+    both = pytester.runpytest_subprocess(*ref, "--codegen-suite=everyday", "tiny.jsonl")
+    both.assert_outcomes(passed=everyday + tiny)
