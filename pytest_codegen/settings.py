@@ -134,6 +134,10 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(opt.ini_name, opt.help, type="string", default=None)
 
 
+def _stripped(value: Any) -> str:
+    return str(value).strip()
+
+
 def _raw_value(config: pytest.Config, opt: Option) -> tuple[Any, str]:
     """The value of an option and a phrase naming where it came from."""
     cli = config.getoption(opt.flag_name)
@@ -202,6 +206,13 @@ def resolve(config: pytest.Config) -> Settings:
     explicit: set[str] = set()
     for opt in OPTIONS:
         raw, sources[opt.name] = _raw_value(config, opt)
+        given = raw if opt.multiple else [raw]
+        if sources[opt.name] == opt.flag_name and not opt.flag and opt.name != "system_prompt":
+            if "" in map(_stripped, given):
+                # An empty flag value (a variable that expanded to nothing) would mean "." for
+                # a path, and no suite at all, silently. (An empty system prompt is one.)
+                what = opt.metavar or "a value"
+                raise pytest.UsageError(f"{opt.flag_name}: empty value (give {what})")
         if not opt.flag and raw is not None and raw != []:  # (a bool ini key always reads)
             explicit.add(opt.name)
         if opt.flag:

@@ -118,6 +118,15 @@ CASES = {
         ["--codegen-model=replay:latin1.jsonl", "tiny.jsonl"],
         "latin1.jsonl: not UTF-8 (invalid continuation byte)",
     ),
+    # A variable that expanded to nothing: a cache in ".", a run of no named suite.
+    "an empty path value": (
+        ["--codegen-model=reference", "--codegen-cache=", "tiny.jsonl"],
+        "ERROR: --codegen-cache: empty value (give DIR)",
+    ),
+    "an empty suite name": (
+        ["--codegen-model=reference", "--codegen-suite=", "tiny.jsonl"],
+        "ERROR: --codegen-suite: empty value (give NAME)",
+    ),
     # pytest's "not found" without xdist, "no tests ran" (exit 5) with it; nothing at all
     # for a named suite.
     "a suite file and no model": (
