@@ -424,3 +424,12 @@ def test_an_ini_files_suite_gives_way_to_ids_and_paths_given(pytester, xdist):
     pytester.runpytest_subprocess(*ref, "tiny.jsonl").assert_outcomes(passed=tiny)
     both = pytester.runpytest_subprocess(*ref, "--codegen-suite=everyday", "tiny.jsonl")
     both.assert_outcomes(passed=everyday + tiny)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_keyword_matches_a_task_id_as_written(pytester, xdist):
+    # `tiny/add` is node name `tiny_add`: -k takes either.
+    (pytester.path / "tiny.jsonl").write_text(TINY.read_text())
+    args = ("--codegen-model=reference", "-p", "no:cacheprovider", "tiny.jsonl", *xdist)
+    pytester.runpytest_subprocess(*args, "-k", "tiny/add").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*args, "-k", "not tiny/add").assert_outcomes(passed=2)

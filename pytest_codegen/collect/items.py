@@ -159,7 +159,9 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         super().__init__(name=name, callobj=_grade, **kwargs)
         self.problem = problem
         self.sample_index = sample_index
-        self.extra_keyword_matches.update({problem.category, problem.suite, problem.node_name})
+        # The task id as written too (`-k HumanEval/7`), not only as its node name.
+        keywords = {problem.category, problem.suite, problem.node_name, problem.id}
+        self.extra_keyword_matches.update(keywords)
         give_param_id(self, problem.node_name, f"s{sample_index}")
         self.add_marker("codegen")  # `-m codegen`: the samples, not the project's tests
         # pytest-timeout stays the outer guard of the execution, above the sample limit (and
