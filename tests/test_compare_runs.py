@@ -218,3 +218,30 @@ def test_the_summary_and_junit_give_every_pass_at_k_with_its_interval(pytester, 
     assert props["codegen:everyday:pass@1"] == f"{31.5 / 38:.4f}"
     junit_low, junit_high = (float(x) for x in props["codegen:everyday:pass@1:ci95"].split())
     assert (junit_low, junit_high) == pytest.approx((low, high), abs=5e-4)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_three_problems_in_three_categories_are_no_significant_difference(pytester, xdist):
+    """Run a solves the three problems, run b none, one problem a category: the clustered
+    differences have no spread, and p is the sign-flip test's over three categories (2/8),
+    not a normal tail's 0."""
+    for name, outcome in (("a", "passed"), ("b", "failed")):
+        lines = [
+            {
+                "nodeid": f"tiny.jsonl::{task}[s0]",
+                "suite": "tiny",
+                "task_id": f"tiny/{task}",
+                "category": category,
+                "sample_index": 0,
+                "outcome": outcome,
+                "model": name,
+            }
+            for task, category in (("add", "arith"), ("rev", "text"), ("Counter", "stateful"))
+        ]
+        (pytester.path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    result, data = compare(pytester, "a.jsonl", "b.jsonl", *xdist)
+    (pair,) = data["pairs"]
+    assert (pair["diff"], pair["test"], pair["significant"]) == (1.0, Z_CLUSTERED, False)
+    assert pair["p"] == pytest.approx(0.25)
+    (row,) = [ln.split() for ln in result.stdout.lines if ln.startswith("a.jsonl ")]
+    assert row[5:8] == ["0.25", "0.25", "0.000"]  # p, p (Holm), no "*", mdd

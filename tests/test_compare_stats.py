@@ -252,3 +252,29 @@ def test_only_suites_with_several_categories_are_clustered():
     # The web suite by its categories; each HumanEval problem is a cluster of its own.
     assert clusters_across_suites(problems) == ["web\0blog", "web\0shop", "he\0\0t3", "he\0\0t4"]
     assert clusters_across_suites([("he", "he", "t3"), ("mbpp", "", "t4")]) is None
+
+
+@pytest.mark.parametrize(
+    ("diffs", "clusters"),
+    [
+        ([1.0, 1.0, 1.0], ["arith", "text", "stateful"]),  # every problem solved by a only
+        ([0.4 - 0.2, 0.6 - 0.4, 0.4 - 0.2], list("ABC")),  # 0.2, rounded two ways
+        ([0.5, 0.0, 0.25, 0.25, 1.0, -0.5, 0.75, -0.25], list("AABBCCDD")),  # each sum 0.5
+    ],
+)
+def test_differences_without_spread_get_the_exact_p_over_clusters_not_zero(diffs, clusters):
+    """The cluster-robust standard error is 0 (every category's sum is its share of the mean):
+    the normal tail would say p = 0 however few the categories. The sign-flip test over the
+    categories' sums, enumerated here, is what the data can say."""
+    sums: dict[str, Fraction] = {}
+    for d, c in zip(diffs, clusters, strict=True):
+        sums[c] = sums.get(c, Fraction(0)) + Fraction(round(d * 1000), 1000)
+    observed = abs(sum(sums.values()))
+    signs = list(itertools.product((1, -1), repeat=len(sums)))
+    extreme = sum(
+        abs(sum(s * v for s, v in zip(sign, sums.values(), strict=True))) >= observed
+        for sign in signs
+    )
+    assert clustered_z_p(diffs, clusters) == pytest.approx(extreme / len(signs))
+    assert clustered_z_p(diffs, clusters) > 0.05
+    assert clustered_z_p([0.0, 0.0, 0.0], list("ABC")) == 1.0
