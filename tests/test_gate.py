@@ -290,6 +290,15 @@ def test_no_paired_problems():
     assert "no problem graded in both runs" in result.lines()[0]
 
 
+def test_problems_graded_in_both_runs_but_all_n_a_are_not_called_ungraded():
+    result = compare_to_baseline([rec("A", "passed")], [rec("A", "failed")], k=2)
+    assert (result.paired, result.undefined, result.significant_drop) == (0, 1, False)
+    assert result.lines() == [
+        "baseline comparison (pass@2): no problem has pass@2 in both runs",
+        "unchanged: 0; 1 left out (pass@2 n/a: fewer than 2 graded samples)",
+    ]
+
+
 def test_long_lists_are_cut_at_twenty():
     current, baseline = regression_run(25)
     lines = compare_to_baseline(current, baseline).lines()

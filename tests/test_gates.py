@@ -326,3 +326,30 @@ def test_a_passed_gate_does_not_clear_a_run_that_ended_early(pytester, tiny, xdi
         result.stdout.fnmatch_lines(
             ["not graded: the run ended before 2 of 3 samples were graded (missing; *"]
         )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_baseline_whose_pairs_are_all_n_a_says_so(pytester, tiny, half_right, xdist):
+    """One sample a problem, compared at pass@2: every problem was graded in both runs, and
+    none has a pass@2 to compare."""
+    write_replay(
+        pytester.path / "baseline.jsonl",
+        [
+            {"suite": "tiny", "task_id": t, "sample_index": 0, "outcome": "passed"}
+            for t in ("tiny/add", "tiny/reverse_words", "tiny/Counter")
+        ],
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{half_right}",
+        str(tiny),
+        "--codegen-samples=1",
+        "--codegen-k=2",
+        "--codegen-baseline=baseline.jsonl",
+        *xdist,
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "baseline comparison (pass@2): no problem has pass@2 in both runs",
+            "unchanged: 0; 3 left out (pass@2 n/a: fewer than 2 graded samples)",
+        ]
+    )

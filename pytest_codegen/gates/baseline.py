@@ -64,7 +64,9 @@ class Comparison:
         metric = f"pass@{self.k}"
         out: list[str] = []
         if self.paired == 0:
-            out.append(f"baseline comparison ({metric}): no problem graded in both runs")
+            # Problems graded in both runs may all be n/a (fewer than k samples) on a side.
+            none = f"has {metric} in" if self.undefined else "graded in"
+            out.append(f"baseline comparison ({metric}): no problem {none} both runs")
         else:
             out.append(
                 f"baseline comparison ({metric}, {self.paired} paired problems): "
