@@ -11,6 +11,7 @@ import random
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import pytest
 import scipy.stats
 
@@ -30,7 +31,7 @@ from pytest_codegen.scoring.paired import (
     samples_needed,
     sign_flip_p,
 )
-from pytest_codegen.scoring.passk import summarize
+from pytest_codegen.scoring.passk import pass_at_k, summarize
 
 
 def records(
@@ -278,3 +279,47 @@ def test_differences_without_spread_get_the_exact_p_over_clusters_not_zero(diffs
     assert clustered_z_p(diffs, clusters) == pytest.approx(extreme / len(signs))
     assert clustered_z_p(diffs, clusters) > 0.05
     assert clustered_z_p([0.0, 0.0, 0.0], list("ABC")) == 1.0
+
+
+def test_a_sign_flip_p_past_the_exact_limit_is_a_seeded_estimate():
+    """pass@5 of 20 samples on 164 problems: too many signed sums to count, so the pair's p
+    is (extreme + 1) / 10,001 from a fixed seed, as docs/comparing.md says, near an
+    independent estimate from 200,000 other random sign vectors."""
+    rng = random.Random(5)
+    skill = [rng.random() for _ in range(164)]
+    runs = [
+        (
+            name,
+            records(
+                {
+                    f"p{i:03}": [rng.random() < p + lift for _ in range(20)]
+                    for i, p in enumerate(skill)
+                },
+                model=name,
+            ),
+        )
+        for name, lift in (("a", 0.0), ("b", 0.05))
+    ]
+    first, again = (compare_runs(runs, [1, 5]).by_k[5][0].p for _ in range(2))
+    assert first == again
+    assert (first * 10_001) == pytest.approx(round(first * 10_001), abs=1e-6)
+    counts = {
+        name: {
+            t: sum(r["outcome"] == "passed" for r in recs if r["task_id"] == t)
+            for t in {r["task_id"] for r in recs}
+        }
+        for name, recs in runs
+    }
+    diffs = [
+        pass_at_k(20, counts["a"][t], 5) - pass_at_k(20, counts["b"][t], 5)
+        for t in sorted(counts["a"])
+    ]
+    sign_rng = np.random.default_rng(1)
+    estimate = np.mean(
+        [
+            np.abs(sign_rng.choice([-1.0, 1.0], size=(20_000, len(diffs))) @ np.array(diffs))
+            >= abs(sum(diffs)) - 1e-9
+            for _ in range(10)
+        ]
+    )
+    assert first == pytest.approx(estimate, abs=0.01)
