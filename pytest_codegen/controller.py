@@ -220,7 +220,8 @@ class RunReporter:
             self.comparison = compare_to_baseline(
                 list(self.records.values()), baseline, k=min(self.settings.k)
             )
-            failed = failed or self.comparison.significant_drop
+            # As an n/a score fails a --codegen-fail-under gate, a comparison of nothing fails.
+            failed = failed or self.comparison.significant_drop or not self.comparison.paired
         if self.settings.fail_under or self.settings.baseline is not None:
             # The scores decide; an interrupted or errored run keeps its own status, and a
             # passed gate clears no failure it did not judge: a run that ended before every

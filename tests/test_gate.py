@@ -294,7 +294,8 @@ def test_problems_graded_in_both_runs_but_all_n_a_are_not_called_ungraded():
     result = compare_to_baseline([rec("A", "passed")], [rec("A", "failed")], k=2)
     assert (result.paired, result.undefined, result.significant_drop) == (0, 1, False)
     assert result.lines() == [
-        "baseline comparison (pass@2): no problem has pass@2 in both runs",
+        "baseline comparison (pass@2): no problem has pass@2 in both runs -> the run fails:"
+        " nothing showed it holds its baseline",
         "unchanged: 0; 1 left out (pass@2 n/a: fewer than 2 graded samples)",
     ]
 

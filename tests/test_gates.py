@@ -349,7 +349,10 @@ def test_a_baseline_whose_pairs_are_all_n_a_says_so(pytester, tiny, half_right, 
     )
     result.stdout.fnmatch_lines(
         [
-            "baseline comparison (pass@2): no problem has pass@2 in both runs",
+            "baseline comparison (pass@2): no problem has pass@2 in both runs -> the run fails:"
+            " nothing showed it holds its baseline",
             "unchanged: 0; 3 left out (pass@2 n/a: fewer than 2 graded samples)",
         ]
     )
+    # As an n/a score fails a --codegen-fail-under gate: the run did not show it holds.
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -66,7 +66,10 @@ class Comparison:
         if self.paired == 0:
             # Problems graded in both runs may all be n/a (fewer than k samples) on a side.
             none = f"has {metric} in" if self.undefined else "graded in"
-            out.append(f"baseline comparison ({metric}): no problem {none} both runs")
+            out.append(
+                f"baseline comparison ({metric}): no problem {none} both runs"
+                " -> the run fails: nothing showed it holds its baseline"
+            )
         else:
             out.append(
                 f"baseline comparison ({metric}, {self.paired} paired problems): "
