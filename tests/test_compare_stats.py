@@ -323,3 +323,9 @@ def test_a_sign_flip_p_past_the_exact_limit_is_a_seeded_estimate():
         ]
     )
     assert first == pytest.approx(estimate, abs=0.01)
+
+
+def test_one_problem_has_no_interval():
+    # One score says nothing of its spread: n/a, not an interval of no width.
+    assert mean_interval([0.5]) is None
+    assert mean_interval([0.5, 0.5]) == (0.5, 0.5)  # two that agree: no spread seen

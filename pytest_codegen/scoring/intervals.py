@@ -42,11 +42,15 @@ def standard_error(scores: Sequence[float], clusters: Sequence[str] | None = Non
 
 def mean_interval(
     scores: Sequence[float], clusters: Sequence[str] | None = None
-) -> tuple[float, float]:
+) -> tuple[float, float] | None:
     """The 95% interval of the mean of ``scores``: mean +- 1.96 standard errors (see
-    :func:`standard_error`), kept within [0, 1] where a pass@k lives."""
+    :func:`standard_error`), kept within [0, 1] where a pass@k lives. None for a single
+    problem: one score says nothing of its spread (an interval of no width would read as
+    certainty)."""
     if not scores:
         raise ValueError("an interval needs at least one score")
+    if len(scores) < 2:
+        return None
     mean = math.fsum(scores) / len(scores)
     half = Z95 * standard_error(scores, clusters)
     return max(0.0, mean - half), min(1.0, mean + half)

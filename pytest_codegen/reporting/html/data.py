@@ -163,7 +163,8 @@ def _overall_ci(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dic
     for k in ks:
         values = [p["pass_at_k"][str(k)] for p in ordered]
         ok = bool(values) and all(v is not None for v in values)
-        result[str(k)] = list(mean_interval(values, clusters)) if ok else None
+        ci = mean_interval(values, clusters) if ok else None
+        result[str(k)] = None if ci is None else list(ci)
     return result
 
 
