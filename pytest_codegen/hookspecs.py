@@ -29,16 +29,21 @@ def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
 def pytest_codegen_load_suite(path: Path, config: pytest.Config) -> list[Problem] | None:
     """Read the problems of a suite file or directory ``path``; called during collection.
 
-    Return ``None`` when ``path`` is not in a format you read. Example::
+    Asked for the paths a benchmark kind claims (a ``.jsonl`` file, a ``.json`` file named on
+    the command line, a WebApp1K directory, ...); a file of another type needs a kind of its
+    own (``pytest_codegen_add_kinds``). Return ``None`` when ``path`` is not in a format you
+    read. A python-call problem names its function in ``extra``. Example, for
+    ``pytest my-suite.json``::
 
         def pytest_codegen_load_suite(path, config):
-            if path.suffix != ".yaml":
+            if path.suffix != ".json":
                 return None
-            rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+            rows = json.loads(path.read_text(encoding="utf-8"))
             return [
                 Problem(id=row["id"], suite=path.stem, category=row.get("category", ""),
                         language="python", mode="python-call", prompt=row["prompt"],
-                        tests=row["tests"], reference=row.get("solution"))
+                        tests=row["tests"], reference=row.get("solution"),
+                        extra={"entry_point": row["entry_point"]})
                 for row in rows
             ]
     """

@@ -5,12 +5,14 @@ and a look at every verdict (``pytest_codegen_sample_graded``), in one process a
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pytest
 from conftest import XDIST_MODES, read_results
 
 CONFTEST = '''
 import json
+import textwrap
 
 from pytest_codegen import Completion, Model, Problem
 
@@ -127,3 +129,26 @@ def test_items_that_are_not_samples_get_no_record_made_up(pytester, tiny):
     result.assert_outcomes(failed=1)
     assert [r["outcome"] for r in read_results(pytester.path / "r.jsonl")] == ["failed"]
     result.stdout.fnmatch_lines(["*codegen: pass@k of empty*"])  # a sample was scored
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_load_suite_hooks_example_reads_and_grades_its_suite(pytester, xdist):
+    # The example in the hook's docstring (the hooks page shows it), run as a conftest.py: it
+    # is asked for a .json named on the command line, and its problems are graded.
+    from pytest_codegen import hookspecs
+
+    doc = hookspecs.pytest_codegen_load_suite.__doc__
+    example = textwrap.dedent(doc.split("::\n", 1)[1])
+    pytester.makeconftest("import json\nfrom pytest_codegen import Problem\n\n" + example)
+    row = {"id": "m/mul", "entry_point": "mul", "prompt": "def mul(a, b):\n"}
+    row.update(tests="def check(candidate):\n    assert candidate(2, 3) == 6\n")
+    (pytester.path / "my-suite.json").write_text(json.dumps([row]))
+    (pytester.path / "samples.jsonl").write_text(
+        json.dumps({"task_id": "m/mul", "completion": "    return a * b\n"}) + "\n"
+    )
+    args = ("--codegen-model=replay:samples.jsonl", "my-suite.json", "--codegen-results=r.jsonl")
+    result = pytester.runpytest_subprocess(*args, *xdist)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    records = read_results(pytester.path / "r.jsonl")
+    outcomes = [(r["nodeid"], r["outcome"]) for r in records]
+    assert outcomes == [("my-suite.json::m_mul[s0]", "passed")]
