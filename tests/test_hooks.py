@@ -152,3 +152,28 @@ def test_the_load_suite_hooks_example_reads_and_grades_its_suite(pytester, xdist
     records = read_results(pytester.path / "r.jsonl")
     outcomes = [(r["nodeid"], r["outcome"]) for r in records]
     assert outcomes == [("my-suite.json::m_mul[s0]", "passed")]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_hooks_python_call_problem_without_entry_point_is_an_error_saying_so(pytester, xdist):
+    # Not a KeyError crash of each sample: the problem cannot be solved as made.
+    pytester.makeconftest(
+        """
+        from pytest_codegen import Problem
+
+        def pytest_codegen_load_suite(path, config):
+            if path.name == "s.json":
+                test = "def check(candidate):\\n    assert candidate(1) == 1\\n"
+                return [Problem(id="s/0", suite="s", category="c", language="python",
+                                prompt="def f(x):\\n", tests=test, reference="    return x\\n",
+                                mode="python-call")]
+        """
+    )
+    (pytester.path / "s.json").write_text("[]\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-results=r.jsonl", "s.json", *xdist
+    )
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "error"
+    assert "names no entry_point" in record["error"], record["error"]
+    assert "KeyError" not in result.stdout.str()

@@ -139,7 +139,13 @@ class HumanEvalKind(Kind):
         return load_humaneval(path, suite)
 
     def entry_name(self, problem: Problem) -> str | None:
-        return humaneval_fields(problem)["entry_point"]
+        return humaneval_fields(problem).get("entry_point")
+
+    def check(self, problem: Problem) -> list[str]:
+        # A problem a hook made (pytest_codegen_load_suite) may lack what a file's row must have.
+        if not isinstance(problem.extra.get("entry_point"), str):
+            return ["it names no entry_point (the function its tests call: extra['entry_point'])"]
+        return []
 
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         if humaneval_fields(problem).get("cut_at_top_level") and run.policy == APPEND:
