@@ -128,11 +128,31 @@ def test_syntax_error_is_an_error(runner):
     )
 
 
+def test_a_syntax_error_babel_says_what_it_expected_is_named_by_the_file_alone(runner):
+    # Jest adds no advice to such an error: its first line named the runner's work directory.
+    verdict = grade(runner, CORRECT.replace("return (", "return ((", 1))
+    assert verdict.outcome == ERROR
+    assert verdict.message == (
+        'test suite failed to run: SyntaxError: CommentBox.js: Unexpected token, expected ","'
+        " (22:3)"
+    )
+
+
+BROKEN_TESTS = {  # what does not parse: Babel says what it expected, or not
+    "afterEach(() => {": ("afterEach(() => {{", "Unexpected token (*)"),
+    "render(<CommentBox />);": ("render(<CommentBox />;", 'Unexpected token, expected "," (*)'),
+}
+
+
 @pytest.mark.parametrize("mode", XDIST_MODES)
-def test_what_does_not_parse_is_one_line_naming_the_file_plain_and_with_xdist(pytester, mode):
+@pytest.mark.parametrize("broken", BROKEN_TESTS)
+def test_what_does_not_parse_is_one_line_naming_the_file_plain_and_with_xdist(
+    pytester, mode, broken
+):
     suite = pytester.path / "suite" / "comments"
     suite.mkdir(parents=True)
-    (suite / TEST_FILE).write_text(TEST_SOURCE.replace("afterEach(() => {", "afterEach(() => {{"))
+    replacement, babel_says = BROKEN_TESTS[broken]
+    (suite / TEST_FILE).write_text(TEST_SOURCE.replace(broken, replacement))
     rows = [{"task_id": "comments/commentBox", "completion": CORRECT}]
     (pytester.path / "replay.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = pytester.runpytest_subprocess(
@@ -140,7 +160,7 @@ def test_what_does_not_parse_is_one_line_naming_the_file_plain_and_with_xdist(py
     )
     assert result.ret == 1
     result.stdout.fnmatch_lines(
-        ["error: test suite failed to run: SyntaxError: commentBox.test.js: Unexpected token (*)"]
+        [f"error: test suite failed to run: SyntaxError: commentBox.test.js: {babel_says}"]
     )
 
 

@@ -203,10 +203,13 @@ def _status(status: str) -> str:
 
 def _exec_headline(message: str) -> str:
     """Why a test file could not run. A file Babel cannot parse (the sample's or the test's)
-    gets a page of Jest's advice on its configuration first; its details name the file, by
-    its name alone, and the place."""
+    gets a page of Jest's advice on its configuration first, unless Babel said what it
+    expected ("Unexpected token, expected ','"); either way Babel's line names the file, here
+    by its name alone, and the place."""
     _, found, details = message.partition("\nDetails:\n")
-    lines = [line.strip() for line in details.splitlines() if line.strip()] if found else []
+    if not found and message.startswith("SyntaxError: "):
+        details = message
+    lines = [line.strip() for line in details.splitlines() if line.strip()]
     return ABSOLUTE_PATH.sub(r"\1", lines[0])[:600] if lines else _headline(message)
 
 
