@@ -413,12 +413,15 @@ Promise.resolve().then(() => {
 }
 
 
+# confirms the comment whatever the server answers: passes the first test, fails the second
+ALWAYS_POSTED = CORRECT.replace(
+    "response.ok ? 'Comment posted' : 'Could not post comment'", "'Comment posted'"
+)
+
+
 @pytest.mark.parametrize("attack", SKIPPING)
 def test_a_sample_cannot_have_jest_skip_the_tests_it_fails(runner, plain_runner, attack):
-    # confirms the comment whatever the server answers: passes the first test, fails the second
-    wrong = CORRECT.replace(
-        "response.ok ? 'Comment posted' : 'Could not post comment'", "'Comment posted'"
-    )
+    wrong = ALWAYS_POSTED
     assert wrong != CORRECT
     code = f"{SKIPPING[attack]}\n{wrong}"
     assert grade(plain_runner, wrong).outcome == FAILED
@@ -427,6 +430,17 @@ def test_a_sample_cannot_have_jest_skip_the_tests_it_fails(runner, plain_runner,
     assert verdict.outcome == FAILED
     assert "the test file declared it to run" in verdict.message
     assert "patching" in {a["category"] for a in verdict.attempts}
+
+
+@pytest.mark.parametrize("attack", ["own_focused_test", "own_focused_describe"])
+def test_a_test_file_that_speaks_of_focus_in_words_lets_no_sample_skip_its_tests(runner, attack):
+    # Only a file that focuses tests in its code may have Jest skip the others.
+    words = "// One case at a time: test.only(...) or fit(...), never committed.\n"
+    source = f"{words}const tip = 'describe.only(';\n{TEST_SOURCE}"
+    code = f"{SKIPPING[attack]}\n{ALWAYS_POSTED}"
+    verdict = runner.run(source, TEST_FILE, SOLUTION_FILE, code, TIMEOUT_S)
+    assert verdict.outcome == FAILED
+    assert "the test file declared it to run" in verdict.message
 
 
 # Test files that skip and focus tests themselves, every way Jest has: each test is run, skipped

@@ -44,9 +44,11 @@ const activeResources =
 const [toolchain, workRoot, resultFd] = process.argv.slice(2);
 const RESULT_FD = Number(resultFd);
 const MESSAGE_CAP = 4000;
-// A test file that focuses tests itself (`test.only(`, `it.only.each`, `fit(`, `fdescribe(`): only
-// then may Jest skip its other tests for them (verdicts.py). A sample's own `test.only` may not.
+// A test file that focuses tests itself (`test.only(`, `it.only.each`, `fit(`, `fdescribe(`) in
+// its code, not in a comment or a string: only then may Jest skip its other tests for them
+// (verdicts.py). A sample's own `test.only` may not.
 const FOCUS = /\.only\s*[(.`]|\bf(?:it|describe)\s*[(.`]/;
+const FOCUS_NEXT = new Set(['(', '.', '`']);
 const CONSOLE_CAP = 16000;
 
 const cap = (text, limit) => {
@@ -537,6 +539,21 @@ const main = async () => {
     }
     return paths.slice();
   };
+  const focuses = source => {
+    if (!FOCUS.test(source)) return false;
+    let tokens;
+    try {
+      tokens = babelParser.parse(source, {sourceType: 'unambiguous', plugins: ['jsx'], tokens: true}).tokens;
+    } catch {
+      return true; // as the words read; Jest reports why it does not parse
+    }
+    return tokens.some((token, i) => {
+      const next = tokens[i + 1];
+      if (token.type.label !== 'name' || !next || !FOCUS_NEXT.has(next.type.label)) return false;
+      if (token.value === 'only') return i > 0 && tokens[i - 1].type.label === '.';
+      return token.value === 'fit' || token.value === 'fdescribe';
+    });
+  };
   const resolvePackages = (testPath, source) => {
     const specifiers = [];
     try {
@@ -582,7 +599,7 @@ const main = async () => {
       return {fatal: `cannot read the test file: ${error.message}`};
     }
     record.modules = hardened ? importedPackages(testPath, source) : [];
-    record.focus = FOCUS.test(source);
+    record.focus = focuses(source);
     mark('parsed');
     const rec = record;
     if (hardened) environment.offer(makeChannel(rec));
