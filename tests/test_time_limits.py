@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import evalplus_data
 import pytest
 from conftest import XDIST_MODES, read_results, write_replay
 from test_shards import write_suite as write_gen_suite
@@ -298,3 +299,56 @@ def test_calibration_is_measured_once_per_host_and_reused(pytester, calibration_
         assert [c["cached"] for c in seen] == [False, True, True]
         assert {c["host"] for c in seen} == {"codegen-other-host"}
     assert len(list((calibration_cache / "calibration").iterdir())) == 2
+
+
+GUARD_CONFTEST = """
+import json, pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    marker = item.get_closest_marker("timeout")
+    with open("guards.jsonl", "a") as out:
+        out.write(json.dumps({"node": item.nodeid, "guard_s": marker.args[0]}) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_pytest_timeout_leaves_a_suite_with_its_own_limits_all_of_them(
+    pytester, calibration_cache, xdist
+):
+    # The guard is pytest-timeout's limit of an item's call, as the item gets it.
+    # APPS gives each of a problem's 30 tests 4 s, a sample (4 + 1) x 30 + 5 = 155 s in all:
+    # a right answer taking 3 s a test passes there, and must not be cut here by the outer
+    # guard (it was 80 s, from the 10 s cap), nor must its rerun after a timeout.
+    pytester.makeconftest(GUARD_CONFTEST)
+    io = {"inputs": [f"{i}\n" for i in range(30)], "outputs": [f"{i + 1}\n" for i in range(30)]}
+    row = {
+        "problem_id": 4000,
+        "question": "Add one.",
+        "solutions": json.dumps(["print(int(input()) + 1)\n"]),
+        "input_output": json.dumps(io),
+        "difficulty": "introductory",
+        "url": "https://example.org/4000",
+        "starter_code": "",
+    }
+    write_suite(pytester.path / "apps.jsonl", [row])
+    write_suite(pytester.path / "HumanEvalPlus-tiny.jsonl", evalplus_data.HUMANEVAL[:1])
+    inc = "    return x + 1\n"
+    suite_and_replay(pytester, [problem("inc", inc, "def check(c):\n    assert c(1) == 2\n", inc)])
+    result = pytester.runpytest_subprocess(
+        "apps.jsonl",
+        "HumanEvalPlus-tiny.jsonl",
+        "t.jsonl",
+        "--codegen-model=reference",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
+    assert result.ret == 0
+    guards = {
+        g["node"]: g["guard_s"]
+        for g in map(json.loads, (pytester.path / "guards.jsonl").read_text().splitlines())
+    }
+    assert guards["apps.jsonl::4000[s0]"] >= 2 * ((4 + 1) * 30 + 5)
+    # EvalPlus: the base and the plus inputs, each set up to 60 + 2 s
+    assert guards["HumanEvalPlus-tiny.jsonl::HumanEval_0[s0]"] >= 2 * 2 * 62
+    assert guards["t.jsonl::t_inc[s0]"] == 2 * 10 + 60  # the cap's, as before

@@ -164,28 +164,39 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         self.extra_keyword_matches.update(keywords)
         give_param_id(self, problem.node_name, f"s{sample_index}")
         self.add_marker("codegen")  # `-m codegen`: the samples, not the project's tests
-        # pytest-timeout stays the outer guard of the execution, above the sample limit (and
-        # its reruns, and a second grading when the tests leave the planned calls);
-        # generation, in setup, has its own retry budget, and so does each repair round's
-        # request.
-        opts = settings_of(self.config)
-        executions = 2 * (1 + opts.reruns + opts.repair_rounds)
-        sample_limit = max(opts.timeout, suite_limits(problem).timeout_s or 0)  # a suite's own
-        self.add_marker(
-            pytest.mark.timeout(
-                sample_limit * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
-                func_only=True,
-            )
+        # pytest-timeout stays the outer guard of the execution (see outer_guard); generation,
+        # in setup, has its own retry budget.
+        self.sample_limit_s = max(
+            settings_of(self.config).timeout, suite_limits(problem).timeout_s or 0
         )
+        self.add_marker(self.outer_guard(self.sample_limit_s))
         self.completion: Completion | None = None
         self.code = ""
         self.verdict: Verdict | None = None
         self.record: SampleRecord | None = None
         self.record_sent = False  # the record went out with one of this item's reports
 
+    def outer_guard(self, grading_s: float) -> pytest.MarkDecorator:
+        """pytest-timeout's limit of the call: above ``grading_s``, the longest one grading
+        may take, times the gradings (its reruns, a second when the tests leave the planned
+        calls, those of repair rounds) and each repair round's request with its retries."""
+        opts = settings_of(self.config)
+        executions = 2 * (1 + opts.reruns + opts.repair_rounds)
+        return pytest.mark.timeout(
+            grading_s * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
+            func_only=True,
+        )
+
     def setup(self) -> None:
         super().setup()
         runner_of(self.config).generate(self)
+        # The benchmark's own limits can add up to more than the sample limit (APPS: 4 s a
+        # test), known once its tests are read: this guard then comes first.
+        grading_s = (
+            kinds_of(self.config).of(self.problem).grading_s(self.problem, self.sample_limit_s)
+        )
+        if grading_s > self.sample_limit_s:
+            self.add_marker(self.outer_guard(grading_s), append=False)
 
     def grade(self, model: Any) -> None:
         runner_of(self.config).grade(self)

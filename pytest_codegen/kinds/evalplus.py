@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..collect.builtin_suites import read_rows
-from ..execution.python.evalplus_grader import run_evalplus
+from ..execution.python.evalplus_grader import PARTS, SANDBOX_TIMEOUT_S, run_evalplus
 from ..jsonl import open_text
 from ..outcomes import Verdict
 from ..problems import MODE_EVALPLUS, Problem, SuiteError, SuiteLimits
@@ -174,6 +174,9 @@ class EvalPlusKind(Kind):
     def record_fields(self, verdict: Verdict) -> dict[str, Any]:
         # EvalPlus's own columns: the base tests' verdict and the base + plus tests'.
         return {f"{test['name']}_outcome": test["status"] for test in verdict.tests}
+
+    def grading_s(self, problem: Problem, limit_s: float) -> float:
+        return max(limit_s, len(PARTS) * SANDBOX_TIMEOUT_S)  # a sandbox for each set
 
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         return run_evalplus(problem, code, run.limits, run.hide, policy=run.policy)

@@ -120,6 +120,12 @@ class Kind:
         """Why ``problem`` cannot be solved as shipped (empty: it can)."""
         return []
 
+    def grading_s(self, problem: Problem, limit_s: float) -> float:
+        """The longest one grading of a sample of ``problem`` may take when its limit is
+        ``limit_s``: what pytest-timeout's outer guard leaves it. The limit, unless the
+        benchmark's own limits add up to more (APPS: 4 s for each of its tests)."""
+        return limit_s
+
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         """Run ``code`` against ``problem``'s tests; the verdict's ``mode`` is ``name``."""
         raise NotImplementedError
