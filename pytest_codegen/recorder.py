@@ -91,7 +91,11 @@ class SampleRecorder:
 
     def for_unexpected(self, item: SampleItem, report: pytest.TestReport) -> SampleRecord:
         """The record of a sample whose grading ended in an error of its own (a plugin bug)."""
-        message = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if crash is not None:  # what was raised: "Failed: Timeout (>80.0s) from pytest-timeout."
+            message = crash.message.strip().splitlines()[:1]
+        else:
+            message = str(report.longrepr or "").strip().splitlines()[-1:]
         return self.record(
             item, outcomes.CRASHED, error="grading did not complete: " + " ".join(message)
         )

@@ -352,3 +352,35 @@ def test_pytest_timeout_leaves_a_suite_with_its_own_limits_all_of_them(
     # EvalPlus: the base and the plus inputs, each set up to 60 + 2 s
     assert guards["HumanEvalPlus-tiny.jsonl::HumanEval_0[s0]"] >= 2 * 2 * 62
     assert guards["t.jsonl::t_inc[s0]"] == 2 * 10 + 60  # the cap's, as before
+
+
+SHORT_GUARD_CONFTEST = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_setup(item):
+    if "loops" in item.nodeid:
+        item.add_marker(pytest.mark.timeout(0.5, func_only=True), append=False)
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_sample_cut_by_pytest_timeout_says_so(pytester, calibration_cache, xdist):
+    # A guard shorter than the sample's limit (a user's marker): the record says what ended
+    # the grading, not where in the plugin's code it was.
+    pytester.makeconftest(SHORT_GUARD_CONFTEST)
+    check = "def check(candidate):\n    assert candidate(1) == 2\n"
+    inc = "    return x + 1\n"
+    args = suite_and_replay(
+        pytester,
+        [
+            problem("loops", "    while True:\n        pass\n", check, inc),
+            problem("inc", inc, check, inc),
+        ],
+    )
+    result = pytester.runpytest_subprocess(*args, *xdist)
+    cut, graded = records(pytester)["t/loops"], records(pytester)["t/inc"]
+    assert cut["outcome"] == "crashed"
+    assert cut["error"] == "grading did not complete: Failed: Timeout (>0.5s) from pytest-timeout."
+    assert graded["outcome"] == "passed"
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
