@@ -384,3 +384,34 @@ def test_a_sample_cut_by_pytest_timeout_says_so(pytester, calibration_cache, xdi
     assert cut["error"] == "grading did not complete: Failed: Timeout (>0.5s) from pytest-timeout."
     assert graded["outcome"] == "passed"
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_reference_that_does_not_pass_is_graded_once_per_process(
+    pytester, calibration_cache, xdist
+):
+    # The tests run in the trusted process and count the reference's gradings in a file.
+    # One that failed (or ran past the cap, the costly case) gave no time to go by; it was
+    # graded again for every sample, and for every rerun of a timeout.
+    counter = pytester.path / "reference-runs"
+    test = (
+        "def check(candidate):\n"
+        "    if candidate(0) == 'reference':\n"
+        f"        path = {str(counter)!r}\n"
+        "        import os\n"
+        "        runs = int(open(path).read()) + 1 if os.path.exists(path) else 1\n"
+        "        open(path, 'w').write(str(runs))\n"
+        "        assert False, 'the reference fails here'\n"
+        "    assert candidate(1) == 2\n"
+    )
+    reference = "    if x == 0:\n        return 'reference'\n    return x\n"
+    args = suite_and_replay(pytester, [problem("inc", "    return x + 1\n", test, reference)])
+    answer = {"task_id": "t/inc", "completion": "    return x + 1\n"}
+    write_replay(pytester.path / "replay.jsonl", [answer] * 3)
+    result = pytester.runpytest_subprocess(*args, "--codegen-samples=3", *xdist)
+    assert result.ret == 0
+    processes = 2 if xdist else 1
+    assert 1 <= int(counter.read_text()) <= processes
+    for record in read_results(pytester.path / "r.jsonl"):
+        assert record["outcome"] == "passed"
+        assert record["time_limit"]["why"] == "its reference does not pass on this host (failed)"

@@ -134,6 +134,9 @@ class Calibration:
 
     def __init__(self, root: Path | None) -> None:
         self.measurements = HostMeasurements(root, "calibration")
+        # Why a problem has no time here (its reference failed or timed out): not kept on disk
+        # (another run may pass it), but not measured again for each sample of this process.
+        self._untimed: dict[str, str] = {}
 
     def reference_time(
         self, problem: Problem, floor_s: float, cap_s: float, run: Callable[[], Verdict]
@@ -149,10 +152,14 @@ class Calibration:
             ok = ok and isinstance(entry.get("runs"), int)
             return ok and settled(entry["reference_s"], entry["runs"], floor_s, cap_s)
 
+        key = problem_key(problem)
+        if key in self._untimed:
+            return None, self._untimed[key]
         found, cached = self.measurements.get(
-            problem_key(problem), lambda: self._measure(floor_s, cap_s, run), final
+            key, lambda: self._measure(floor_s, cap_s, run), final
         )
         if isinstance(found, str):
+            self._untimed[key] = found
             return None, found
         return found["reference_s"], _calibration(found, cached=cached)
 
