@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -415,3 +416,24 @@ def test_a_reference_that_does_not_pass_is_graded_once_per_process(
     for record in read_results(pytester.path / "r.jsonl"):
         assert record["outcome"] == "passed"
         assert record["time_limit"]["why"] == "its reference does not pass on this host (failed)"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_calibration_file_that_says_nan_is_measured_again(pytester, calibration_cache, xdist):
+    # JSON files may hold NaN (Python writes and reads it): such a time made the limit NaN,
+    # and every sample of the problem failed ("ValueError: Invalid value NaN").
+    inc = "    return x + 1\n"
+    check = "def check(candidate):\n    assert candidate(1) == 2\n"
+    args = suite_and_replay(pytester, [problem("inc", inc, check, inc)])
+    pytester.runpytest_subprocess(*args)
+    files = list((calibration_cache / "calibration").glob("*/*.json"))
+    assert len(files) == 1
+    entry = json.loads(files[0].read_text())
+    files[0].write_text(json.dumps({**entry, "reference_s": math.nan, "runs": 3}))
+    result = pytester.runpytest_subprocess(*args, *xdist)
+    record = records(pytester)["t/inc"]
+    assert record["outcome"] == "passed", record["error"]
+    assert record["time_limit"]["limit_s"] == 3.0
+    assert record["time_limit"]["calibration"]["cached"] is False
+    assert math.isfinite(json.loads(files[0].read_text())["reference_s"])
+    assert result.ret == 0

@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -149,6 +150,7 @@ class Calibration:
 
         def final(entry: dict[str, Any]) -> bool:  # a time this limit can go by
             ok = isinstance(entry.get("reference_s"), (int, float))
+            ok = ok and 0 <= entry["reference_s"] < math.inf  # not NaN (a JSON file may say so)
             ok = ok and isinstance(entry.get("runs"), int)
             return ok and settled(entry["reference_s"], entry["runs"], floor_s, cap_s)
 
