@@ -9,6 +9,7 @@ controller: all it sends there travels on reports and in ``workeroutput``.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 from collections.abc import Generator
@@ -187,6 +188,11 @@ class SampleRunner:
         if completion.error:
             item.record = self.recorder.record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
+        if self.executor.grades_on_node(problem):
+            # Node's toolchain (npm ci, on first use) and the Jest runner's warm-up are made
+            # here, not in the call: pytest-timeout's guard of the grading is for samples.
+            with contextlib.suppress(SampleFailed):  # an unusable environment: the call says so
+                self.executor.jest_runner()
 
     def execute(self, item: SampleItem, text: str, form: str | None = None) -> tuple[str, Any]:
         """Grade ``text``, an answer of ``form`` (see models.base), as an answer to the item's

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import FIXTURES, ROOT, XDIST_MODES, read_results
 
@@ -92,3 +94,37 @@ def test_a_reply_with_its_tests_after_the_component_is_graded_on_the_component(p
     assert record["outcome"] == "passed", record["error"]
     assert record["code"].strip() == component.strip()
     assert result.ret == 0
+
+
+NODE_AT_CALL_PLUGIN = """
+import json, pytest
+from pytest_codegen.keys import runner_of
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    node = runner_of(item.config).executor.node_version()
+    with open("node-at-call.jsonl", "a") as out:
+        out.write(json.dumps({"node": item.nodeid, "version": node}) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_jest_environment_is_ready_before_the_first_call(pytester, xdist):
+    # Node's toolchain (npm ci on a fresh machine) and the Jest runner's warm-up took place
+    # in the first sample's call, under pytest-timeout's guard of its grading (80 s): where
+    # they took longer, that sample was cut, and every next one began them again.
+    pytester.makepyfile(node_at_call=NODE_AT_CALL_PLUGIN)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "node_at_call",
+        "--codegen-model=reference",
+        str(REACT),
+        "-k",
+        "blogging",
+        *xdist,
+        timeout=900,
+    )
+    assert result.ret == 0
+    lines = (pytester.path / "node-at-call.jsonl").read_text().splitlines()
+    seen = [json.loads(line) for line in lines]
+    assert seen and all(s["version"] and s["version"].startswith("v") for s in seen), seen
