@@ -437,3 +437,39 @@ def test_a_calibration_file_that_says_nan_is_measured_again(pytester, calibratio
     assert record["time_limit"]["calibration"]["cached"] is False
     assert math.isfinite(json.loads(files[0].read_text())["reference_s"])
     assert result.ret == 0
+
+
+OWN_GUARD_SHORTENED_CONFTEST = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_setup(item):
+    if "loops" in item.nodeid:  # the plugin's own guard, as it is, but short
+        guard = item.get_closest_marker("timeout")
+        item.add_marker(pytest.mark.timeout(0.5, **guard.kwargs), append=False)
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_plugins_guard_ends_a_sample_not_the_run_whatever_the_timeout_method(
+    pytester, calibration_cache, xdist
+):
+    # pytest-timeout's thread method ends the whole process: without xdist, the samples
+    # after the one cut were never graded, and the run ended without a summary or results.
+    pytester.makeconftest(OWN_GUARD_SHORTENED_CONFTEST)
+    check = "def check(candidate):\n    assert candidate(1) == 2\n"
+    inc = "    return x + 1\n"
+    args = suite_and_replay(
+        pytester,
+        [problem("loops", "    while True:\n        pass\n", check, inc)]
+        + [problem(name, inc, check, inc) for name in ("inc", "add")],
+    )
+    result = pytester.runpytest_subprocess(
+        *args, "--timeout-method=thread", "-p", "no:randomly", *xdist
+    )
+    found = records(pytester)
+    assert found["t/loops"]["outcome"] == "crashed"
+    assert "Timeout (>0.5s) from pytest-timeout" in found["t/loops"]["error"]
+    assert found["t/inc"]["outcome"] == found["t/add"]["outcome"] == "passed"
+    result.stdout.fnmatch_lines(["t *(all) *3 *3 *2 *0 *0 *0 *1 *"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

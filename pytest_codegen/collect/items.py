@@ -9,6 +9,7 @@ problem ids, categories and suite names.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -184,6 +185,9 @@ class SampleItem(ShortFailureRepr, pytest.Function):
         executions = 2 * (1 + opts.reruns + opts.repair_rounds)
         return pytest.mark.timeout(
             grading_s * executions + 60 + REPAIR_REQUEST_BUDGET_S * opts.repair_rounds,
+            # Whatever --timeout-method says: the thread method ends the whole process, every
+            # later sample and the summary of a run without xdist with it.
+            method="signal" if hasattr(signal, "SIGALRM") else None,
             func_only=True,
         )
 
