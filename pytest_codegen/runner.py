@@ -188,11 +188,14 @@ class SampleRunner:
         if completion.error:
             item.record = self.recorder.record(item, outcomes.API_ERROR, error=completion.error)
             raise SampleNotGenerated(f"model API error: {completion.error}")
+        # Node's toolchain (npm ci, on first use), the Jest runner's warm-up and a language's
+        # libraries are made here, not in the call: pytest-timeout's guard is for the sample.
+        # What cannot be made, the call (which asks again) says.
         if self.executor.grades_on_node(problem):
-            # Node's toolchain (npm ci, on first use) and the Jest runner's warm-up are made
-            # here, not in the call: pytest-timeout's guard of the grading is for samples.
-            with contextlib.suppress(SampleFailed):  # an unusable environment: the call says so
+            with contextlib.suppress(SampleFailed):
                 self.executor.jest_runner()
+        with contextlib.suppress(Exception):
+            self.executor.kinds.of(problem).prepare(problem)
 
     def execute(self, item: SampleItem, text: str, form: str | None = None) -> tuple[str, Any]:
         """Grade ``text``, an answer of ``form`` (see models.base), as an answer to the item's

@@ -213,3 +213,30 @@ def test_a_kind_added_later_is_offered_files_first():
         kinds.of(problem)
     with pytest.raises(ValueError, match="needs a name"):
         KindRegistry().register(Kind())
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_kinds_preparation_runs_before_the_samples_call(pytester, prints_suite, xdist):
+    """What a kind makes once per host (``Kind.prepare``: a language's libraries, built on
+    first use) is made in the sample's setup, outside pytest-timeout's guard of its call;
+    a preparation that fails is left to the call, which asks again."""
+    conftest = pytester.path / "conftest.py"
+    conftest.write_text(
+        conftest.read_text()
+        + """
+import os
+
+def _prepare(self, problem):
+    with open("phases.txt", "a") as fh:
+        fh.write(os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[-1] + "\\n")
+    if problem.id == "prints/greeting":
+        raise RuntimeError("no toolchain here")
+
+PrintsKind.prepare = _prepare
+"""
+    )
+    result = pytester.runpytest_subprocess(
+        "problems.prints", "--codegen-model=reference", "--codegen-results=r.jsonl", *xdist
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert (pytester.path / "phases.txt").read_text().split() == ["(setup)"] * 2

@@ -124,6 +124,12 @@ class NativeProgramKind(Kind):
         """What its programs use besides the standard library (made once per host)."""
         return programs.Libraries()
 
+    def prepare(self, problem: Problem) -> None:
+        # The first use builds them (cargo's crates, Go's build cache, a C++ prelude): minutes
+        # on a slow machine, which pytest-timeout's guard of a sample's call would cut.
+        find(problem.language)
+        self.libraries(problem)
+
     def grade(self, problem: Problem, code: str, run: GradingRun) -> Verdict:
         tool = find(problem.language)
         program = self.program(problem, code, run)

@@ -120,6 +120,11 @@ class Kind:
         """Why ``problem`` cannot be solved as shipped (empty: it can)."""
         return []
 
+    def prepare(self, problem: Problem) -> None:
+        """Make, once per host, what grading ``problem``'s samples needs besides the sample
+        (a toolchain's libraries): called before a sample's call, whose time limit is for
+        the sample."""
+
     def grading_s(self, problem: Problem, limit_s: float) -> float:
         """The longest one grading of a sample of ``problem`` may take when its limit is
         ``limit_s``: what pytest-timeout's outer guard leaves it. The limit, unless the
