@@ -53,7 +53,7 @@ class Breakdown:
                     "pass@k": {
                         str(k): {"value": None, "ci": None}
                         if by_k[k] is None
-                        else {"value": by_k[k][0], "ci": list(by_k[k][1])}  # type: ignore[index]
+                        else {"value": by_k[k][0], "ci": listed_interval(by_k[k][1])}  # type: ignore[index]
                         for k in ks
                     },
                 }
@@ -217,3 +217,8 @@ def window_lines(
     """A run's pass@k by release window, for its summary: a table for each suite whose
     problems fall in at least two windows (see :func:`run_windows`)."""
     return breakdown_lines(run_windows(records, name, ks, window), [name], ks)
+
+
+def listed_interval(ci: tuple[float, float] | None) -> list[float] | None:
+    """An interval as JSON has it; None where there is none (a facet value of one problem)."""
+    return None if ci is None else list(ci)

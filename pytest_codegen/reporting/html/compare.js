@@ -187,8 +187,8 @@
         DATA.runs.forEach(function (run) {
           var score = (part.scores[run.name] || {})[String(k)];
           tr.appendChild(el('td', { 'class': 'bar', 'data-run': run.name,
-            'data-score': score ? score[0] : null, title: score ? pct(score[0]) + ', 95% interval ' +
-            pct(score[1][0]) + '\u2013' + pct(score[1][1]) : 'n/a' },
+            'data-score': score ? score[0] : null, title: !score ? 'n/a' : pct(score[0]) +
+            (score[1] ? ', 95% interval ' + pct(score[1][0]) + '\u2013' + pct(score[1][1]) : '') },
             [score ? intervalBar(score[0], score[1]) : 'n/a', score ? ' ' + pct(score[0]) : null]));
         });
         table.querySelector('tbody').appendChild(tr);

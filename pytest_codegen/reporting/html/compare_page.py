@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import outcomes
+from ..breakdowns import listed_interval
 from ..comparison import Comparison, RunScores
 from .data import MAX_CODE_CHARS, shown_text
 from .page import embed_json
@@ -78,7 +79,7 @@ def compare_data(comparison: Comparison) -> dict[str, Any]:
                 "problems": part.problems,
                 "scores": {
                     shown_text(name): {
-                        str(k): None if score is None else [score[0], list(score[1])]
+                        str(k): None if score is None else [score[0], listed_interval(score[1])]
                         for k, score in by_k.items()
                     }
                     for name, by_k in part.scores.items()

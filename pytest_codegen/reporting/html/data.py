@@ -18,7 +18,7 @@ from ... import outcomes
 from ...attempts import tally
 from ...scoring.intervals import clusters_across_suites, mean_interval
 from ...scoring.passk import latest_samples, pass_at_k
-from ..breakdowns import WINDOWS, run_windows
+from ..breakdowns import WINDOWS, listed_interval, run_windows
 
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
 RUN_NAME = "run"  # the one run of a report, in its release-window parts
@@ -163,8 +163,7 @@ def _overall_ci(problems: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> dic
     for k in ks:
         values = [p["pass_at_k"][str(k)] for p in ordered]
         ok = bool(values) and all(v is not None for v in values)
-        ci = mean_interval(values, clusters) if ok else None
-        result[str(k)] = None if ci is None else list(ci)
+        result[str(k)] = listed_interval(mean_interval(values, clusters)) if ok else None
     return result
 
 
