@@ -134,10 +134,6 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(opt.ini_name, opt.help, type="string", default=None)
 
 
-def _stripped(value: Any) -> str:
-    return str(value).strip()
-
-
 def _raw_value(config: pytest.Config, opt: Option) -> tuple[Any, str]:
     """The value of an option and a phrase naming where it came from."""
     cli = config.getoption(opt.flag_name)
@@ -208,7 +204,7 @@ def resolve(config: pytest.Config) -> Settings:
         raw, sources[opt.name] = _raw_value(config, opt)
         given = raw if opt.multiple else [raw]
         if sources[opt.name] == opt.flag_name and not opt.flag and opt.name != "system_prompt":
-            if "" in map(_stripped, given):
+            if any(not str(value).strip() for value in given):
                 # An empty flag value (a variable that expanded to nothing) would mean "." for
                 # a path, and no suite at all, silently. (An empty system prompt is one.)
                 what = opt.metavar or "a value"

@@ -143,7 +143,7 @@ class HumanEvalKind(Kind):
 
     def check(self, problem: Problem) -> list[str]:
         # A problem a hook made (pytest_codegen_load_suite) may lack what a file's row must have.
-        if not isinstance(problem.extra.get("entry_point"), str):
+        if not isinstance(self.entry_name(problem), str):
             return ["it names no entry_point (the function its tests call: extra['entry_point'])"]
         return []
 
