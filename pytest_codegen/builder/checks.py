@@ -73,12 +73,14 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     return f"({', '.join(names)})"
 
 
-def check_target(tree: ast.Module, fragment: Fragment) -> ast.FunctionDef | ast.AsyncFunctionDef:
-    """The target's ``def`` in ``tree``, with the signature of the original."""
-    node = find_target(tree, fragment.func_name)
+def check_target(
+    code: str, tree: ast.Module, fragment: Fragment
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """The target's ``def`` in ``tree`` (parsed from ``code``), with the original's signature."""
+    node = find_target(tree, fragment.func_name, code)
     if node is None:
         raise CheckFailed(f"the target {fragment.func_name} is missing")
-    original = find_target(ast.parse(fragment.context), fragment.func_name)
+    original = find_target(ast.parse(fragment.context), fragment.func_name, fragment.context)
     if original is not None and _signature(original) != _signature(node):
         raise CheckFailed(
             f"the signature of {fragment.func_name} changed: "
@@ -96,7 +98,7 @@ def _no_left_out_code(code: str) -> None:
 def check_sandboxed(code: str, fragment: Fragment) -> None:
     """Step 1: the target is there with its signature, nothing is elided, enough is kept."""
     tree = parse(code)
-    check_target(tree, fragment)
+    check_target(code, tree, fragment)
     _no_left_out_code(code)
     before, after = token_count(fragment.context), token_count(code)
     limit, big, small = SANDBOX_MIN_TOKENS
@@ -174,7 +176,7 @@ def _check_test(tree: ast.Module, fragment: Fragment) -> None:
 def check_with_tests(code: str, fragment: Fragment, program: str) -> None:
     """Step 2: the program is kept, and ``test_<name>`` calls the target with 3+ asserts."""
     tree = parse(code)
-    check_target(tree, fragment)
+    check_target(code, tree, fragment)
     _no_left_out_code(code)
     _check_test(tree, fragment)
     _check_length(program, code, TESTS_MAX_LOSS, "it shrinks the input")
@@ -200,7 +202,7 @@ def check_revision(code: str, fragment: Fragment, previous: str) -> None:
     dropped = [t for t in test_names(ast.parse(previous)) if t not in kept]
     if dropped:
         raise CheckFailed(f"the revision drops {', '.join(dropped)}")
-    check_target(tree, fragment)
+    check_target(code, tree, fragment)
     _check_test(tree, fragment)
     _check_length(previous, code, DEBUG_MAX_LOSS, "the revision shrinks the program")
 
@@ -223,9 +225,9 @@ def check_augmented(code: str, fragment: Fragment) -> ast.FunctionDef:
 # -- rewriting programs into the example's parts
 
 
-def _target_span(tree: ast.Module, fragment: Fragment) -> tuple[int, int, str]:
+def _target_span(program: str, fragment: Fragment) -> tuple[int, int, str]:
     """First and last line (1-based, decorators excluded) and indentation of the target."""
-    node = check_target(tree, fragment)
+    node = check_target(program, ast.parse(program), fragment)
     assert node.end_lineno is not None
     return node.lineno, node.end_lineno, " " * node.col_offset
 
@@ -234,13 +236,13 @@ def mask_target(program: str, fragment: Fragment) -> str:
     """``program`` with the target's ``def`` replaced by ``<indent>__MASK__`` (decorators
     stay above it, as in Exec-CSN's ``masked_code``)."""
     lines = program.splitlines()
-    first, last, indent = _target_span(ast.parse(program), fragment)
+    first, last, indent = _target_span(program, fragment)
     return "\n".join(lines[: first - 1] + [indent + MASK] + lines[last:]) + "\n"
 
 
 def target_source(program: str, fragment: Fragment) -> str:
     lines = program.splitlines()
-    first, last, _ = _target_span(ast.parse(program), fragment)
+    first, last, _ = _target_span(program, fragment)
     return "\n".join(lines[first - 1 : last]) + "\n"
 
 
@@ -261,8 +263,7 @@ def without_tests(program: str) -> str:
 def with_placeholder(program: str, fragment: Fragment) -> str:
     """The target's body replaced by the placeholder docstring and ``...`` (Exec-CSN's
     ``masked_method_no_test``)."""
-    tree = ast.parse(program)
-    node = check_target(tree, fragment)
+    node = check_target(program, ast.parse(program), fragment)
     assert node.end_lineno is not None
     lines = program.splitlines()
     body_indent = " " * node.body[0].col_offset

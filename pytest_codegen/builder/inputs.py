@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import loads, not_valid_json, unencodable_field
+from ..kinds.execcsn_program import FunctionNode, definition_taken
 from ..problems import sanitize_node_name
 
 #: Lines of code a target needs after its docstring to be chosen by the default rule.
@@ -160,16 +161,18 @@ def fragments_of_file(path: Path, root: Path, pattern: str | None) -> list[Fragm
         return [_broken(path.stem, f"{shown}: does not parse ({_at_line(e)})")]
     lines = source_lines(text)
     fragments: list[Fragment] = []
-    seen: set[str] = set()
+    definitions: dict[str, list[FunctionNode]] = {}
     for qualname, node in find_definitions(tree):
-        if qualname in seen:  # a redefinition (a property's setter): the first one stands
-            continue
+        definitions.setdefault(qualname, []).append(node)
+    for qualname, nodes in definitions.items():
+        # A name defined more than once (a property's setter, overloads): the def grading
+        # takes from the example's code is the one masked, so the one judged here.
+        node = definition_taken(text, nodes)
         if pattern is not None:
             if not fnmatch.fnmatchcase(qualname, pattern):
                 continue
         elif not chosen_by_default(qualname, node):
             continue
-        seen.add(qualname)
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         assert node.end_lineno is not None
         fragments.append(
@@ -265,7 +268,7 @@ def _fragment_of_row(row: Any, index: int, shown: str) -> Fragment:
         tree = ast.parse(context)
     except SyntaxError as e:
         return _broken(fid, f"{where}: {func_name} does not parse ({e.msg} at line {e.lineno})")
-    node = find_target(tree, func_name)
+    node = find_target(tree, func_name, context)
     if node is None:
         return _broken(fid, f"{where}: {func_name} is not found in its context")
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
@@ -284,14 +287,17 @@ def _fragment_of_row(row: Any, index: int, shown: str) -> Fragment:
     )
 
 
-def find_target(tree: ast.Module, func_name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def find_target(tree: ast.Module, func_name: str, text: str) -> FunctionNode | None:
     """The ``def`` of ``func`` (module level) or ``Class.method`` (in a module-level class;
-    CodeSearchNet names a method by its class only)."""
+    CodeSearchNet names a method by its class only) in ``tree``, parsed from ``text``; of
+    several, the one grading takes (:func:`definition_taken`)."""
     parts = func_name.split(".")
-    for qualname, node in find_definitions(tree):
-        if qualname == func_name or (len(parts) > 2 and qualname == ".".join(parts[-2:])):
-            return node
-    return None
+    nodes = [
+        node
+        for qualname, node in find_definitions(tree)
+        if qualname == func_name or (len(parts) > 2 and qualname == ".".join(parts[-2:]))
+    ]
+    return definition_taken(text, nodes) if nodes else None
 
 
 # -- everything a --codegen-build value names

@@ -17,6 +17,7 @@ from .fields import execcsn_fields
 
 MASK = "__MASK__"
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _OPEN_FENCE = re.compile(r"(?:```|\[PYTHON\])[ \t]*[\w+.-]*[ \t]*\n")
 _FENCED = re.compile(_OPEN_FENCE.pattern + r"(.*?)\n?(?:```|\[/PYTHON\])", re.DOTALL)
 
@@ -68,22 +69,26 @@ def extract_function(reply_code: str, func_name: str) -> str | None:
     except (SyntaxError, ValueError):
         return _scan_for_function(text, parts[-1])
     lines = text.split("\n")
-    candidates: list[str] = []
+    candidates: list[FunctionNode] = []
     if len(parts) > 1:
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and node.name == parts[-2]:
                 candidates += [
-                    _node_source(lines, s)
-                    for s in node.body
-                    if isinstance(s, _FUNC_TYPES) and s.name == parts[-1]
+                    s for s in node.body if isinstance(s, _FUNC_TYPES) and s.name == parts[-1]
                 ]
     if not candidates:
-        candidates = [
-            _node_source(lines, s)
-            for s in tree.body
-            if isinstance(s, _FUNC_TYPES) and s.name == parts[-1]
-        ]
-    return max(candidates, key=len) if candidates else None
+        candidates = [s for s in tree.body if isinstance(s, _FUNC_TYPES) and s.name == parts[-1]]
+    return _node_source(lines, _longest(lines, candidates)) if candidates else None
+
+
+def definition_taken(text: str, nodes: list[FunctionNode]) -> FunctionNode:
+    """Of the ``def``s of one name in ``text`` (a property's getter and setter, overloads),
+    the one extraction takes: the longest, decorators included (the first of equals)."""
+    return _longest(_normalize_newlines(text).split("\n"), nodes)
+
+
+def _longest(lines: list[str], nodes: list[FunctionNode]) -> FunctionNode:
+    return max(nodes, key=lambda node: len(_node_source(lines, node)))
 
 
 def _normalize_newlines(text: str) -> str:

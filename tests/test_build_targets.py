@@ -1,0 +1,84 @@
+"""Targets whose name a module defines more than once (a property's getter and setter,
+typing.overload stubs before the implementation): the build masks and judges the def that
+grading takes from the example's code, so every kept example's reference passes when the
+suite file is graded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import XDIST_MODES
+from fake_builder import BuildModel
+
+TWICE_DEFINED = '''from typing import overload
+
+
+class Box:
+    def __init__(self):
+        self._v = 0
+
+    @property
+    def v(self):
+        return self._v
+
+    @v.setter
+    def v(self, value):
+        """Store value doubled, never below zero."""
+        value = value * 2
+        if value < 0:
+            value = 0
+        self._v = value
+
+
+@overload
+def bump(x: int) -> int: ...
+@overload
+def bump(x: str) -> str: ...
+def bump(x):
+    """One more: x + 1 for a number, x + "!" for a string."""
+    if isinstance(x, int):
+        return x + 1
+    text = str(x)
+    return text + "!"
+'''
+BOX_TEST = """def test_v():
+    box = Box()
+    box.v = 3
+    assert box.v == 6
+    box.v = -1
+    assert box.v == 0
+    assert Box().v == 0
+"""
+BUMP_TEST = """def test_bump():
+    assert bump(1) == 2
+    assert bump(-1) == 0
+    assert bump("a") == "a!"
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_name_defined_twice_builds_the_def_grading_takes(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "store.py").write_text(TWICE_DEFINED)
+    answers = {"Box.v": {"test": BOX_TEST}, "bump": {"test": BUMP_TEST}}
+    with BuildModel(answers=answers) as model:
+        built = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            "--codegen-build=src",
+            "--codegen-build-out=bench.json",
+            *xdist,
+        )
+    built.assert_outcomes(passed=2)
+    rows = {r["func_name"]: r for r in json.loads((pytester.path / "bench.json").read_text())}
+    # The setter is masked (the longest def, as grading extracts it), not the getter, and
+    # the prompt's context does not show its body.
+    assert "@v.setter\n    __MASK__\n" in rows["Box.v"]["masked_code"]
+    assert "value * 2" not in rows["Box.v"]["masked_method_no_test"]
+    assert "def bump(x: str) -> str: ...\n__MASK__\n" in rows["bump"]["masked_code"]
+    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=validate", *xdist)
+    graded.assert_outcomes(passed=2)
