@@ -182,3 +182,29 @@ def test_an_input_with_nothing_to_build_says_why(pytester: pytest.Pytester, mode
         "--codegen-model=reference", "--codegen-build=small.py::*", "-k", "nothing", *mode
     )
     assert "holds nothing to build" not in deselected.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_links_inside_the_input_are_not_followed(pytester: pytest.Pytester, xdist: list) -> None:
+    """A link to a parent directory was followed until the OS refused the path (40 copies of
+    every fragment, all built, written with one idx); a link to a file built it twice."""
+    src = pytester.path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "double.py").write_text(DOUBLING)
+    (src / "sub" / "up").symlink_to("..", target_is_directory=True)
+    (src / "twice.py").symlink_to("double.py")
+    args = ["--codegen-build=src", "--codegen-build-out=bench.json", *xdist]
+    listed = pytester.runpytest_subprocess("--codegen-model=reference", "--collect-only", *args)
+    listed.stdout.fnmatch_lines(["*<BuildItem double>*", "*1 test collected*"])
+    with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            *args,
+        )
+    result.assert_outcomes(passed=1)
+    rows = json.loads((pytester.path / "bench.json").read_text())
+    assert [(r["idx"], r["source"]["nodeid"]) for r in rows] == [
+        ("double.double", "src/double.py::double")
+    ]

@@ -181,6 +181,11 @@ class BuildCollection:
         if root is None:  # outside the input: only the way down to it is collected (even
             # where pytest's norecursedirs would not go: the input named it)
             return not any(collection_path in r.parents for r in self.named)
+        if collection_path.is_symlink() and any(r in collection_path.parents for r in self.named):
+            # A link inside the input is not followed: what it names in the input is built
+            # through its own path (a link to a parent directory would be a loop), the rest
+            # is not part of the input.
+            return True
         if root.is_dir() and path != root and path.suffix == ".py":
             return True if is_test_file(path.relative_to(root)) else None
         return None
