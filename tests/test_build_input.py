@@ -208,3 +208,28 @@ def test_links_inside_the_input_are_not_followed(pytester: pytest.Pytester, xdis
     assert [(r["idx"], r["source"]["nodeid"]) for r in rows] == [
         ("double.double", "src/double.py::double")
     ]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_glob_across_directories_gives_each_file_its_own_module(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    """Each file a glob named had its module named from its own directory: src/a/util.py
+    and src/b/util.py were both `util`, two examples with one idx that grading refuses."""
+    for name in ("a", "b"):
+        (pytester.path / "src" / name).mkdir(parents=True)
+        (pytester.path / "src" / name / "util.py").write_text(DOUBLING)
+    with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            "--codegen-build=src/*/util.py",
+            "--codegen-build-out=bench.json",
+            *xdist,
+        )
+    result.assert_outcomes(passed=2)
+    rows = json.loads((pytester.path / "bench.json").read_text())
+    assert [r["idx"] for r in rows] == ["a.util.double", "b.util.double"]
+    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=validate", *xdist)
+    graded.assert_outcomes(passed=2)

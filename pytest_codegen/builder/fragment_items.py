@@ -144,6 +144,10 @@ class BuildCollection:
         self.settings = settings
         self.roots = [r.resolve() for r in roots]
         self.named = roots  # as named: collection goes down to them, not through symlinks
+        # What the module names of files named one by one (a glob) are relative to: their
+        # common directory, so that src/a/util.py and src/b/util.py are a.util and b.util
+        files = [r.parent for r in self.roots if not r.is_dir()]
+        self.files_root = Path(os.path.commonpath(files)) if files else None
         self.pattern = pattern
         self.pool: Any = None
 
@@ -167,7 +171,7 @@ class BuildCollection:
         elif file_path.resolve() != root:
             return None
         node = BuildFile.from_parent(parent, path=file_path)
-        node.root = root if root.is_dir() else file_path.resolve().parent
+        node.root = root if root.is_dir() else self.files_root or root.parent
         node.pattern = self.pattern
         return node
 
