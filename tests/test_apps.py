@@ -193,6 +193,22 @@ def test_solutions_not_a_json_string_of_a_list_is_one_line_and_exit_4(pytester, 
         ]
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_task_id_not_a_string_is_one_line_and_exit_4(pytester, xdist):
+    """A row may name its problem by ``task_id`` instead of ``problem_id``; one that is not a
+    string stops the run in one line naming the file's line (it was an INTERNALERROR)."""
+    for task_id in (4002, ["4002"]):
+        rows = [ROWS[0], dict(ROWS[1], task_id=task_id)]
+        (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        assert errors == [
+            f"ERROR: {pytester.path / 'test.jsonl'}:2: missing or non-string field(s) task_id"
+        ]
+        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
 def test_the_prompt_is_apps_own_to_the_character(tmp_path):
     # APPS's eval/generate_gpt_codes.py: "\nQUESTION:\n" + question, "\n" + starter code when
     # there is one, the format line by the tests' fn_name, "\nANSWER:\n". A problem with

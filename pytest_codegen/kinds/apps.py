@@ -135,8 +135,9 @@ _NAMED_FUNCTION = re.compile(r'"fn_name"\s*:\s*"[^"]')
 
 
 def _lacking(row: dict[str, Any]) -> list[str]:
+    # A row may name its problem by task_id itself (a converted dataset's): text, as any id.
     row.setdefault("task_id", str(row.get("problem_id")))
-    return [k for k in ("question", "input_output") if not isinstance(row.get(k), str)]
+    return [k for k in ("task_id", "question", "input_output") if not isinstance(row.get(k), str)]
 
 
 def load_apps(path: Path, suite: str) -> list[Problem]:
