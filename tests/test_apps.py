@@ -4,6 +4,7 @@ reference, plain and -n 2."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import types
@@ -23,7 +24,7 @@ def _row(problem_id, io, solutions, difficulty="interview", starter=""):
         "problem_id": problem_id,
         "question": f"Problem {problem_id}.",
         "solutions": json.dumps(solutions),
-        "input_output": json.dumps(io),
+        "input_output": io if isinstance(io, str) else json.dumps(io),
         "difficulty": difficulty,
         "url": f"https://example.org/{problem_id}",
         "starter_code": starter,
@@ -148,6 +149,7 @@ def test_code_contests_converted_as_the_docs_say_is_graded_as_apps(pytester):
     )
 
 
+DEEP = functools.reduce(lambda inner, _: [inner], range(600), [])  # 601 lists, each in the next
 MALFORMED = {
     # io of the row, then the one line its samples are quarantined with
     5000: ({"inputs": ["3\n1 2 3\n", "1\n5\n"], "outputs": ["6\n"]}, "2 inputs and 1 outputs"),
@@ -156,13 +158,22 @@ MALFORMED = {
     5003: ({"inputs": [["3", 1]], "outputs": ["6"]}, "inputs[0] is not text or a list"),
     5004: ({"inputs": [5], "outputs": [10], "fn_name": "twice"}, "inputs[0] is not a list of"),
     5005: ({"inputs": [[[1]]], "outputs": [[2]], "fn_name": 7}, "fn_name is not a name"),
+    # Nested past what can be sent to the sample and compared (a failure blamed on the
+    # sample, "check failed"), or past what json reads (a RecursionError's traceback).
+    5006: ({"inputs": [[DEEP]], "outputs": [1], "fn_name": "twice"}, "inputs[0] nests lists"),
+    5007: ({"inputs": [[[1]]], "outputs": [DEEP], "fn_name": "twice"}, "outputs[0] nests lists"),
+    5008: (
+        '{"inputs": [[' + "[" * 5000 + "]" * 5000 + ']], "outputs": [1], "fn_name": "twice"}',
+        "input_output nests lists too deeply to be read",
+    ),
 }
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_malformed_test_cases_quarantine_the_problem(pytester, xdist):
     """A row whose input_output APPS's grader could not run (inputs and outputs of different
-    lengths, a number where text goes, an argument list that is not a list) grades nothing:
+    lengths, a number where text goes, an argument list that is not a list) or that nests
+    deeper than a sample can be sent it and it compared grades nothing:
     its samples are quarantined with one line naming the row and what is wrong, never
     graded on part of its tests nor an INTERNALERROR."""
     rows = [_row(i, io, [SUM]) for i, (io, _) in MALFORMED.items()]

@@ -111,3 +111,46 @@ def test_a_problem_without_test_cases_is_quarantined_not_passed(pytester, xdist)
         f"{pytester.path / 'test.jsonl'}:2: public_test_cases and private_test_cases are empty"
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_test_data_nested_too_deeply_quarantines_its_problem_in_one_line(pytester, xdist):
+    """Arguments or an expected value nested past what can be sent to the sample and
+    compared failed every sample as "check failed"; test data nested past what json reads
+    was a RecursionError's traceback. Each now quarantines its problem in one line."""
+    deep = "[" * 600 + "]" * 600
+    deeper = "[" * 5000 + "]" * 5000
+    rows = [
+        dict(PAIR_ROW, question_id=f"d{i}", public_test_cases=public, private_test_cases="")
+        for i, public in enumerate(
+            [
+                json.dumps([{"input": f"{deep}\n9", "output": "[0, 1]", "testtype": "functional"}]),
+                json.dumps([{"input": "[2, 7]\n9", "output": deep, "testtype": "functional"}]),
+                json.dumps([{"input": "[2, 7]\n9", "output": deeper, "testtype": "functional"}]),
+                deeper,
+            ]
+        )
+    ]
+    write_release(pytester.path / "test.jsonl", [PAIR_ROW, *rows])
+    replay = write_samples(
+        pytester.path / "samples.jsonl", [(t, PAIR_RIGHT) for t in ("1234", "d0", "d1", "d2", "d3")]
+    )
+    result = pytester.runpytest_subprocess(
+        "test.jsonl",
+        f"--codegen-model=replay:{replay}",
+        "--codegen-samples=1",
+        "--codegen-results=r.jsonl",
+        *xdist,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    records = {r["task_id"]: r for r in read_results(pytester.path / "r.jsonl")}
+    assert {t: r["outcome"] for t, r in records.items()} == {
+        "1234": "passed",
+        **{f"d{i}": "quarantined" for i in range(4)},
+    }
+    where = pytester.path / "test.jsonl"
+    nested = "a functional test case nests lists or dicts more than 100 deep"
+    assert [records[f"d{i}"]["error"] for i in range(3)] == [
+        f"{where}:{line}: {nested}" for line in (2, 3, 4)
+    ]
+    assert records["d3"]["error"].startswith(f"{where}:5: public_test_cases is not JSON (")

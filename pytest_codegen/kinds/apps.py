@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..collect.builtin_suites import read_rows
-from ..execution.python.io_grader import Case, Rules
+from ..execution.python.io_grader import MAX_NESTING, Case, Rules, too_deep
 from ..problems import Problem, SuiteError
 from .fields import AppsFields, apps_fields
 from .io_kind import IOKind
@@ -181,8 +181,12 @@ def load_apps(path: Path, suite: str) -> list[Problem]:
 def _malformed(func_name: str | None, i: int, given: Any, want: Any) -> str:
     """What of test case ``i`` has a shape APPS cannot run ("" if nothing): a call's input is
     its argument list; a stdin input or output is text or a list of lines (APPS's grader
-    raises on anything else, so the sample fails there)."""
+    raises on anything else, so the sample fails there); a call's values nest no deeper than
+    the sample can be sent them and they compared."""
     if func_name:
+        for name, value in (("inputs", given), ("outputs", want)):
+            if too_deep(value):
+                return f"{name}[{i}] nests lists or dicts more than {MAX_NESTING} deep"
         return "" if isinstance(given, list) else f"inputs[{i}] is not a list of arguments"
     for name, value in (("inputs", given), ("outputs", want)):
         lines = value if isinstance(value, list) else [value]
@@ -200,6 +204,10 @@ def cases_of(problem: Problem) -> tuple[str | None, list[Case]]:
     except (ValueError, TypeError, KeyError) as e:
         raise SuiteError(
             f"{fields['where']}: input_output has no inputs and outputs ({e})"
+        ) from None
+    except RecursionError:
+        raise SuiteError(
+            f"{fields['where']}: input_output nests lists too deeply to be read"
         ) from None
     if not isinstance(inputs, list) or not isinstance(expected, list) or not inputs:
         raise SuiteError(f"{fields['where']}: input_output has no test cases")

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..collect.builtin_suites import iter_rows
 from ..execution.extract import ExtractionError
-from ..execution.python.io_grader import Case, Rules
+from ..execution.python.io_grader import MAX_NESTING, Case, Rules, too_deep
 from ..models.base import SamplingDefaults
 from ..problems import Problem, SuiteError
 from .fields import LiveCodeBenchFields, livecodebench_fields
@@ -210,6 +210,23 @@ def load_livecodebench(path: Path, suite: str) -> list[Problem]:
     return problems
 
 
+def _call_values(case: dict[str, Any], where: str) -> tuple[list[Any], Any]:
+    """A functional case's arguments (a JSON value a line) and expected value."""
+    too_deep_case = (
+        f"{where}: a functional test case nests lists or dicts more than {MAX_NESTING} deep"
+    )
+    try:
+        given = [json.loads(line) for line in case["input"].split("\n")]
+        expected = json.loads(case["output"])
+    except ValueError as e:
+        raise SuiteError(f"{where}: a functional test case is not JSON ({e})") from None
+    except RecursionError:  # too deep even for json to read
+        raise SuiteError(too_deep_case) from None
+    if too_deep(given) or too_deep(expected):
+        raise SuiteError(too_deep_case)
+    return given, expected
+
+
 def cases_of(problem: Problem) -> list[Case]:
     """The problem's test cases, public then hidden, parsed for its mode."""
     fields = livecodebench_fields(problem)
@@ -227,13 +244,7 @@ def cases_of(problem: Problem) -> list[Case]:
         # A problem is functional by its func_name, as LiveCodeBench's run_test decides: a
         # case's testtype plays no part.
         if fields["func_name"]:
-            try:
-                given = [json.loads(line) for line in case["input"].split("\n")]
-                expected = json.loads(case["output"])
-            except ValueError as e:
-                raise SuiteError(
-                    f"{fields['where']}: a functional test case is not JSON ({e})"
-                ) from None
+            given, expected = _call_values(case, fields["where"])
             cases.append(Case(given, expected, hidden))
         else:
             cases.append(Case(case["input"], case["output"], hidden))

@@ -50,7 +50,7 @@ def decode_private(blob: str, where: str) -> list[dict[str, Any]]:
     """The test cases in a ``private_test_cases`` field (JSON, or base64+zlib+pickle of JSON)."""
     try:
         cases = json.loads(blob)
-    except ValueError:
+    except (ValueError, RecursionError):
         cases = None
     if cases is None:
         try:
@@ -72,6 +72,7 @@ def decode_private(blob: str, where: str) -> list[dict[str, Any]]:
             pickle.UnpicklingError,
             ValueError,
             EOFError,
+            RecursionError,
             UnicodeError,
             TypeError,
             IndexError,
@@ -105,7 +106,7 @@ def checked_cases(cases: Any, where: str, field: str) -> list[dict[str, Any]]:
 def decode_public(text: str, where: str) -> list[dict[str, Any]]:
     try:
         cases = json.loads(text)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         raise SuiteError(f"{where}: public_test_cases is not JSON ({e})") from None
     return checked_cases(cases, where, "public_test_cases")
 

@@ -28,6 +28,10 @@ from .handles import Remote
 from .sandbox import Limits, Sandbox
 
 SHOWN_CHARS = 300  # of an input, expected or actual output in a record (upstream's truncatefn)
+# How deep lists and dicts may nest in a call's argument or expected value: far past any
+# benchmark's, and short of Python's recursion limit, which sending a value to the sample,
+# comparing and showing it run into (some 500 levels down).
+MAX_NESTING = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +80,20 @@ def _repr(value: Any) -> str:
         return repr(value)
     except ValueError:  # an int past Python's digit limit for str()
         return f"<{type(value).__name__} too long to print>"
+
+
+def too_deep(value: Any) -> bool:
+    """Whether lists and dicts nest in ``value`` (a JSON value) past :data:`MAX_NESTING`;
+    counted without recursion, so a value of any depth is measured."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, (list, dict)):
+            if depth == MAX_NESTING:
+                return True
+            items = item.values() if isinstance(item, dict) else item
+            pending.extend((v, depth + 1) for v in items if isinstance(v, (list, dict)))
+    return False
 
 
 class _CaseFailed(Exception):
