@@ -296,6 +296,32 @@ NEW = [
 ]
 SAMPLES += NEW
 
+# Programs run otherwise than Python runs them: names bound from sys as the program is loaded
+# (before the grader puts the test's stdin and stdout in place), a __future__ import (after
+# the grader's own imports), a return outside a function (the grader's wrapper is one), and
+# a result that is not plain data.
+SAMPLES += [
+    (
+        SUM,
+        "from sys import stdout",
+        "from sys import stdout\n" + R + "stdout.write(str(s) + '\\n')\n",
+    ),
+    (
+        SUM,
+        "from sys import stdin, read by lines",
+        "from sys import stdin\nlines = [line for line in stdin]\n"
+        "print(sum(map(int, lines[1].split())))\n",
+    ),
+    (SUM, "from __future__ import", "from __future__ import annotations\n" + R + "print(s)\n"),
+    (SUM, "return outside a function", R + "print(s)\nif s:\n    return\nprint(0)\n"),
+    (
+        TWICE,
+        "fractions returned",
+        "from fractions import Fraction\n"
+        "def twice(xs):\n    return [Fraction(2 * x) for x in xs]\n",
+    ),
+]
+
 # Where APPS's grader fails a correct program and we differ on purpose (docs/apps.md):
 # "label (task)" -> (ours, theirs), each (verdict, index of the first failing test or None).
 KNOWN_DIFFERENCES: dict[str, tuple[tuple[str, int | None], tuple[str, int | None]]] = {
@@ -324,6 +350,19 @@ KNOWN_DIFFERENCES: dict[str, tuple[tuple[str, int | None], tuple[str, int | None
     # Its open is unittest.mock's mock_open: any file opened reads the test's input. Here only
     # stdin's names do (0, /dev/stdin); another file is the sandbox's, and input.txt is not there.
     labelled(SUM, "open('input.txt')"): (("error", 0), ("passed", None)),
+    # Its import lines run when the program is loaded, before its patches: a name imported
+    # from sys is the grader's own stdout (what is written there is not captured) or stdin
+    # (whose lines are the grader's, none).
+    labelled(SUM, "from sys import stdout"): (("passed", None), ("wrong", 0)),
+    labelled(SUM, "from sys import stdin, read by lines"): (("passed", None), ("error", 0)),
+    # Its own imports come first: a __future__ import after them is a SyntaxError.
+    labelled(SUM, "from __future__ import"): (("passed", None), ("error", 0)),
+    # The program is the body of its function: a return there ends it. Here it does not
+    # compile, as Python does not compile it.
+    labelled(SUM, "return outside a function"): (("error", 0), ("passed", None)),
+    # Its == asks the Fraction itself (Fraction(2) == 2); here results are compared as plain
+    # data, and a Fraction stays in the sandbox.
+    labelled(TWICE, "fractions returned"): (("wrong", 0), ("passed", None)),
 }
 
 # Runs APPS's ``run_test`` (the files in argv[1]) on each sample of the JSON file argv[2]

@@ -257,6 +257,26 @@ NEW = [
 ]
 SAMPLES += NEW
 
+# Programs run otherwise than Python runs them: names its import_string binds from sys as the
+# program is loaded (before the grader puts the test's stdin and stdout in place), a
+# __future__ import (after that import_string), and a return outside a function (the
+# grader's wrapper is one).
+SAMPLES += [
+    ("abc001_a", "stdout.write, stdout from sys", R + "stdout.write(str(s) + '\\n')\n"),
+    (
+        "abc001_a",
+        "stdin.readline with its newline cut",
+        "from sys import stdin\ninput = stdin.readline\ninput()\n"
+        "print(sum(map(int, input()[:-1].split())))\n",
+    ),
+    (
+        "abc001_a",
+        "from __future__ import",
+        "from __future__ import annotations\n" + R + "print(s)\n",
+    ),
+    ("abc001_a", "return outside a function", R + "print(s)\nif s:\n    return\nprint(0)\n"),
+]
+
 # Where the official grader is wrong, and we differ on purpose (docs/livecodebench.md):
 # label -> (ours, theirs), each (verdict, index of the first failing test or None).
 KNOWN_DIFFERENCES = {
@@ -284,6 +304,16 @@ KNOWN_DIFFERENCES = {
     # appended as test 1's result (its first element, true): "error on test 2" of one test.
     # Ours: a wrong answer on test 1 (the program ran; its answer is not the expected list).
     "a NumPy array": (("failed", 0), ("error", 1)),
+    # Its import_string's `from sys import *` and a program's own imports run when the program
+    # is loaded, before its patches: stdout is the grader's own (what is written there is not
+    # captured), and stdin's readline, patched on that object, returns lines without "\n".
+    "stdout.write, stdout from sys": (("passed", None), ("failed", 0)),
+    "stdin.readline with its newline cut": (("passed", None), ("failed", 0)),
+    # Its import_string comes first: a __future__ import after it is a SyntaxError.
+    "from __future__ import": (("passed", None), ("error", 0)),
+    # The program is the body of its function: a return there ends it. Here it does not
+    # compile, as Python does not compile it.
+    "return outside a function": (("error", 0), ("passed", None)),
 }
 
 # Runs LiveCodeBench's grading on the problems and generations in the JSON file argv[2], with the
