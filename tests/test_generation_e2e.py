@@ -68,6 +68,30 @@ def test_generates_grades_and_caches(pytester, tiny, server, xdist):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_another_server_of_the_same_model_name_is_not_answered_from_the_cache(
+    pytester, tiny, server, xdist
+):
+    # Two checkpoints served as vllm:tiny-coder, one cache: the second server's answers are
+    # its own, not the first's cached as if they were.
+    run_vllm(pytester, server, str(tiny), *xdist).assert_outcomes(passed=3)
+    with FakeProviders(reply=lambda request, index: "I don't know.", openai_key=None) as other:
+        run_vllm(pytester, other, str(tiny), *xdist).assert_outcomes(failed=3)
+        assert sum(r.n for r in other.requests) == 3
+    before = len(server.requests)
+    run_vllm(pytester, server, str(tiny), *xdist).assert_outcomes(passed=3)
+    assert len(server.requests) == before  # each server's answers stay cached
+
+
+def test_a_providers_own_endpoint_keeps_the_cache_keys_of_its_spec():
+    # Caches written before the endpoint was part of a key still answer the provider's own.
+    from pytest_codegen.models.connect import make_provider_model
+
+    model = make_provider_model("openai:gpt-4o", env={"OPENAI_API_KEY": "sk-test-key"})
+    assert model.endpoint is None
+    assert make_provider_model("vllm:m", env={}).endpoint is None
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_faults_are_retried_and_scores_unchanged(pytester, tiny, server, xdist):
     # One request in five fails once: 429 with Retry-After, 500, a reset connection.
     server.script(Fault.http(429, retry_after="0.1"), Fault.http(500), Fault.drop())

@@ -1,7 +1,8 @@
 """The on-disk generation cache, and the claims that keep processes from doing work twice.
 
 * **Cache.** One JSON file per sample, named by :func:`cache_key` (sha256 of the model spec,
-  the effective sampling parameters, the prompt, the system message and the sample index),
+  the endpoint it is served from when not its provider's own, the effective sampling
+  parameters, the prompt, the system message and the sample index),
   written to a temporary file and ``os.replace``-d into place, so a reader never sees a torn
   entry. Error completions are never cached: a rerun retries them.
 * **Claims.** Before requesting a sample a process takes an exclusive, non-blocking
@@ -37,12 +38,18 @@ CACHE_FORMAT = 1
 
 
 def cache_key(
-    spec: str, params: SamplingParams, prompt: Prompt, sample_index: int, repair_round: int = 0
+    spec: str,
+    params: SamplingParams,
+    prompt: Prompt,
+    sample_index: int,
+    repair_round: int = 0,
+    endpoint: str | None = None,
 ) -> str:
     """The cache key of one sample; ``params`` are the effective (merged) parameters. A
     repair round's answer has a key of its own (a first answer's is as it always was): a
     round asked what the round before it was asked (the same failed code and log) is asked
-    again, not given that round's answer."""
+    again, not given that round's answer. So has the answer of a model served from an
+    ``endpoint`` of its own (two vLLM servers of one model name are two models)."""
     material: dict[str, object] = {
         "format": CACHE_FORMAT,
         "model": spec,
@@ -53,6 +60,8 @@ def cache_key(
     }
     if repair_round:
         material["repair_round"] = repair_round
+    if endpoint:
+        material["endpoint"] = endpoint
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 

@@ -106,7 +106,10 @@ class GenerationEngine:
 
     def key(self, job: Job) -> str:
         params = merge_params(self._defaults, job.params)
-        return cache_key(self.model.spec, params, job.prompt, job.sample_index, job.repair_round)
+        endpoint = getattr(self.model, "endpoint", None)
+        return cache_key(
+            self.model.spec, params, job.prompt, job.sample_index, job.repair_round, endpoint
+        )
 
     def prefetch(self, jobs: Iterable[Job]) -> None:
         """Start generating ``jobs`` in the background, batched by problem and prompt."""

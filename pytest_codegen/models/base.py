@@ -193,6 +193,9 @@ class Model:
 
     #: The spec this model was built from; it names the model in results and caches.
     spec: str = "custom"
+    #: Where the model is served when that is not where its spec alone says (a base URL of
+    #: its own): part of its cache key, so that another server of one model name misses.
+    endpoint: str | None = None
     #: Whether completions should go through the persistent generation cache. Models that
     #: only look samples up (reference, replay) gain nothing from it.
     cacheable: bool = False

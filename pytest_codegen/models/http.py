@@ -1,5 +1,4 @@
-"""The HTTP transport every provider model shares, spoken with plain ``requests``: no
-vendor SDKs.
+"""The HTTP transport every provider model shares, in plain ``requests``: no vendor SDKs.
 
 :class:`HTTPModel` posts the requests its wire-format subclasses build
 (:mod:`~pytest_codegen.models.openai`, :mod:`~pytest_codegen.models.anthropic`,
@@ -114,6 +113,7 @@ class HTTPModel(Model):
         self.provider = provider
         self.model = model
         self.base_url = base_url
+        self.endpoint = None if base_url == provider.default_url else base_url
         self.api_key = api_key
         self.defaults = defaults or SamplingParams()
         self.timeout_s = timeout_s
