@@ -316,6 +316,26 @@ def test_an_eval_all_output_file_is_replayed_as_it_is(pytester, xdist):
     }
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_eval_all_file_naming_a_question_twice_stops_the_run(pytester, xdist):
+    # The second entry's samples replaced the first's, and the run graded them unsaid.
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    entries = [
+        {"question_id": "abc001_a", "code_list": [SUM_RIGHT]},
+        {"question_id": "1234", "code_list": [PAIR_RIGHT]},
+        {"question_id": "abc001_a", "code_list": ["print(0)"]},
+    ]
+    (pytester.path / "model_eval_all.json").write_text(json.dumps(entries))
+    result = pytester.runpytest_subprocess(
+        "test.jsonl", "--codegen-model=replay:model_eval_all.json", *xdist, timeout=300
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: *model_eval_all.json: entry 2: duplicate question_id 'abc001_a' (entry 0)"]
+    )
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
 def test_hidden_tests_are_decoded_only_when_graded(pytester):
     broken = dict(SUM_ROW, private_test_cases="bm90IGEgcGlja2xl")  # base64 of "not a pickle"
     write_release(pytester.path / "test.jsonl", [broken, PAIR_ROW])

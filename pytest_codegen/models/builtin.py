@@ -143,14 +143,21 @@ def livecodebench_answers(path: Path) -> dict[tuple[str, int, int], Completion]:
     if not isinstance(rows, list):
         raise ModelError(f"{path}: expected a LiveCodeBench output file (a JSON list)")
     answers: dict[tuple[str, int, int], Completion] = {}
+    entries: dict[str, int] = {}  # the entry of each question_id
     for i, row in enumerate(rows):
         codes = row.get("code_list") if isinstance(row, dict) else None
         if not isinstance(codes, list) or "question_id" not in row:
             raise ModelError(f"{path}: entry {i} has no question_id and code_list")
+        task = str(row["question_id"])
+        if task in entries:  # its samples would replace the first entry's, unsaid
+            raise ModelError(
+                f"{path}: entry {i}: duplicate question_id {task!r} (entry {entries[task]})"
+            )
+        entries[task] = i
         for index, code in enumerate(codes):
             if not isinstance(code, str):
                 raise ModelError(f"{path}: entry {i}: code_list[{index}] is not a string")
-            answers[(str(row["question_id"]), index, 0)] = Completion(text=code, form=PROGRAM)
+            answers[(task, index, 0)] = Completion(text=code, form=PROGRAM)
     return answers
 
 
