@@ -82,6 +82,23 @@ def test_another_server_of_the_same_model_name_is_not_answered_from_the_cache(
     assert len(server.requests) == before  # each server's answers stay cached
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_cache_entry_that_holds_no_answer_is_requested_again(pytester, tiny, server, xdist):
+    # Entries of valid JSON whose completion is not an answer were graded as one: a text that
+    # is no string crashed its sample (TypeError), one marked missing was skipped.
+    run_vllm(pytester, server, str(tiny), *xdist).assert_outcomes(passed=3)
+    entries = sorted((pytester.path / "gen-cache").glob("??/*.json"))
+    broken = [{"text": None}, {"text": 5}, {"text": "", "missing": True}]
+    for path, completion in zip(entries, broken, strict=True):
+        entry = json.loads(path.read_text())
+        path.write_text(json.dumps(dict(entry, completion=completion)))
+    before = len(server.requests)
+    result = run_vllm(pytester, server, str(tiny), *xdist)
+    result.assert_outcomes(passed=3)
+    assert sum(r.n for r in server.requests[before:]) == 3
+    assert "TypeError" not in result.stdout.str()
+
+
 def test_a_providers_own_endpoint_keeps_the_cache_keys_of_its_spec():
     # Caches written before the endpoint was part of a key still answer the provider's own.
     from pytest_codegen.models.connect import make_provider_model

@@ -117,7 +117,8 @@ class DiskCache:
         return fresh_after is None or mtime >= fresh_after
 
     def read(self, key: str, fresh_after: float | None = None) -> tuple[Completion, float] | None:
-        """The entry's completion and mtime, or None (absent, stale, or unreadable)."""
+        """The entry's completion and mtime, or None (absent, stale, or unreadable: not the
+        answer this cache writes, which would be graded as one)."""
         path = self.path(key)
         try:
             mtime = path.stat().st_mtime
@@ -126,9 +127,13 @@ class DiskCache:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("key") != key or not isinstance(data.get("completion"), dict):
                 return None
-            return Completion.from_json(data["completion"]), mtime
+            completion = Completion.from_json(data["completion"])
         except (OSError, ValueError, TypeError, AttributeError):
             return None
+        # Only answers are written: a text that is none, a missing sample or an error is not.
+        if not isinstance(completion.text, str) or completion.missing or completion.error:
+            return None
+        return completion, mtime
 
     def write(self, key: str, job: Job, spec: str, completion: Completion) -> None:
         entry = {
