@@ -68,7 +68,7 @@ class RunReporter:
         self.internal_error = False
         self.other_failures = 0  # failed tests that are not samples (the project's own)
         self.unfinished = 0  # samples the run ended before grading
-        self.samples_note: str | None = None  # task ids of the samples file that name nothing
+        self.samples_notes: list[str] = []  # what of the samples file is not graded
         self._problems: Any = None
 
     def pytest_sessionstart(self) -> None:
@@ -148,7 +148,7 @@ class RunReporter:
             sys.stderr.write(f"ERROR: {samples_file['error']}\n")
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return
-        self.samples_note = samples_file.get("warning")
+        self.samples_notes = [samples_file[k] for k in ("warning", "past") if k in samples_file]
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}
         self.problems().add_items(session.items)

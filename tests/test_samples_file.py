@@ -1,6 +1,7 @@
 """A samples file (replay:PATH) checked against the suites it grades: a file of another suite
-stops the run at start (exit 4), task ids that name no problem are one summary line, and
-selecting part of the suites (-k, node ids, shards) is no reason for either."""
+stops the run at start (exit 4), task ids that name no problem and samples past
+--codegen-samples are one summary line each, and selecting part of the suites (-k, node ids,
+shards) is no reason for any."""
 
 from __future__ import annotations
 
@@ -93,6 +94,33 @@ def test_task_ids_that_name_no_problem_are_one_summary_line(
         "tiny/reverse_words": "missing",
         "tiny/Counter": "missing",
     }
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("where", ["tiny.jsonl", "suites"])
+def test_samples_past_the_samples_graded_are_one_summary_line(
+    pytester, tiny, suite_dir, where, xdist
+):
+    # Three samples a problem, the run grades one (--codegen-samples' default): pass@1 was of
+    # the first alone, where the file's own grader counts all three, and nothing said so.
+    rows = [
+        {"task_id": task, "completion": "    return a + b\n" if index == 0 else "    pass\n"}
+        for task in ("tiny/add", "tiny/reverse_words", "tiny/Counter")
+        for index in range(3)
+    ]
+    write_replay(pytester.path / "three.jsonl", rows)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=replay:three.jsonl", where, "-p", "no:hypothesispytest", *xdist
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "replay:three.jsonl: 6 of its 9 samples are not graded: their sample_index is past "
+            "the 1 graded per problem (--codegen-samples; the file has up to 3)"
+        ]
+    )
+    assert result.stdout.str().count("are not graded") == 1
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out  # graded as before: no usage error
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

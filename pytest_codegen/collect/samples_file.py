@@ -5,7 +5,8 @@ of another benchmark (a replay of ``everyday`` graded as HumanEval) would leave 
 missing in a run that exits 0, and a task id the suites do not have would be ignored. The
 file's task ids are compared with the problems of the run's suites, whole: what ``-k``, node
 ids, ``--codegen-shard`` or ``--codegen-resume`` select of them does not count. Not one id
-naming a problem is a usage error; ids naming none are one line of the summary.
+naming a problem is a usage error; ids naming none are one line of the summary, and so are
+samples past the ``--codegen-samples`` of their problem (the file's grader would count them).
 
 Suites named on the command line (built-in names, suite files) are read at start, in every
 process alike: the check is then a usage error at configure time, the same line with and
@@ -22,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from ..keys import LOADED_SUITES_KEY, NAMED_KEY, SAMPLES_FILE_KEY, SAMPLES_FILE_OUT
+from ..keys import LOADED_SUITES_KEY, NAMED_KEY, SAMPLES_FILE_KEY, SAMPLES_FILE_OUT, settings_of
+from ..kinds.registry import kinds_of
 from ..models.builtin import ReplayModel
 from ..problems import Problem
 from .selection import arg_path
@@ -59,6 +61,27 @@ def judge(spec: str, file_ids: list[str], suites: dict[str, list[str]]) -> dict[
     }
 
 
+def past_samples(
+    spec: str, answers: Iterable[tuple[str, int, int]], graded: dict[str, int]
+) -> str | None:
+    """The summary's line on the file's samples that no sample of the run takes: those of a
+    problem graded (``graded``: problem id -> samples the run grades of it) whose index is
+    past them. pass@k is then of fewer samples than the file's own grader counts: said, as
+    the run alone would not show it."""
+    firsts = [(task, index) for task, index, repair_round in answers if not repair_round]
+    firsts = [(task, index) for task, index in firsts if task in graded]
+    past = [(task, index) for task, index in firsts if index >= graded[task]]
+    if not past:
+        return None
+    counts = {graded[task] for task, _ in past}
+    per = f"the {counts.pop()}" if len(counts) == 1 else "those"
+    return (
+        f"{spec}: {len(past)} of its {len(firsts)} samples are not graded: their sample_index "
+        f"is past {per} graded per problem (--codegen-samples; the file has up to "
+        f"{max(index for _, index in past) + 1})"
+    )
+
+
 def by_suite(problems: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     """``(suite, problem id)`` pairs grouped by suite, in order."""
     suites: dict[str, list[str]] = {}
@@ -76,15 +99,21 @@ def suites_known_at_start(config: pytest.Config) -> bool:
 
 def check_at_start(config: pytest.Config, model: Any) -> None:
     """In the process that reports the run: raise ``UsageError`` if not one task id of the
-    samples file names a problem of the suites read at start, keep the summary's line if
-    some do not (only when every suite of the run was read at start)."""
+    samples file names a problem of the suites read at start, keep the summary's lines if
+    some do not or samples are past those graded (only when every suite of the run was read
+    at start)."""
     if not isinstance(model, ReplayModel) or not suites_known_at_start(config):
         return
-    read = config.stash.get(NAMED_KEY, {}).values()
-    suites = by_suite((p.suite, p.id) for problems in read for p in problems)
+    read = [p for problems in config.stash.get(NAMED_KEY, {}).values() for p in problems]
+    suites = by_suite((p.suite, p.id) for p in read)
     found = judge(model.spec, model.task_ids, suites)
     if "error" in found:
         raise pytest.UsageError(found["error"])
+    settings, kinds = settings_of(config), kinds_of(config)
+    graded = {p.id: settings.samples_for(kinds.of(p).sampling_defaults) for p in read}
+    past = past_samples(model.spec, model.answers, graded)
+    if past is not None:
+        found["past"] = past
     if found:
         config.stash[SAMPLES_FILE_KEY] = found
 
@@ -111,6 +140,14 @@ class SamplesFileCheck:
         loaded = config.stash.get(LOADED_SUITES_KEY, {})
         suites = by_suite(pair for pairs in loaded.values() for pair in pairs)
         found = judge(model.spec, model.task_ids, suites)
+        graded: dict[str, int] = {}
+        for item in items:
+            if isinstance(getattr(item, "problem", None), Problem):
+                task = item.problem.id
+                graded[task] = max(graded.get(task, 0), item.sample_index + 1)
+        past = past_samples(model.spec, model.answers, graded)
+        if past is not None and "error" not in found:
+            found["past"] = past
         if not found:
             return
         config.stash[SAMPLES_FILE_KEY] = found

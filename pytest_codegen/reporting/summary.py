@@ -25,8 +25,8 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
     named = sorted({str(r.get("model")) for r in reporter.records.values() if r.get("model")})
     models = ", ".join(named) or reporter.model_spec
     tr.write_sep("=", f"codegen: pass@k of {models}" + (f" on {data}" if data else ""))
-    if reporter.samples_note:
-        tr.write_line(reporter.samples_note, yellow=True)
+    for line in reporter.samples_notes:
+        tr.write_line(line, yellow=True)
     if not reporter.rows:
         if reporter.empty_shard:
             shard = f"{reporter.settings.shard[0]}/{reporter.settings.shard[1]}"
