@@ -310,3 +310,23 @@ def test_an_exception_that_names_itself_built_in_is_not_caught_as_one(pytester, 
     records = grade_must_raise(pytester, [renamed, rebound, subclass], mode)
     assert [records[i]["outcome"] for i in range(3)] == ["error", "error", "passed"], records
     assert "the code raised ValueError: forged" in records[0]["error"], records[0]
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_an_answer_that_cannot_be_read_is_no_exception_of_the_call(pytester, mode):
+    """A call that returns has not raised, whatever reading its answer raises: a list whose
+    iteration raises ValueError, or one nested past the recursion limit, is malformed data
+    (the sample has crashed), never a ValueError the tests catch as the call's."""
+    lying_list = (
+        "    if x > 100:\n        class L(list):\n            def __iter__(self):\n"
+        "                raise ValueError('not from the call')\n"
+        "        return L([1])\n    return -x\n"
+    )
+    too_deep = (
+        "    if x > 100:\n        v = []\n        for _ in range(5000):\n"
+        "            v = [v]\n        return v\n    return -x\n"
+    )
+    records = grade_must_raise(pytester, [lying_list, too_deep], mode)
+    assert [records[i]["outcome"] for i in range(2)] == ["crashed", "crashed"], records
+    assert "its L answer could not be read (ValueError)" in records[0]["error"], records[0]
+    assert "its list answer could not be read (RecursionError)" in records[1]["error"]

@@ -98,7 +98,18 @@ class Server:
         try:
             result = getattr(self, "op_" + request["op"])(request)
             known = len(self.objects)
-            self.send({"ok": self.wire.encode(result, self.ref)})
+            try:
+                reply = {"ok": self.wire.encode(result, self.ref)}
+            except MemoryError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - reading the answer is not the call
+                # The call returned: what raised is its answer (nested past the recursion
+                # limit, a list subclass whose __iter__ raises), which no test may catch as
+                # if the call had raised it.
+                why = f"{type(result).__name__} answer could not be read ({type(exc).__name__})"
+                self.send({"crash": f"returned malformed data: its {why}"})
+                return False
+            self.send(reply)
             return not plain or len(self.objects) == known
         except MemoryError:
             self.send({"crash": "out of memory (MemoryError)"})
