@@ -200,3 +200,15 @@ class AnswersWith:
 def test_an_answer_of_the_wrong_type_is_malformed_data(ask):
     with pytest.raises(SampleCrashed, match="malformed data"):
         ask(Remote(AnswersWith("yes"), 0))
+
+
+def test_replies_of_tens_of_mib_are_read_whole_and_in_order():
+    """A reply arrives in thousands of pipe-sized chunks, a line ending inside one of them
+    and the next reply starting there: each call gets its own answer, whole."""
+    source = "def f(n, c):\n    return c * n\n"
+    with Sandbox(Limits(timeout_s=300, memory_mb=1024)) as box:
+        f = load(box, source)
+        big = 40 * 1024 * 1024 + 7  # not a multiple of a chunk
+        assert f(big, "a") == "a" * big
+        assert f(3, "b") == "bbb"
+        assert f(big // 2, "c") == "c" * (big // 2)
