@@ -5,6 +5,7 @@ pytest does not promise these across releases; when one changes, this is the mod
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -151,3 +152,53 @@ def last_failed_outside_rootdir(config: pytest.Config) -> None:
             continue
         path = Path(os.path.normpath(config.rootpath / given))
         paths.update(p for p in (path, *path.parents) if p.exists())
+
+
+# What pytest's full explanation of a failed comparison may be asked to diff: items of the
+# operands, a string counting one per 64 characters. Past it (an answer of millions of
+# items), the explanation is pytest's short one.
+MOST_COMPARED = 10_000
+
+
+@contextlib.contextmanager
+def bounded_comparisons() -> Generator[None, None, None]:
+    """Failed asserts of a benchmark's tests explained in full only for operands within
+    :data:`MOST_COMPARED`: on CI and with ``-v`` pytest formats and diffs both operands
+    whole, which for a sample's answer of millions of items took the grading process
+    minutes past the sample's own time limit and printed tens of MB for one sample."""
+    from _pytest.assertion import util
+
+    full = util._reprcompare
+    if full is None:  # assertion rewriting off: there is no explanation to bound
+        yield
+        return
+
+    def bounded(op: str, left: object, right: object) -> str | None:
+        if larger_than(left, MOST_COMPARED) or larger_than(right, MOST_COMPARED):
+            return None  # the assert's own line, operands cut by pytest's saferepr
+        return full(op, left, right)
+
+    util._reprcompare = bounded
+    try:
+        yield
+    finally:
+        util._reprcompare = full
+
+
+def larger_than(value: object, most: int) -> bool:
+    """Whether ``value`` holds more than ``most`` items, nested ones included (a string or
+    bytes counting one per 64 characters), found looking at no more than that many."""
+    pending = [value]
+    seen = 0
+    while pending:
+        item = pending.pop()
+        seen += 1
+        if isinstance(item, (str, bytes)):
+            seen += len(item) // 64
+        elif isinstance(item, (list, tuple, set, frozenset, dict)):
+            if seen + len(item) > most:
+                return True
+            pending.extend(item.items() if isinstance(item, dict) else item)
+        if seen > most:
+            return True
+    return False

@@ -330,3 +330,24 @@ def test_an_answer_that_cannot_be_read_is_no_exception_of_the_call(pytester, mod
     assert [records[i]["outcome"] for i in range(2)] == ["crashed", "crashed"], records
     assert "its L answer could not be read (ValueError)" in records[0]["error"], records[0]
     assert "its list answer could not be read (RecursionError)" in records[1]["error"]
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_huge_wrong_answer_is_not_diffed_whole_on_ci(pytester, monkeypatch, mode):
+    """On CI (and with -v) pytest explains a failed ``==`` by formatting and diffing both
+    sides whole: for an answer of 200,000 items, megabytes of diff for one sample, made by
+    the grading process after the sample's time. Such an answer gets the short explanation."""
+    monkeypatch.setenv("CI", "true")
+    row = {
+        "task_id": "big/evens",
+        "prompt": 'def evens(xs: list) -> list:\n    """The even items of xs."""\n',
+        "canonical_solution": "    return [x for x in xs if x % 2 == 0]\n",
+        "test": "def check(candidate):\n    assert candidate([1, 2, 3, 4]) == [2, 4]\n",
+        "entry_point": "evens",
+    }
+    (pytester.path / "evens.jsonl").write_text(json.dumps(row) + "\n")
+    flood = "    return ['wrong item %d' % (i % 10) for i in range(200_000)]\n"
+    result, record = grade_failing(pytester, "big/evens", flood, "evens.jsonl", *mode)
+    assert len(result.stdout.str()) < 100_000, result.stdout.str()[-2000:]
+    assert record["outcome"] == "failed", record
+    assert "assert ['wrong item 0', 'wrong item 1'," in record["error"], record
