@@ -286,6 +286,25 @@ def test_typescript_compiler_not_installed_is_one_line_and_exit_4(pytester, monk
     assert "install --no-save failed" in lines[0], lines
 
 
+@pytest.mark.skipif(not toolchain_here("ts"), reason="no TypeScript toolchain here")
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_cache_that_cannot_be_written_stops_a_typescript_suite_in_one_line(
+    pytester, monkeypatch, mode
+):
+    """The compiler is installed into the cache when the suite loads: a cache folder that
+    cannot be made (here, under a file) is one line and exit status 4, not an INTERNALERROR."""
+    suite = add_row(pytester.path, "ts")
+    blocked = pytester.path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("PYTEST_CODEGEN_CACHE", str(blocked / "cache"))  # cannot be made
+    result = pytester.runpytest_subprocess("--codegen-model=empty", str(suite), *mode)
+    assert result.ret == 4, result.stderr.lines
+    lines = [line for line in result.stderr.lines if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"ERROR: {suite}: the typescript library cannot be kept in "), lines
+    assert lines[0].endswith(": Not a directory"), lines
+
+
 # Wrong answers to fixtures/multipl_e/add.jsonl: they build, run and fail their tests.
 WRONG = {
     "cpp": "    return x - y;\n}\n",

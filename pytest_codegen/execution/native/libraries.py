@@ -94,9 +94,17 @@ def _made_once(name: str) -> Iterator[tuple[Path, bool]]:
     """``(folder, ready)`` of library ``name``, under its lock: build it when not ready,
     then touch ``.ready``."""
     folder = library_root() / name
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o755)
-    with open(folder.parent / f".{name}.lock", "w") as lock:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o755)
+        lock = open(folder.parent / f".{name}.lock", "w")
+    except OSError as e:
+        # A cache that cannot be written (read-only, or under a file) is the host's problem,
+        # said in one line like a missing tool, not a traceback.
+        raise ToolchainMissing(
+            f"the {name} library cannot be kept in {library_root()}: {e.strerror or e}"
+        ) from None
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield folder, (folder / ".ready").exists()
 
@@ -112,7 +120,7 @@ def _made_if_possible(name: str, make: Callable[[Path], None], product: str) -> 
                 with contextlib.suppress(ToolchainMissing):
                     make(folder)
                 (folder / ".ready").touch()
-    except OSError:
+    except (OSError, ToolchainMissing):
         return None
     return folder if (folder / product).exists() else None
 
