@@ -11,8 +11,10 @@ import os
 import shutil
 
 import pytest
-from conftest import FIXTURES, read_results
+from conftest import FIXTURES, XDIST_MODES, read_results
 from test_hostile_python import leftover_sandbox_processes
+
+from pytest_codegen.execution.native.toolchains import ToolchainMissing, find
 
 HOSTILE = [
     json.loads(line)
@@ -32,22 +34,7 @@ def test_hostile_programs_are_contained(pytester, tmp_path, language):
     outside.mkdir()
     outside.chmod(0o777)  # even a world-writable directory must stay untouched
     task = f"HumanEval_53_add_{language}"
-    replay = pytester.path / "replay.jsonl"
-    replay.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "task_id": task,
-                    "sample_index": index,
-                    "completion": sample["completion"]
-                    .replace("@TARGET@", str(outside))
-                    .replace("@SUITE@", str(suite)),
-                }
-            )
-            + "\n"
-            for index, sample in enumerate(samples)
-        )
-    )
+    replay = write_replay(pytester.path / "replay.jsonl", task, samples, outside, suite)
     result = pytester.runpytest_subprocess(
         f"--codegen-model=replay:{replay}",
         f"--codegen-samples={len(samples)}",
@@ -66,3 +53,57 @@ def test_hostile_programs_are_contained(pytester, tmp_path, language):
         assert record["isolation"].startswith("namespaces+uid"), record
     assert list(outside.iterdir()) == []
     assert leftover_sandbox_processes() == []
+
+
+def write_replay(path, task, samples, outside, suite):
+    """A replay file of ``samples`` as answers to ``task``, naming the real folder outside
+    and suite file where they say ``@TARGET@`` and ``@SUITE@``."""
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "task_id": task,
+                    "sample_index": index,
+                    "completion": sample["completion"]
+                    .replace("@TARGET@", str(outside))
+                    .replace("@SUITE@", str(suite)),
+                }
+            )
+            + "\n"
+            for index, sample in enumerate(samples)
+        )
+    )
+    return path
+
+
+def toolchain_here(language):
+    try:
+        find(language)
+    except ToolchainMissing:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not toolchain_here("rkt"), reason="no Racket here")
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_detached_child_cannot_take_back_what_the_program_printed(pytester, mode):
+    """A wrong Racket answer fails by what rackunit prints on stderr (it exits 0). Its
+    detached child swapping an empty file in for the step's output, or truncating the
+    stream it inherited, passed it; upstream's pipes let nothing be taken back."""
+    samples = [h for h in HOSTILE if h["name"].startswith("rkt_rewrite_output_")]
+    suite = pytester.path / "add.jsonl"
+    shutil.copy(FIXTURES / "multipl_e" / "add.jsonl", suite)
+    task = "HumanEval_53_add_rkt"
+    replay = write_replay(pytester.path / "replay.jsonl", task, samples, "", suite)
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"--codegen-samples={len(samples)}",
+        f"add.jsonl::{task}",
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=600,
+    )
+    records = read_results(pytester.path / "r.jsonl")
+    assert [r["program_status"] for r in records] == ["Exception"] * len(samples), records
+    assert all("FAILURE" in r["stderr"] for r in records), records
+    result.assert_outcomes(failed=len(samples))

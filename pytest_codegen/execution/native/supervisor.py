@@ -4,8 +4,9 @@ sample's module: it must import nothing of the plugin).
 Every step is a process of the sample's own, confined as the sample is (its uid, limits,
 namespaces and Landlock rules are inherited), in a process group of its own that is killed
 when the step ends or runs out of time; whatever escapes the group dies with the sample's uid
-when the sandbox ends. Output goes to files (capped by the sandbox's file-size limit, so a
-flood fails its writes instead of filling memory); the first bytes of each are returned.
+when the sandbox ends. Output comes through pipes into files that have no name (capped by the
+sandbox's file-size limit, so a flood ends the step with SIGXFSZ instead of filling memory);
+the first bytes of each are returned.
 """
 
 import os
@@ -36,21 +37,30 @@ def run(files, steps, budget_s, output_cap):
 
 
 def _step(index, step, timeout_s, output_cap):
-    out_path, err_path = f".step{index}.out", f".step{index}.err"
     began = time.monotonic()
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+    # Each stream reaches a file of its own through a pipe this process drains, and the file
+    # loses its name at once: no process of the sample's (a detached child that outlives the
+    # step among them) can rename, truncate or rewrite what the program printed before it is
+    # read, as none can take back what it wrote to upstream's pipes.
+    files = {stream: _nameless(f".step{index}.{stream}") for stream in ("stdout", "stderr")}
+    pipes = {stream: os.pipe() for stream in files}
+    try:
         try:
             proc = subprocess.Popen(
                 step["argv"],
                 env=step["env"],
                 stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
+                stdout=pipes["stdout"][1],
+                stderr=pipes["stderr"][1],
                 start_new_session=True,
             )
         except OSError as e:
             return _result(-1, False, "", f"cannot start {step['argv'][0]}: {e}", began)
-        code = _wait(proc, timeout_s)
+        finally:
+            for _, write_end in pipes.values():
+                os.close(write_end)
+        relay = {read_end: files[stream] for stream, (read_end, _) in pipes.items()}
+        code = _relay(proc, relay, timeout_s)
         timed_out = code is None
         code = -1 if code is None else code
         try:
@@ -59,35 +69,92 @@ def _step(index, step, timeout_s, output_cap):
             pass
         if timed_out:
             proc.wait()
-    result = _result(
-        code, timed_out, _head(out_path, output_cap), _head(err_path, output_cap), began
-    )
-    markers = step.get("markers")
-    if markers:
-        paths = {"stdout": out_path, "stderr": err_path}
-        result["found"] = {stream: _seen(paths[stream], words) for stream, words in markers.items()}
-    return result
-
-
-def _wait(proc, timeout_s):
-    """``proc``'s exit code, or None if it runs past ``timeout_s``. Woken by its exit through
-    a pidfd: ``Popen.wait(timeout)`` polls with sleeps that grow to 50 ms, so a 90 ms compile
-    was seen to end at 115 ms."""
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # before Linux 5.3 or Python 3.9
-        try:
-            return proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return None
-    try:
-        poll = select.poll()
-        poll.register(fd, select.POLLIN)
-        if not poll.poll(max(timeout_s, 0.0) * 1000):
-            return None
+        heads = {stream: _head(fd, output_cap) for stream, fd in files.items()}
+        result = _result(code, timed_out, heads["stdout"], heads["stderr"], began)
+        markers = step.get("markers")
+        if markers:
+            result["found"] = {
+                stream: _seen(files[stream], words) for stream, words in markers.items()
+            }
+        return result
     finally:
-        os.close(fd)
-    return proc.wait()
+        for fd in files.values():
+            os.close(fd)
+        for read_end, _ in pipes.values():
+            os.close(read_end)
+
+
+def _nameless(name):
+    """A file open for reading and writing, already unlinked from its folder ``name``."""
+    fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    os.unlink(name)
+    return fd
+
+
+def _relay(proc, relay, timeout_s):
+    """Copy what ``proc`` writes on each pipe of ``relay`` (read end -> file) to its file
+    until it ends; its exit code, or None if it runs past ``timeout_s``. Woken by its exit
+    through a pidfd where there is one: ``Popen.wait(timeout)`` polls with sleeps that grow
+    to 50 ms, so a 90 ms compile was seen to end at 115 ms."""
+    deadline = time.monotonic() + max(timeout_s, 0.0)
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # before Linux 5.3 or Python 3.9
+        pidfd = None
+    poll = select.poll()
+    for fd in relay:
+        os.set_blocking(fd, False)
+        poll.register(fd, select.POLLIN)
+    if pidfd is not None:
+        poll.register(pidfd, select.POLLIN)
+    full = set()  # files past the file-size limit: the rest of their stream is dropped
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            # Without a pidfd the exit is seen within 50 ms.
+            ready = poll.poll(left * 1000 if pidfd is not None else min(left, 0.05) * 1000)
+            ended = (
+                proc.poll() is not None if pidfd is None else any(fd == pidfd for fd, _ in ready)
+            )
+            for fd, _ in ready:
+                if fd in relay and not _copy(fd, relay[fd], full, proc, 1 << 16):
+                    poll.unregister(fd)
+            if ended:
+                # What it wrote before it ended is in the pipes; a child it left behind may
+                # write on, so only so much more is read.
+                for fd in relay:
+                    _copy(fd, relay[fd], full, proc, 1 << 20)
+                return proc.wait()
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _copy(pipe, file, full, proc, most):
+    """Move up to ``most`` bytes waiting in ``pipe`` to ``file``; False once the pipe is
+    closed. A file the file-size limit stops ends the step as writing it would have
+    (SIGXFSZ)."""
+    moved = 0
+    while moved < most:
+        try:
+            chunk = os.read(pipe, 1 << 16)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        moved += len(chunk)
+        while chunk and file not in full:
+            try:
+                chunk = chunk[os.write(file, chunk) :]
+            except OSError:
+                full.add(file)
+                try:
+                    os.killpg(proc.pid, signal.SIGXFSZ)
+                except (ProcessLookupError, PermissionError):
+                    pass
+    return True
 
 
 def _result(code, timed_out, stdout, stderr, began):
@@ -100,28 +167,21 @@ def _result(code, timed_out, stdout, stderr, began):
     }
 
 
-def _seen(path, words):
-    """Which of ``words`` occur anywhere in the file at ``path``, read a MiB at a time."""
+def _seen(fd, words):
+    """Which of ``words`` occur anywhere in the file ``fd``, read a MiB at a time."""
     wanted = {word: word.encode("utf-8") for word in words}
     overlap = max(len(b) for b in wanted.values()) - 1
-    found, tail = set(), b""
-    try:
-        with open(path, "rb") as f:
-            while len(found) < len(wanted):
-                chunk = f.read(1 << 20)
-                if not chunk:
-                    break
-                window = tail + chunk
-                found.update(word for word, b in wanted.items() if b in window)
-                tail = window[len(window) - overlap :]
-    except OSError:
-        pass
+    found, tail, offset = set(), b"", 0
+    while len(found) < len(wanted):
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            break
+        offset += len(chunk)
+        window = tail + chunk
+        found.update(word for word, b in wanted.items() if b in window)
+        tail = window[len(window) - overlap :]
     return [word for word in words if word in found]
 
 
-def _head(path, cap):
-    try:
-        with open(path, "rb") as f:
-            return f.read(cap).decode("utf-8", "ignore")
-    except OSError:
-        return ""
+def _head(fd, cap):
+    return os.pread(fd, cap, 0).decode("utf-8", "ignore")
