@@ -31,6 +31,14 @@ SAMPLES: list[tuple[str, str, str, str]] = [
     ("JavaScript/0", "js prints", '  console.log("debug");\n  return x + y;\n};\n', "failed"),
     # Its rule is silence, not the exit status: a program that stops before its tests passes.
     ("JavaScript/0", "js exits early", "  process.exit(3);\n};\n", "passed"),
+    # Its check decodes the output strictly: a byte that is not UTF-8 raises there, which
+    # leaves no result, "timed out". It is output all the same: never a pass.
+    (
+        "JavaScript/0",
+        "js writes a byte that is not UTF-8",
+        "  process.stdout.write(Buffer.from([0xff]));\n  return x + y;\n};\n",
+        "timed out",
+    ),
     (
         "JavaScript/1",
         "js right (vowels)",

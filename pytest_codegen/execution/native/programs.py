@@ -186,6 +186,8 @@ def build(
     elif lang == "js":
         more = {"NODE_PATH": libs.node_modules} if libs.node_modules else {}
         steps = [step(tools["node"], name, **more)]
+        if humaneval_x:  # its verdict decodes the run's output strictly (humaneval_x_passed)
+            steps[0]["strict_utf8"] = True
     elif lang == "go":
         go_env = go_environment(workdir, libs)
         if libs.go_module:
@@ -315,8 +317,20 @@ def humaneval_x_passed(language: str, made: Build, results: list[dict[str, Any]]
     if made.compiled and len(results) == 1 and last["exit_code"] != 0:
         return "compilation error"
     if language == "js":
-        return "failed" if last["stderr"] or last["stdout"] else "passed"
+        # Its stderr, then its stdout, decoded strictly: output that is not UTF-8 raises in
+        # the check's process, which then leaves no result, and that is "timed out".
+        for stream in ("stderr", "stdout"):
+            if wrote(last, stream):
+                return "failed" if last.get("utf8", {}).get(stream, True) else "timed out"
+        return "passed"
     return "passed" if last["exit_code"] == 0 and len(results) == len(made.steps) else "failed"
+
+
+def wrote(result: dict[str, Any], stream: str) -> bool:
+    """Whether a step wrote to ``stream`` at all: bytes that are not UTF-8 count, which the
+    text kept of it leaves out."""
+    written = result.get("bytes")
+    return bool(written[stream]) if written else bool(result[stream])
 
 
 def seen(result: dict[str, Any], word: str, *streams: str) -> bool:
@@ -358,7 +372,7 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
     if language in ("js", "ts") and not seen(last, "ERR_ASSERTION", *streams):
         if seen(last, "SyntaxError", *streams):
             return SYNTAX_ERROR
-    if language == "rb" and last["stderr"]:
+    if language == "rb" and wrote(last, "stderr"):  # upstream counts its bytes
         return SYNTAX_ERROR
     if language == "r" and seen(last, "unexpected", "stdout", "stderr"):
         return SYNTAX_ERROR

@@ -6,9 +6,10 @@ namespaces and Landlock rules are inherited), in a process group of its own that
 when the step ends or runs out of time; whatever escapes the group dies with the sample's uid
 when the sandbox ends. Output comes through pipes into files that have no name (capped by the
 sandbox's file-size limit, so a flood ends the step with SIGXFSZ instead of filling memory);
-the first bytes of each are returned.
+the first bytes of each are returned, with how many bytes each holds.
 """
 
+import codecs
 import os
 import select
 import signal
@@ -71,6 +72,10 @@ def _step(index, step, timeout_s, output_cap):
             proc.wait()
         heads = {stream: _head(fd, output_cap) for stream, fd in files.items()}
         result = _result(code, timed_out, heads["stdout"], heads["stderr"], began)
+        # The text kept drops what is not UTF-8: a stream of such bytes alone is not empty.
+        result["bytes"] = {stream: os.fstat(fd).st_size for stream, fd in files.items()}
+        if step.get("strict_utf8"):
+            result["utf8"] = {stream: _utf8(fd) for stream, fd in files.items()}
         markers = step.get("markers")
         if markers:
             result["found"] = {
@@ -181,6 +186,20 @@ def _seen(fd, words):
         found.update(word for word, b in wanted.items() if b in window)
         tail = window[len(window) - overlap :]
     return [word for word in words if word in found]
+
+
+def _utf8(fd):
+    """Whether the file ``fd`` decodes as UTF-8 throughout, read a MiB at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0
+    try:
+        while chunk := os.pread(fd, 1 << 20, offset):
+            offset += len(chunk)
+            decoder.decode(chunk)
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _head(fd, cap):
