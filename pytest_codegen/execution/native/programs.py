@@ -363,7 +363,8 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
         return TIMEOUT
     ran = len(results) == len(made.steps)
     if language == "pl" and ran and last["exit_code"] == 0:
-        return EXCEPTION if "ERROR" in last["stdout"] + last["stderr"] else OK
+        # In either stream, not across their join.
+        return EXCEPTION if seen(last, "ERROR", "stdout", "stderr") else OK
     if last["exit_code"] == 0 and ran:
         return OK
     # JavaScript's evaluator looks in both streams (``str(CompletedProcess)``), TypeScript's
