@@ -151,11 +151,13 @@ def rows_of(suite: Path) -> dict[str, dict]:
 
 
 # Answers whose statuses used to differ from upstream's: a Rust body only the 2021 edition
-# compiles (upstream's rustc takes the default, 2015), a right JavaScript answer that first
-# spends 6 s (upstream gives node 5 s), and a wrong Ruby answer whose stderr is one byte that
-# is not UTF-8 (upstream counts the bytes: SyntaxError; the text kept of it is empty), and a
-# right Perl answer whose stdout ends in "ERR" and stderr starts with "OR" (no ERROR in either).
+# compiles (upstream's rustc takes the default, 2015); a right JavaScript answer that first
+# spends 6 s (upstream gives node 5 s); a wrong Ruby answer whose stderr is one byte that is
+# not UTF-8 (upstream counts the bytes: SyntaxError; the text kept of it is empty); a right
+# Perl answer whose stdout ends in "ERR" and stderr starts with "OR" (ERROR is in neither);
+# a wrong OCaml answer that writes "Syntax error" to stderr (its Assert_failure is read first).
 APART = {
+    "ml": ' prerr_string "Syntax error"; x - y\n',
     "pl": '    END { print "ERR"; print STDERR "OR"; }\n    return $x + $y;\n}\n',
     "rb": '    $stderr.write("\\xff".b)\n    x - y\nend\n',
     "rs": RUST_2021_ONLY.format(type="isize"),

@@ -28,9 +28,9 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
 - Racket: ``racket FILE``; anything on stderr (rackunit's failures; it exits 0) or exiting
   non-zero (a timeout too: upstream reads only the exit status) is ``SyntaxError`` when
   stderr says ``read-syntax``, ``Exception`` otherwise; else ``OK``.
-- OCaml: ``ocaml FILE`` (the toplevel); ``Timeout``; exit 0 ``OK``; ``Syntax error`` on
-  stderr ``SyntaxError``; else ``Exception`` (upstream's ``AssertionError``, an
-  ``Assert_failure``, fails alike).
+- OCaml: ``ocaml FILE`` (the toplevel); ``Timeout``; exit 0 ``OK``; ``Assert_failure`` on
+  stderr ``Exception`` (upstream's ``AssertionError``); else ``Syntax error`` on it
+  ``SyntaxError``; else ``Exception``.
 - Bash: ``bash FILE``; ``Timeout``; exit 0 ``OK``; ``syntax error`` on stderr
   ``SyntaxError``; else ``Exception``.
 
@@ -377,7 +377,9 @@ def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
         return SYNTAX_ERROR
     if language == "r" and seen(last, "unexpected", "stdout", "stderr"):
         return SYNTAX_ERROR
-    if language == "ml" and "Syntax error" in last["stderr"]:
+    # Upstream names an assertion's failure first: with it, "Syntax error" is not read.
+    stderr = last["stderr"]
+    if language == "ml" and "Syntax error" in stderr and "Assert_failure" not in stderr:
         return SYNTAX_ERROR
     if language == "sh" and "syntax error" in last["stderr"]:
         return SYNTAX_ERROR
