@@ -36,8 +36,9 @@ from .keys import (
     TRIPWIRE_STATE_KEY,
 )
 from .kinds.registry import kinds_of
-from .pytest_internals import junitxml_of, xdist_maxfail_as_failure
+from .pytest_internals import xdist_maxfail_as_failure
 from .reporting.comparable import identity, run_identity, unlike_baseline, unlike_resumed
+from .reporting.outputs import tell_unwritten, write_reports
 from .reporting.records import SampleRecord, missing_record
 from .reporting.summary import write_summary
 from .scoring.passk import summarize
@@ -181,7 +182,8 @@ class RunReporter:
         ):
             # A worker's internal error loses the samples it held: its scores are not the run's.
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
-        self.write_reports()
+        write_reports(self)
+        tell_unwritten(self, session)
 
     def apply_gates(self, session: pytest.Session) -> None:
 
@@ -280,41 +282,6 @@ class RunReporter:
         )
         if unlike:
             raise pytest.UsageError(unlike)
-
-    def write_reports(self) -> None:
-
-        rows = [r.to_json() for r in self.rows or []]
-        xml = junitxml_of(self.config)
-        if xml is not None:
-            for row in rows:
-                if row["category"] is None:
-                    for k, value in row["pass_at_k"].items():
-                        xml.add_global_property(
-                            f"codegen:{row['suite']}:pass@{k}",
-                            "n/a" if value is None else f"{value:.4f}",
-                        )
-                        ci = row["ci"].get(k)
-                        xml.add_global_property(
-                            f"codegen:{row['suite']}:pass@{k}:ci95",
-                            "n/a" if ci is None else f"{ci[0]:.4f} {ci[1]:.4f}",
-                        )
-        if self.settings.html is not None:
-            from . import __version__
-            from .reporting.html import write_html
-
-            write_html(
-                self.settings.html,
-                list(self.records.values()),
-                rows,
-                {
-                    "model": self.model_spec,
-                    "k": list(self.settings.k),
-                    "date_window": self.settings.date_window,
-                    "duration_s": round(time.time() - self.started_at, 2),
-                    "pytest_version": pytest.__version__,
-                    "plugin_version": __version__,
-                },
-            )
 
     def price(self) -> tuple[float, float] | None:
         """The configured price of this run's model (USD per million tokens in, out)."""

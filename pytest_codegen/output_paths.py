@@ -128,6 +128,12 @@ def unwritable(path: Path, base: Path) -> str | None:
     return None
 
 
+def cannot_write(config: pytest.Config, name: str, path: Path, reason: str) -> str:
+    """The line that says the file of option ``name`` could not be written, and why."""
+    shown = shown_path(path, Path(config.invocation_params.dir))
+    return f"{_source(config, name)}: cannot write {shown} ({reason})"
+
+
 def shown_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` (where pytest was started) when it lies under it."""
     return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)

@@ -143,3 +143,57 @@ def test_a_killed_worker_loses_no_sample(pytester, tiny):
     assert (crashed["task_id"], crashed["category"]) == ("tiny/reverse_words", "text")
     assert sum(o == "passed" for o in by_node.values()) == 8
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_results_file_the_disk_refuses_ends_the_run_with_one_line(pytester, tiny, xdist):
+    """A full disk (``/dev/full`` refuses every write) stopped the run with an INTERNALERROR
+    at the first sample's record, the other samples ungraded, and a traceback at exit."""
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", str(tiny), "--codegen-results=/dev/full", *xdist
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in result.stderr.str()
+    assert result.stderr.lines == [
+        "ERROR: --codegen-results: cannot write /dev/full (No space left on device):"
+        " it holds the first 0 of 3 records (--codegen-resume grades the rest)"
+    ]
+    result.stdout.fnmatch_lines(["*3 passed*"])  # every sample graded all the same
+
+
+def _limit_file_size(limit: int) -> None:
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit raises instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_results_file_cut_short_ends_with_its_last_whole_record(tmp_path):
+    """A write the file system takes in part (past a size limit, as on a disk that fills)
+    left half a JSON line at the end, which a resumed run refused to read."""
+    import subprocess
+    import sys
+
+    write = (
+        "import sys; from pathlib import Path\n"
+        "from pytest_codegen.reporting.results import ResultsWriter\n"
+        "w = ResultsWriter(Path(sys.argv[1]))\n"
+        "for i in range(40): w.write({'nodeid': f'n{i}', 'completion': 'x' * 70})\n"
+        "w.close(); print(w.written, w.error)\n"
+    )
+    path = tmp_path / "r.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", write, str(path)],
+        preexec_fn=lambda: _limit_file_size(1000),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    written, error = done.stdout.split(" ", 1)
+    records = read_results(path)
+    assert error.strip() == "File too large"
+    assert 0 < len(records) == int(written) < 40
+    assert [r["nodeid"] for r in records] == [f"n{i}" for i in range(len(records))]
+    assert path.read_bytes().endswith(b"\n")

@@ -4,10 +4,11 @@ reads them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO
 
 from .. import outcomes
 from ..jsonl import read_objects
@@ -20,19 +21,36 @@ _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 class ResultsWriter:
-    """Appends one JSON line per sample as soon as it is graded; flushed line by line."""
+    """Appends one JSON line per sample as soon as it is graded, straight to the file.
+
+    A write the file system refuses (a full disk, a file size limit) stops the writing, not
+    the run: the file is cut back to its last whole line, so that ``--codegen-resume`` reads
+    it and grades the rest, and :attr:`error` says what happened."""
 
     def __init__(self, path: Path, append: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.written = 0  # records written whole
+        self.error: str | None = None  # why the later records were not written
         # Appended to when a run is resumed (--codegen-resume), else started afresh.
-        self._fh: IO[str] | None = path.open("a" if append else "w", encoding="utf-8")
+        self._fh: BinaryIO | None = path.open("ab" if append else "wb", buffering=0)
 
     def write(self, record: Mapping[str, Any]) -> None:
         if self._fh is None:
             return
-        self._fh.write(json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS) + "\n")
-        self._fh.flush()
+        text = json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"
+        line = memoryview(text.encode("utf-8"))
+        whole = self._fh.tell()
+        try:
+            while line:  # an unbuffered write may take part of it
+                line = line[self._fh.write(line) or 0 :]
+        except OSError as e:
+            self.error = e.strerror or str(e)
+            with contextlib.suppress(OSError):
+                self._fh.truncate(whole)
+            self.close()
+            return
+        self.written += 1
 
     def close(self) -> None:
         if self._fh is not None:

@@ -108,5 +108,5 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             reporter.generation_stats, reporter.records.values(), reporter.price()
         ):
             tr.write_line(line)
-    if reporter.results is not None:
+    if reporter.results is not None and reporter.results.error is None:  # else an ERROR line
         tr.write_line(f"results: {reporter.results.path}")
