@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,6 +68,8 @@ class RunReporter:
         self.hosts_gone: list[str] = []  # remote hosts that died, not replaced (xdist)
         self.empty_shard = False
         self.internal_error = False
+        # Option -> (path, why) of a file the file system refused at the end (a full disk).
+        self.unwritten: dict[str, tuple[Path, str]] = {}
         self.other_failures = 0  # failed tests that are not samples (the project's own)
         self.unfinished = 0  # samples the run ended before grading
         self.samples_notes: list[str] = []  # what of the samples file is not graded

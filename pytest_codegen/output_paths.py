@@ -128,10 +128,26 @@ def unwritable(path: Path, base: Path) -> str | None:
     return None
 
 
+def write_text_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (its directory made); a write the file system refuses (a
+    full disk) leaves no part of a file behind, and raises its ``OSError``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        if path.is_file():  # not a device's node
+            path.unlink()
+        raise
+
+
 def cannot_write(config: pytest.Config, name: str, path: Path, reason: str) -> str:
     """The line that says the file of option ``name`` could not be written, and why."""
-    shown = shown_path(path, Path(config.invocation_params.dir))
-    return f"{_source(config, name)}: cannot write {shown} ({reason})"
+    return refused_line(_source(config, name), path, Path(config.invocation_params.dir), reason)
+
+
+def refused_line(flag: str, path: Path, base: Path, reason: str) -> str:
+    """The line that says the file ``flag`` names could not be written, and why."""
+    return f"{flag}: cannot write {shown_path(path, base)} ({reason})"
 
 
 def shown_path(path: Path, base: Path) -> str:

@@ -85,3 +85,22 @@ def test_the_command_refuses_as_pytest_does(pytester):
         through_pytest = pytester.runpytest_subprocess("--codegen-compare", *args)
         assert through_pytest.ret == pytest.ExitCode.USAGE_ERROR
         assert error in through_pytest.stderr.lines
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_file_the_disk_refuses_is_one_line_from_both(pytester, xdist):
+    """A full disk (``/dev/full`` refuses every write) for the comparison's JSON or page raised
+    out of the end (a traceback; with pytest, exit 0 and the other file never written)."""
+    files = [grade(pytester, m, EVERYDAY) for m in ("alpha", "beta")]
+    for refused, written in (("compare-out", "html"), ("html", "compare-out")):
+        outputs = [f"--codegen-{refused}=/dev/full", f"--codegen-{written}=out.{written}"]
+        through_pytest = pytester.runpytest_subprocess(
+            "--codegen-compare", *files, *outputs, *xdist
+        )
+        command = pytester.run(COMMAND, *files, *outputs)
+        line = f"ERROR: --codegen-{refused}: cannot write /dev/full (No space left on device)"
+        for result in (through_pytest, command):
+            assert result.ret == pytest.ExitCode.USAGE_ERROR
+            assert result.stderr.lines == [line]
+            assert "/dev/full" not in result.stdout.str()
+        assert (pytester.path / f"out.{written}").stat().st_size > 0

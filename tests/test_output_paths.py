@@ -152,3 +152,19 @@ def test_an_output_path_that_is_an_input_of_the_run_is_refused_at_start(
     before = {name: path.read_bytes() for name, path in inputs.items()}
     assert one_error(pytester.runpytest_subprocess(*args, *xdist)) == f"ERROR: {expected}"
     assert {name: path.read_bytes() for name, path in inputs.items()} == before
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_html_report_the_disk_refuses_is_one_line_at_the_end(pytester, tiny, xdist):
+    """A full disk (``/dev/full`` refuses every write) for the HTML report raised out of the
+    session's end: a traceback, no summary, and no JUnit XML file (written after it)."""
+    result = pytester.runpytest_subprocess(
+        *GRADE, "--codegen-html=/dev/full", "--junitxml=junit.xml", *xdist
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines == [
+        "ERROR: --codegen-html: cannot write /dev/full (No space left on device)"
+    ]
+    result.stdout.fnmatch_lines(["*codegen: pass@k of reference*", "*3 passed*"])
+    assert "html report:" not in result.stdout.str()
+    assert 'name="codegen:tiny:pass@1" value="1.0000"' in (pytester.path / "junit.xml").read_text()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..options import OPTIONS
+from ..output_paths import refused_line
 from .compare_run import FLAG, comparison_lines, read_runs, write_comparison
 from .comparison import compare_runs
 
@@ -62,12 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"codegen: comparison of {len(runs)} runs")
     for line in comparison_lines(comparison):
         print(line)
-    write_comparison(comparison, base, args.compare_out, args.html)
-    if args.compare_out:
+    unwritten = write_comparison(comparison, base, args.compare_out, args.html)
+    if args.compare_out and "compare_out" not in unwritten:
         print(f"comparison (JSON): {args.compare_out}")
-    if args.html is not None:
+    if args.html is not None and "html" not in unwritten:
         print(f"comparison page: {args.html}")
-    return 0
+    for name, (path, reason) in unwritten.items():
+        line = refused_line(described[name].flag_name, path, base, reason)
+        print(f"ERROR: {line}", file=sys.stderr)
+    return USAGE_ERROR if unwritten else 0
 
 
 if __name__ == "__main__":

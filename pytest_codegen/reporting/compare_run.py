@@ -10,11 +10,13 @@ the command line's other arguments can only be more results files.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..output_paths import cannot_write, write_text_file
 from ..sample_text import visible
 from ..scoring.intervals import interval_text
 from ..scoring.passk import per_problem
@@ -74,16 +76,23 @@ def read_runs(base: Path, names: list[str], flag: str) -> list[tuple[str, list[d
 
 def write_comparison(
     comparison: Comparison, base: Path, json_out: str | None, html_out: str | None
-) -> None:
-    """The comparison's JSON and page, where asked for (paths relative to ``base``)."""
-    if json_out:
-        out = base / json_out
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
-    if html_out is not None:
-        from .html.compare_page import write_compare_html
+) -> dict[str, tuple[Path, str]]:
+    """The comparison's JSON and page, where asked for (paths relative to ``base``); each
+    file the file system refused (a full disk) as option -> (path, why)."""
+    from .html.compare_page import render_compare_html
 
-        write_compare_html(base / html_out, comparison)
+    files = {}
+    if json_out:
+        files["compare_out"] = (base / json_out, json.dumps(comparison.to_json(), indent=2) + "\n")
+    if html_out is not None:
+        files["html"] = (base / html_out, render_compare_html(comparison))
+    refused = {}
+    for name, (path, text) in files.items():
+        try:
+            write_text_file(path, text)
+        except OSError as e:
+            refused[name] = (path, e.strerror or str(e))
+    return refused
 
 
 class ComparedRuns:
@@ -93,6 +102,7 @@ class ComparedRuns:
         self.settings = settings
         self.runs = runs
         self.comparison: Comparison | None = None
+        self.unwritten: dict[str, tuple[Path, str]] = {}  # option -> (path, why): a full disk
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool:
@@ -115,12 +125,16 @@ class ComparedRuns:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.comparison is None:
             return
-        write_comparison(
+        self.unwritten = write_comparison(
             self.comparison,
             Path(session.config.invocation_params.dir),
             self.settings.compare_out,
             self.settings.html,
         )
+        for name, (path, reason) in self.unwritten.items():
+            sys.stderr.write(f"ERROR: {cannot_write(session.config, name, path, reason)}\n")
+        if self.unwritten:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.comparison is None:
@@ -129,9 +143,9 @@ class ComparedRuns:
         tr.write_sep("=", f"codegen: comparison of {len(self.runs)} runs")
         for line in comparison_lines(self.comparison):
             tr.write_line(line)
-        if self.settings.compare_out:
+        if self.settings.compare_out and "compare_out" not in self.unwritten:
             tr.write_line(f"comparison (JSON): {self.settings.compare_out}")
-        if self.settings.html is not None:
+        if self.settings.html is not None and "html" not in self.unwritten:
             tr.write_line(f"comparison page: {self.settings.html}")
 
 

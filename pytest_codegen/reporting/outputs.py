@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -38,31 +39,35 @@ def write_reports(reporter: RunReporter) -> None:
         from .. import __version__
         from .html import write_html
 
-        write_html(
-            settings.html,
-            list(reporter.records.values()),
-            rows,
-            {
-                "model": reporter.model_spec,
-                "k": list(settings.k),
-                "date_window": settings.date_window,
-                "duration_s": round(time.time() - reporter.started_at, 2),
-                "pytest_version": pytest.__version__,
-                "plugin_version": __version__,
-            },
-        )
+        meta = {
+            "model": reporter.model_spec,
+            "k": list(settings.k),
+            "date_window": settings.date_window,
+            "duration_s": round(time.time() - reporter.started_at, 2),
+            "pytest_version": pytest.__version__,
+            "plugin_version": __version__,
+        }
+        try:
+            write_html(settings.html, list(reporter.records.values()), rows, meta)
+        except OSError as e:  # a full disk: the summary and the JUnit XML are still written
+            reporter.unwritten["html"] = (Path(settings.html), e.strerror or str(e))
 
 
 def tell_unwritten(reporter: RunReporter, session: pytest.Session) -> None:
-    """A results file the file system stopped taking (a full disk) is told as a path that
-    cannot be written is at the start: one line, and the run fails."""
+    """A file the file system refused (a full disk) is told as a path that cannot be written
+    is at the start: one line each, and the run fails."""
+    lines = [
+        cannot_write(reporter.config, name, path, reason)
+        for name, (path, reason) in reporter.unwritten.items()
+    ]
     results = reporter.results
-    if results is None or results.error is None:
-        return
-    line = cannot_write(reporter.config, "results", results.path, results.error)
-    sys.stderr.write(
-        f"ERROR: {line}: it holds the first {results.written} of {len(reporter.records)}"
-        " records (--codegen-resume grades the rest)\n"
-    )
-    if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+    if results is not None and results.error is not None:
+        line = cannot_write(reporter.config, "results", results.path, results.error)
+        lines.append(
+            f"{line}: it holds the first {results.written} of {len(reporter.records)}"
+            " records (--codegen-resume grades the rest)"
+        )
+    for line in lines:
+        sys.stderr.write(f"ERROR: {line}\n")
+    if lines and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         session.exitstatus = pytest.ExitCode.USAGE_ERROR

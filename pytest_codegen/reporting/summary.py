@@ -97,7 +97,7 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             "ended with what was graded (rerun with --codegen-resume for the rest)",
             yellow=True,
         )
-    if reporter.settings.html is not None:
+    if reporter.settings.html is not None and "html" not in reporter.unwritten:
         tr.write_line(f"html report: {reporter.settings.html}")
     if reporter.settings.repair_rounds:
         curve = repair_curve(reporter.records.values(), reporter.settings.repair_rounds)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import outcomes
+from ...output_paths import write_text_file
 from ..breakdowns import listed_interval
 from ..comparison import Comparison, RunScores
 from .data import MAX_CODE_CHARS, shown_text
@@ -129,8 +130,7 @@ def render_compare_html(comparison: Comparison) -> str:
 
 def write_compare_html(path: Path, comparison: Comparison) -> None:
     """Write the comparison page to ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_compare_html(comparison), encoding="utf-8")
+    write_text_file(path, render_compare_html(comparison))
 
 
 def _pair_fields(pair: Any) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from ...output_paths import write_text_file
 from .data import report_data, shown_text
 
 _ASSETS = files(__package__)
@@ -69,6 +70,4 @@ def write_html(
     :func:`pytest_codegen.scoring.summarize` as JSON (``Row.to_json``), ``meta`` the run's
     ``model``, ``started``, ``duration_s``, ``k``, ``pytest_version`` and ``plugin_version``.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(records, summary, meta), encoding="utf-8")
+    write_text_file(Path(path), render_html(records, summary, meta))
