@@ -39,13 +39,23 @@ def output_files(config: pytest.Config, settings: Settings) -> list[tuple[str, P
 
 def check_output_files(config: pytest.Config, settings: Settings) -> None:
     """``UsageError`` (one line naming the option and the path) for the first file of
-    :func:`output_files` that cannot be written."""
+    :func:`output_files` that cannot be written, or that another output (one of them, or
+    ``--junitxml``) writes too."""
     base = Path(config.invocation_params.dir)
     inputs = input_files(config, settings)
+    # Two outputs at one path: the one written last would be all the file holds.
+    written: dict[Path, str] = {}
+    junit = getattr(config.option, "xmlpath", None)
+    if junit:
+        written[(base / junit).resolve()] = "--junitxml"
     for name, path in output_files(config, settings):
         problem = unwritable(path, base)
         if not problem and path.resolve() in inputs:
             problem = f"{shown_path(path, base)} is {inputs[path.resolve()]}"
+        if not problem and path.resolve() in written:
+            other = written[path.resolve()]
+            problem = f"{shown_path(path, base)} is also the file of {other} (give each its own)"
+        written.setdefault(path.resolve(), _source(config, name))
         if not problem and name == "results" and path.name.endswith(".gz"):
             # Written line by line as plain text, which every reader of a .gz would refuse.
             problem = (

@@ -37,6 +37,18 @@ CASES = {
         "--codegen-results: r.jsonl.gz: results are written as plain JSON lines, not gzip"
         " (give a name without .gz)",
     ),
+    "results and html at one path": (
+        [*GRADE, "--codegen-results=out", "--codegen-html=./out"],
+        "--codegen-html: out is also the file of --codegen-results (give each its own)",
+    ),
+    "results at the junitxml path": (
+        [*GRADE, "--codegen-results=sub/../junit.xml", "--junitxml=junit.xml"],
+        "--codegen-results: sub/../junit.xml is also the file of --junitxml (give each its own)",
+    ),
+    "comparison output and page at one path": (
+        ["--codegen-compare", "a.jsonl", "b.jsonl", "--codegen-compare-out=c", "--codegen-html=c"],
+        "--codegen-html: c is also the file of --codegen-compare-out (give each its own)",
+    ),
     "comparison output is a directory": (
         ["--codegen-compare", "a.jsonl", "b.jsonl", "--codegen-compare-out=sub"],
         "--codegen-compare-out: sub is a directory (give a file's path)",
