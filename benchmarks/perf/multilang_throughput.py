@@ -14,16 +14,20 @@ process per sample that compiles and runs it unconfined, two at a time.
 Each problem is answered ``--samples`` times with its right answer, each copy a different
 program (a comment that names the sample), so nothing is reused from one sample to the next
 but what each side reuses by design. Prints per language each side's wall time and samples/s,
-the ratio (official time / ours: above 1, ours is faster), how many passed on each side, and
-where a sample's time goes: on our side the build step, the run step and the rest (the
-sandbox: a process of the zygote, its confinement, the supervisor), measured one sample at a
-time in this process, and the start of pytest and its workers (the wall time less the samples'
-own, shared by two workers); on the official side its build and its run. The last figure, a
-sample's time on the official side over ours, is the ratio a run tends to as it grows, once
-the start is shared by many samples.
+the ratio (official time / ours: above 1, ours is faster), the CPU time of each side's
+processes per sample, how many passed on each side, and where a sample's time goes: on our
+side the build step, the run step and the rest (the sandbox: a process of the zygote, its
+confinement, the supervisor) and the start of pytest and its workers (the wall time less
+the samples' own, shared by two workers); on the official side its build, its run and their
+CPU. Both breakdowns time the first ``--single`` samples one at
+a time, the sides alternating (timed two at a time, the official steps would count the wait
+for a core as their own time): the last figure, a sample's time on the official side over
+ours, is the ratio a run tends to as it grows, once the start is shared by many samples.
+With ``--repeat N`` both sides run N times, alternating which goes first; the figures are
+medians, with the range of the run-by-run ratios.
 
     python benchmarks/perf/multilang_throughput.py [--samples 10] [--languages cpp,go,...]
-        [--data-dir ../shared/data/humaneval-x --problems 20]
+        [--repeat 3] [--single 5] [--data-dir ../shared/data/humaneval-x --problems 20]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import argparse
 import gzip
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +48,8 @@ from plugin_run import PYTEST
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from humaneval_throughput import byte_compile_plugin, children_cpu, per_run_ratios  # noqa: E402
 
 from pytest_codegen.execution.native import libraries  # noqa: E402
 from pytest_codegen.execution.native.program_run import run_program  # noqa: E402
@@ -93,13 +100,14 @@ def official_one(
     env = tool_env()
 
     def run(argv: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess[bytes]:
-        began = time.monotonic()
+        began, cpu = time.monotonic(), children_cpu()
         try:
             return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=120)
         except subprocess.TimeoutExpired:  # a failed sample, as upstream counts it
             return subprocess.CompletedProcess(argv, -1, b"", b"timed out")
         finally:
             clock.add(what, time.monotonic() - began)
+            clock.add("cpu", children_cpu() - cpu)
 
     folder = Path(tempfile.mkdtemp(dir=work))
     humaneval_x = benchmark == "humaneval-x"
@@ -187,25 +195,23 @@ def shared_libraries(benchmark: str, lang: str, work: Path) -> dict[str, Path]:
 
 
 def official(
-    benchmark: str, lang: str, programs: list[str], work: Path
-) -> tuple[float, int, Clock]:
-    shared = shared_libraries(benchmark, lang, work)
-    # Untimed: the first program warms the user's build caches (Go's standard library), as
-    # upstream's have been warmed by the programs before.
-    official_one(benchmark, lang, programs[0], work, shared, Clock())
-    clock = Clock()
-    started = time.monotonic()
+    benchmark: str, lang: str, programs: list[str], work: Path, shared: dict[str, Path]
+) -> tuple[float, float, int]:
+    """Wall time and CPU time of grading ``programs`` two at a time, and how many passed."""
+    started, cpu = time.monotonic(), children_cpu()
     with ThreadPoolExecutor(2) as pool:
         passed = sum(
-            pool.map(lambda p: official_one(benchmark, lang, p, work, shared, clock), programs)
+            pool.map(lambda p: official_one(benchmark, lang, p, work, shared, Clock()), programs)
         )
-    return time.monotonic() - started, passed, clock
+    return time.monotonic() - started, children_cpu() - cpu, passed
 
 
-def ours(suite: Path, replay: Path, samples: int, work: Path) -> tuple[float, int, float]:
-    """Wall time of ``pytest -n 2``, samples passed, and the samples' own time summed."""
+def ours(suite: Path, replay: Path, samples: int, work: Path) -> tuple[float, float, int, float]:
+    """Wall time and CPU time of ``pytest -n 2``, samples passed, and the samples' own time
+    summed."""
     results = work / "ours.jsonl"
-    started = time.monotonic()
+    results.unlink(missing_ok=True)
+    started, cpu = time.monotonic(), children_cpu()
     subprocess.run(
         [
             sys.executable,
@@ -222,23 +228,28 @@ def ours(suite: Path, replay: Path, samples: int, work: Path) -> tuple[float, in
         capture_output=True,
         timeout=3600,
     )
-    wall = time.monotonic() - started
+    wall, cpu = time.monotonic() - started, children_cpu() - cpu
     records = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-    return wall, sum(r["passed"] for r in records), sum(r["duration_s"] for r in records)
+    return wall, cpu, sum(r["passed"] for r in records), sum(r["duration_s"] for r in records)
 
 
-def ours_steps(benchmark: str, lang: str, problems: list, answers: list[str]) -> Clock:
-    """Our build step, run step and the rest, per sample, one at a time in this process."""
+def one_at_a_time(
+    benchmark: str, lang: str, sampled: list, work: Path, shared: dict[str, Path]
+) -> tuple[Clock, Clock]:
+    """Where a sample's time goes, ``sampled`` one at a time, the two sides alternating: our
+    build step, run step and the rest, in this process; the official build, run and CPU."""
     kind = kind_of(benchmark)
     tool = find(lang)
-    clock = Clock()
+    clock, official_clock = Clock(), Clock()
     limits = Limits(timeout_s=60.0, memory_mb=2048)
     # Untimed: the first sandbox of this process starts its launcher, which every later
     # sample finds running (a worker's first sample pays it once, not every sample).
-    first = program_of(benchmark, problems[0], answers[0]) + "\n"
-    run_program(tool, first, limits, (), kind.libraries(problems[0]), benchmark)
-    for problem, answer in zip(problems, answers, strict=True):
+    problem, answer = sampled[0]
+    first = program_of(benchmark, problem, answer) + "\n"
+    run_program(tool, first, limits, (), kind.libraries(problem), benchmark)
+    for problem, answer in sampled:
         program = program_of(benchmark, problem, answer)
+        official_one(benchmark, lang, program, work, shared, official_clock)
         began = time.monotonic()
         done = run_program(tool, program, limits, (), kind.libraries(problem), benchmark)
         total = time.monotonic() - began
@@ -248,7 +259,7 @@ def ours_steps(benchmark: str, lang: str, problems: list, answers: list[str]) ->
         for name, seconds in zip(names, steps, strict=False):
             clock.add(name, seconds)
         clock.add("sandbox", total - sum(steps))
-    return clock
+    return clock, official_clock
 
 
 def kind_of(benchmark: str):
@@ -292,7 +303,11 @@ def samples_of(benchmark: str, lang: str, file_lang: str, args, work: Path):
 
 
 def per_sample(clock: Clock, n: int) -> str:
-    return ", ".join(f"{name} {seconds / n:.2f}" for name, seconds in clock.spent.items())
+    return ", ".join(f"{name} {seconds / n:.3f}" for name, seconds in clock.spent.items())
+
+
+def wall_of(clock: Clock) -> float:
+    return sum(seconds for name, seconds in clock.spent.items() if name != "cpu")
 
 
 def main() -> None:
@@ -301,13 +316,19 @@ def main() -> None:
     parser.add_argument("--languages", default=",".join(LANGUAGES))
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--problems", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each side, alternating")
+    parser.add_argument("--single", type=int, default=5, help="samples timed one at a time")
     args = parser.parse_args()
     unknown = sorted(set(args.languages.split(",")) - set(LANGUAGES))
     if unknown:
         parser.error(f"--languages: no {', '.join(unknown)} (one of {', '.join(LANGUAGES)})")
+    # Installed packages come byte-compiled; a checkout with PYTHONDONTWRITEBYTECODE would
+    # have every pytest process compile the plugin again.
+    byte_compile_plugin()
     print(
         f"{'language':10} {'samples':>7} {'ours s':>7} {'ours/s':>7} {'official s':>10}"
-        f" {'official/s':>10} {'ratio':>6}  passed (ours, official)"
+        f" {'official/s':>10} {'ratio':>6}  CPU ms a sample (ours, official)"
+        "  passed (ours, official)"
     )
     breakdowns = []
     for name in args.languages.split(","):
@@ -327,27 +348,40 @@ def main() -> None:
             n = len(sampled)
             # Untimed: what is made once per host (crates, modules, Go's replay of go test).
             kind_of(benchmark).libraries(sampled[0][0])
-            ours_s, ours_passed, ours_busy = ours(suite, replay, args.samples, work)
+            shared = shared_libraries(benchmark, lang, work)
             programs = [program_of(benchmark, p, a) for p, a in sampled]
-            official_s, official_passed, official_clock = official(benchmark, lang, programs, work)
-            # One answer per problem, one at a time, for where our time goes.
-            firsts = {p.id: (p, a) for p, a in reversed(sampled)}
-            steps = ours_steps(
-                benchmark, lang, [p for p, _ in firsts.values()], [a for _, a in firsts.values()]
+            # Untimed: the first program warms the user's build caches (Go's standard
+            # library), as upstream's have been warmed by the programs before.
+            official_one(benchmark, lang, programs[0], work, shared, Clock())
+            runs: dict[str, list] = {"ours": [], "official": []}
+            for index in range(args.repeat):
+                for side in ("ours", "official")[:: 1 if index % 2 == 0 else -1]:
+                    if side == "ours":
+                        runs[side].append(ours(suite, replay, args.samples, work))
+                    else:
+                        runs[side].append(official(benchmark, lang, programs, work, shared))
+            steps, official_clock = one_at_a_time(
+                benchmark, lang, sampled[: args.single], work, shared
             )
+        ours_s = statistics.median(r[0] for r in runs["ours"])
+        official_s = statistics.median(r[0] for r in runs["official"])
+        cpu_ms = [1000 * statistics.median(r[1] for r in runs[side]) / n for side in runs]
+        passed = [sorted({r[2] for r in runs[side]}) for side in runs]
+        walls = [r[0] for r in runs["official"]], [r[0] for r in runs["ours"]]
         print(
             f"{name:10} {n:7} {ours_s:7.1f} {n / ours_s:7.2f} {official_s:10.1f}"
-            f" {n / official_s:10.2f} {official_s / ours_s:6.2f}  {ours_passed}, {official_passed}",
+            f" {n / official_s:10.2f} {official_s / ours_s:6.2f}{per_run_ratios(*walls)}"
+            f"  {cpu_ms[0]:.0f}, {cpu_ms[1]:.0f}  {passed[0]}, {passed[1]}",
             flush=True,
         )
+        ours_busy = statistics.median(r[3] for r in runs["ours"])
         start = max(ours_s - ours_busy / 2, 0.0)
-        ours_each = sum(steps.spent.values()) / len(firsts)
-        official_each = sum(official_clock.spent.values()) / n
+        single = min(args.single, n)
         breakdowns.append(
             f"{name:10} ours: pytest and workers' start {start:.1f} s in all; a sample"
-            f" (s, one at a time): {per_sample(steps, len(firsts))}  |  official, a sample"
-            f" (s, two at a time): {per_sample(official_clock, n)}  |  a sample's time,"
-            f" official / ours: {official_each / ours_each:.2f}"
+            f" (s, one at a time): {per_sample(steps, single)}  |  official, a sample"
+            f" (s, one at a time): {per_sample(official_clock, single)}  |  a sample's"
+            f" time, official / ours: {wall_of(official_clock) / wall_of(steps):.2f}"
         )
     print("\nwhere the time goes")
     for line in breakdowns:
