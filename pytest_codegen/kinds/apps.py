@@ -22,17 +22,24 @@ sandbox per sample, every test case in it), by APPS's own rules (its
 APPS tests every case; we stop at the first failure, which decides the sample's verdict
 alike. The first of ``solutions`` is the problem's reference (so ``reference`` and
 ``validate`` work).
+
+The test split is 1.29 GB, nearly all of it ``input_output``: the loader reads one row at a
+time and keeps where each row is in the file (a ``.gz`` file's rows excepted, which keep
+their ``input_output``), and a problem's row is read again when it is graded; the last two
+problems' cases are kept, so a problem's samples read it once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-from ..collect.builtin_suites import read_rows
+from ..collect.builtin_suites import iter_rows
 from ..execution.python.io_grader import MAX_NESTING, Case, Rules, too_deep
+from ..jsonl import read_object_at
 from ..problems import Problem, SuiteError
 from .fields import AppsFields, apps_fields
 from .io_kind import IOKind
@@ -142,7 +149,7 @@ def _lacking(row: dict[str, Any]) -> list[str]:
 
 def load_apps(path: Path, suite: str) -> list[Problem]:
     problems = []
-    for where, row in read_rows(path, _lacking):
+    for where, row, span in iter_rows(path, _lacking):
         solutions = row.get("solutions") or "[]"
         try:
             solutions = json.loads(solutions) if isinstance(solutions, str) else None
@@ -160,7 +167,9 @@ def load_apps(path: Path, suite: str) -> list[Problem]:
             where=where,
             difficulty=str(row.get("difficulty") or ""),
             url=str(row.get("url") or ""),
-            input_output=row["input_output"],
+            row_at=list(span) if span is not None else [],
+            source=str(path.resolve()),
+            input_output=row["input_output"] if span is None else "",
         )
         problems.append(
             Problem(
@@ -198,30 +207,60 @@ def _malformed(func_name: str | None, i: int, given: Any, want: Any) -> str:
 def cases_of(problem: Problem) -> tuple[str | None, list[Case]]:
     """(the function a call-based problem calls, or None; its test cases)."""
     fields = apps_fields(problem)
+    if fields["row_at"]:
+        offset, length = fields["row_at"]
+        func_name, cases = _cases_at(fields["source"], offset, length, problem.id, fields["where"])
+    else:
+        func_name, cases = _decoded_cases(fields["input_output"], fields["where"])
+    return func_name, list(cases)
+
+
+@functools.lru_cache(maxsize=2)
+def _cases_at(
+    source: str, offset: int, length: int, task_id: str, where: str
+) -> tuple[str | None, tuple[Case, ...]]:
+    """The cases of the row at ``offset`` of ``source``, read again now (kept, as
+    :func:`_decoded_cases`, for the problems graded last); a row that is no longer there, or
+    is another problem's, raises ``SuiteError``."""
     try:
-        tests = json.loads(fields["input_output"])
+        row = read_object_at(Path(source), offset, length)
+    except OSError as e:
+        raise SuiteError(f"{where}: cannot read the row again ({e})") from None
+    except (ValueError, RecursionError):
+        row = None  # no longer a row at its offset
+    if not isinstance(row, dict) or _lacking(row) or row["task_id"] != task_id:
+        raise SuiteError(f"{where}: the file changed since it was read (no longer this row)")
+    return _parsed_cases(row["input_output"], where)
+
+
+@functools.lru_cache(maxsize=2)
+def _decoded_cases(input_output: str, where: str) -> tuple[str | None, tuple[Case, ...]]:
+    """:func:`_parsed_cases`, kept for the problems graded last (a problem's samples are
+    graded one after another)."""
+    return _parsed_cases(input_output, where)
+
+
+def _parsed_cases(input_output: str, where: str) -> tuple[str | None, tuple[Case, ...]]:
+    try:
+        tests = json.loads(input_output)
         inputs, expected = tests["inputs"], tests["outputs"]
     except (ValueError, TypeError, KeyError) as e:
-        raise SuiteError(
-            f"{fields['where']}: input_output has no inputs and outputs ({e})"
-        ) from None
+        raise SuiteError(f"{where}: input_output has no inputs and outputs ({e})") from None
     except RecursionError:
-        raise SuiteError(
-            f"{fields['where']}: input_output nests lists too deeply to be read"
-        ) from None
+        raise SuiteError(f"{where}: input_output nests lists too deeply to be read") from None
     if not isinstance(inputs, list) or not isinstance(expected, list) or not inputs:
-        raise SuiteError(f"{fields['where']}: input_output has no test cases")
+        raise SuiteError(f"{where}: input_output has no test cases")
     if len(inputs) != len(expected):
         raise SuiteError(
-            f"{fields['where']}: input_output has {len(inputs)} inputs and {len(expected)} outputs"
+            f"{where}: input_output has {len(inputs)} inputs and {len(expected)} outputs"
         )
     func_name = tests.get("fn_name")
     if func_name is not None and not (isinstance(func_name, str) and func_name):
-        raise SuiteError(f"{fields['where']}: input_output's fn_name is not a name")
+        raise SuiteError(f"{where}: input_output's fn_name is not a name")
     for i, (given, want) in enumerate(zip(inputs, expected, strict=True)):
         bad = _malformed(func_name, i, given, want)
         if bad:
-            raise SuiteError(f"{fields['where']}: input_output's {bad}")
+            raise SuiteError(f"{where}: input_output's {bad}")
     cases = []
     for given, want in zip(inputs, expected, strict=True):
         if func_name:
@@ -229,7 +268,7 @@ def cases_of(problem: Problem) -> tuple[str | None, list[Case]]:
         else:
             text = "\n".join(given) if isinstance(given, list) else given
             cases.append(Case(text, want))
-    return func_name, cases
+    return func_name, tuple(cases)
 
 
 class AppsKind(IOKind):

@@ -67,7 +67,13 @@ class AppsFields(TypedDict):
     where: str  # the row's file and line
     difficulty: str  # introductory, interview, competition
     url: str
-    input_output: str  # as shipped (JSON), decoded when graded
+    # The tests, read again from the file when graded: the row's [offset, length] in
+    # ``source`` (input_output can be megabytes: none is kept for the whole run) ...
+    row_at: list[int]
+    source: str
+    # ... or, where the file cannot be read at an offset (a .gz file), as shipped: JSON,
+    # decoded when graded ("" when read again from the file)
+    input_output: str
 
 
 def humaneval_fields(problem: Problem) -> HumanEvalFields:
