@@ -220,6 +220,23 @@ def test_a_task_id_not_a_string_is_one_line_and_exit_4(pytester, xdist):
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_row_without_a_problem_id_is_one_line_and_exit_4(pytester, xdist):
+    """A row with no problem_id (nor task_id), or one that is no id, stops the run in one
+    line naming the file's line (it was graded as a problem named "None")."""
+    without_id = {k: v for k, v in ROWS[1].items() if k != "problem_id"}
+    for row in (without_id, dict(ROWS[1], problem_id=None), dict(ROWS[1], problem_id=[4001])):
+        rows = [ROWS[0], row]
+        (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        assert errors == [
+            f"ERROR: {pytester.path / 'test.jsonl'}:2: "
+            "missing or non-string field(s) problem_id (a number or text)"
+        ]
+
+
 def test_the_prompt_is_apps_own_to_the_character(tmp_path):
     # APPS's eval/generate_gpt_codes.py: "\nQUESTION:\n" + question, "\n" + starter code when
     # there is one, the format line by the tests' fn_name, "\nANSWER:\n". A problem with

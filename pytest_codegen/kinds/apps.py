@@ -143,8 +143,15 @@ _NAMED_FUNCTION = re.compile(r'"fn_name"\s*:\s*"[^"]')
 
 def _lacking(row: dict[str, Any]) -> list[str]:
     # A row may name its problem by task_id itself (a converted dataset's): text, as any id.
-    row.setdefault("task_id", str(row.get("problem_id")))
-    return [k for k in ("task_id", "question", "input_output") if not isinstance(row.get(k), str)]
+    if "task_id" in row:
+        named = isinstance(row["task_id"], str)
+        lacking = [] if named else ["task_id"]
+    else:
+        problem_id = row.get("problem_id")
+        named = isinstance(problem_id, (int, str)) and not isinstance(problem_id, bool)
+        lacking = [] if named else ["problem_id (a number or text)"]
+        row["task_id"] = str(problem_id)
+    return lacking + [k for k in ("question", "input_output") if not isinstance(row.get(k), str)]
 
 
 def load_apps(path: Path, suite: str) -> list[Problem]:
