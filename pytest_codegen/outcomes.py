@@ -55,10 +55,19 @@ class Verdict:
     time_limit: dict[str, Any] | None = None  # the limit it ran under (execution.time_limits)
     # What the sample tried besides answering (attempts.py): never part of the verdict.
     attempts: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    # Whether the sample ran out of time, where its outcome does not say so (None: it did
+    # when it timed out): a compiler stopped at its limit is MultiPL-E's SyntaxError, and an
+    # output CodeGeeX cannot decode is its "timed out" though nothing ran out of time.
+    out_of_time: bool | None = None
 
     @property
     def passed(self) -> bool:
         return self.outcome == PASSED
+
+    @property
+    def ran_out_of_time(self) -> bool:
+        """Whether a time limit decided it: such a verdict is run once more before it counts."""
+        return self.outcome == TIMEOUT if self.out_of_time is None else self.out_of_time
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -213,10 +213,11 @@ class SampleRunner:
     def grade(self, item: SampleItem) -> None:
         assert item.completion is not None
         code, verdict = self.execute(item, item.completion.text, item.completion.form)
-        timed_out_once = verdict.outcome == outcomes.TIMEOUT
+        timed_out_once = verdict.ran_out_of_time
         if timed_out_once:
             # A timeout counts only if the second run times out too: a moment of load on the
-            # host must not decide a verdict (the record says so, as timeout_rerun).
+            # host must not decide a verdict (the record says so, as timeout_rerun). So does
+            # a verdict a time limit decided under another name (a build stopped at its limit).
             code, verdict = self.execute(item, item.completion.text, item.completion.form)
         if isinstance(item.funcargs["codegen_model"], ValidateModel):
             verdict = self._validate(item, verdict)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kinds.protocol import NODE
 from ..kinds.registry import KindRegistry
-from ..outcomes import TIMEOUT, SampleFailed, Verdict
+from ..outcomes import SampleFailed, Verdict
 from ..problems import Problem, SuiteLimits, suite_limits
 from ..settings import Settings
 from . import time_limits
@@ -108,7 +108,7 @@ class Executor:
             hide=hide,
         )
         verdict.time_limit = limit.to_json()
-        if verdict.outcome == TIMEOUT and limit.describe():
+        if verdict.ran_out_of_time and limit.describe():
             verdict.message = f"{verdict.message}; {limit.describe()}"
         return code, verdict
 

@@ -149,6 +149,10 @@ class NativeProgramKind(Kind):
             detail = (verdict.stderr or verdict.stdout).strip().splitlines()
             exit_code = last.get("exit_code")
             said = f"exit status {exit_code}" if status == programs.EXCEPTION else ""
+            if status != programs.TIMEOUT and programs.build_ran_out_of_time(done.made, done.steps):
+                # Upstream's status of a compiler it stopped (MultiPL-E: SyntaxError).
+                verdict.out_of_time = True
+                said = "its build ran out of time"
             if said and exit_code == -signal.SIGXFSZ:  # the file-size limit, not its answer
                 most = language_limits(run.limits, problem.language).file_size >> 20
                 said += f" (SIGXFSZ: it wrote past the {most} MiB a sample's program may write)"

@@ -1,7 +1,8 @@
 """How a program in each language is built and run, and what its run means, by MultiPL-E's
 evaluators' rules (``evaluation/src/eval_<lang>.py``):
 
-- C++: ``g++ FILE -o BIN -std=c++17``; a failed build is ``SyntaxError``; the run timing out
+- C++: ``g++ FILE -o BIN -std=c++17``; a failed build is ``SyntaxError`` (a build that runs
+  out of time too, as for Java and TypeScript: ``KILLED_BUILD_FAILS``); the run timing out
   ``Timeout``, exiting non-zero ``Exception``, else ``OK``.
 - JavaScript: ``node FILE``; ``Timeout``; exit 0 ``OK``; else ``SyntaxError`` when its stderr
   says ``SyntaxError``, ``Exception`` otherwise (upstream also names ``AssertionError`` and
@@ -9,7 +10,8 @@ evaluators' rules (``evaluation/src/eval_<lang>.py``):
 - Go: ``go test FILE`` (a ``_test.go`` file): ``[setup failed]`` or ``[build failed]`` in
   its stdout is ``SyntaxError``, ``FAIL`` in it ``Exception``, else ``OK``. ``go test``'s
   own steps are run without it where that is what it would do (``gotest.go``).
-- Rust: ``rustc FILE -o BIN``, then the binary, as C++ (std linked as a shared library).
+- Rust: ``rustc FILE -o BIN``, then the binary, as C++ (std linked as a shared library),
+  except that a build that runs out of time is ``Timeout``.
 - Java: ``javac -encoding UTF8 -d OUT Problem.java`` with javatuples on the class path, a
   failed build ``SyntaxError``; ``java -ea -cp OUT:JAR Problem`` as C++'s run.
 - TypeScript: ``tsc --target esnext FILE`` (a type error fails it too: ``SyntaxError``), then
@@ -340,11 +342,23 @@ def seen(result: dict[str, Any], word: str, *streams: str) -> bool:
     return any(word in found.get(s, ()) or word in result[s] for s in streams)
 
 
+# Whose evaluator reads a compiler killed at its limit as a failed build: safe_subprocess
+# gives it exit code -1, and only ``exit_code != 0`` is asked. Rust's evaluator catches the
+# timeout (``Timeout``); Go's one step is ``go test`` (``Timeout``).
+KILLED_BUILD_FAILS = ("cpp", "java", "ts")
+
+
+def build_ran_out_of_time(made: Build, results: list[dict[str, Any]]) -> bool:
+    """Whether the build step itself was stopped at its time limit."""
+    return made.compiled and len(results) == 1 and bool(results[0]["timeout"])
+
+
 def status(language: str, made: Build, results: list[dict[str, Any]]) -> str:
     """MultiPL-E's status of a program from what its steps did (see the module's rules)."""
     last = results[-1]
-    if made.compiled and len(results) == 1 and not last["timeout"] and last["exit_code"] != 0:
-        return SYNTAX_ERROR
+    if made.compiled and len(results) == 1 and last["exit_code"] != 0:
+        if not last["timeout"] or language in KILLED_BUILD_FAILS:
+            return SYNTAX_ERROR
     if language == "go":
         if last["timeout"]:
             return TIMEOUT
