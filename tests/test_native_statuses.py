@@ -80,3 +80,26 @@ def test_a_cpp_compile_past_its_limit_is_a_syntax_error_run_twice(pytester, mode
     assert record["error"].startswith("SyntaxError: its build ran out of time")
     assert "the absolute cap of 4 s" in record["error"]
     assert record.get("timeout_rerun") is True  # a moment of load does not decide it
+
+
+@pytest.mark.skipif(not here("js"), reason="no Node here")
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_humaneval_x_js_output_not_utf8_says_why_and_is_not_run_again(pytester, mode):
+    replay = pytester.path / "bytes.jsonl"
+    completion = "  process.stdout.write(Buffer.from([0xff]));\n  return x + y;\n};\n"
+    replay.write_text(json.dumps({"task_id": "JavaScript/0", "completion": completion}) + "\n")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"{FIXTURES / 'humaneval_x' / 'humaneval_js.jsonl'}::JavaScript_0",
+        "--codegen-results=r.jsonl",
+        *mode,
+        timeout=600,
+    )
+    result.assert_outcomes(failed=1)
+    (record,) = read_results(pytester.path / "r.jsonl")
+    assert record["outcome"] == "timeout"  # CodeGeeX's "timed out"
+    assert record["error"] == (
+        "Timeout: its output is not UTF-8, which CodeGeeX's check reports as timed out"
+    )
+    assert "timeout_rerun" not in record
+    assert "timeouts run again" not in result.stdout.str()

@@ -2,7 +2,7 @@
 ``task_id`` (``CPP/0``), ``prompt``, ``declaration``, ``canonical_solution``, ``test`` (Go adds
 ``import`` and ``test_setup``). The program is assembled as CodeGeeX's
 ``evaluate_humaneval_x.py`` assembles it, and it passes as its ``execution.py`` says (see
-``programs.humaneval_x_passed``); ``reference`` runs the canonical solutions."""
+``humaneval_x_passed``); ``reference`` runs the canonical solutions."""
 
 from __future__ import annotations
 
@@ -149,7 +149,42 @@ class HumanEvalXKind(NativeProgramKind):
         return EMPTY_BODY[problem.language] + "".join(line + "\n" for line in closing)
 
     def status(self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]]) -> str:
-        return STATUSES[programs.humaneval_x_passed(problem.language, made, steps)]
+        return STATUSES[humaneval_x_passed(problem.language, made, steps)]
+
+    def time_decided(
+        self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]], status: str
+    ) -> tuple[bool | None, str]:
+        last = steps[-1]
+        if problem.language == "js" and not last["timeout"] and undecodable(last):
+            # CodeGeeX's outcome, for a reason of its own: not run again as a timeout.
+            return False, "its output is not UTF-8, which CodeGeeX's check reports as timed out"
+        return None, ""
+
+
+def humaneval_x_passed(language: str, made: programs.Build, results: list[dict[str, Any]]) -> str:
+    """HumanEval-X's verdict (``execution.py`` of CodeGeeX): ``passed`` when every step ran
+    and the last exited 0 (JavaScript: when it printed nothing at all, whatever its exit
+    status, as console.assert only prints), ``compilation error``, ``timed out`` or
+    ``failed``."""
+    last = results[-1]
+    if last["timeout"]:
+        return "timed out"
+    if made.compiled and len(results) == 1 and last["exit_code"] != 0:
+        return "compilation error"
+    if language == "js":
+        if undecodable(last):
+            return "timed out"
+        printed = programs.wrote(last, "stderr") or programs.wrote(last, "stdout")
+        return "failed" if printed else "passed"
+    return "passed" if last["exit_code"] == 0 and len(results) == len(made.steps) else "failed"
+
+
+def undecodable(result: dict[str, Any]) -> bool:
+    """HumanEval-X JavaScript: its check decodes stderr, then stdout (the first that holds
+    anything) strictly, and output that is not UTF-8 raises in the check's process, which
+    then leaves no result: CodeGeeX's "timed out", though no limit was reached."""
+    written = [s for s in ("stderr", "stdout") if programs.wrote(result, s)]
+    return bool(written) and not result.get("utf8", {}).get(written[0], True)
 
 
 def _lacking(row: dict[str, Any]) -> list[str]:

@@ -149,10 +149,9 @@ class NativeProgramKind(Kind):
             detail = (verdict.stderr or verdict.stdout).strip().splitlines()
             exit_code = last.get("exit_code")
             said = f"exit status {exit_code}" if status == programs.EXCEPTION else ""
-            if status != programs.TIMEOUT and programs.build_ran_out_of_time(done.made, done.steps):
-                # Upstream's status of a compiler it stopped (MultiPL-E: SyntaxError).
-                verdict.out_of_time = True
-                said = "its build ran out of time"
+            out_of_time, why = self.time_decided(problem, done.made, done.steps, status)
+            if why:
+                verdict.out_of_time, said = out_of_time, why
             if said and exit_code == -signal.SIGXFSZ:  # the file-size limit, not its answer
                 most = language_limits(run.limits, problem.language).file_size >> 20
                 said += f" (SIGXFSZ: it wrote past the {most} MiB a sample's program may write)"
@@ -160,6 +159,15 @@ class NativeProgramKind(Kind):
                 part for part in (status, said, detail[0][:200] if detail else "") if part
             )
         return verdict
+
+    def time_decided(
+        self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]], status: str
+    ) -> tuple[bool | None, str]:
+        """Whether a time limit decided ``status`` where its name says otherwise, and why
+        (``(None, "")``: as its name says). MultiPL-E: a compiler stopped at its limit."""
+        if status != programs.TIMEOUT and programs.build_ran_out_of_time(made, steps):
+            return True, "its build ran out of time"
+        return None, ""
 
     def status(self, problem: Problem, made: programs.Build, steps: list[dict[str, Any]]) -> str:
         """The run's status in MultiPL-E's words (see ``programs.status``)."""

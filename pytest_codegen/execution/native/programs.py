@@ -308,26 +308,6 @@ INTERPRETED = {
 }
 
 
-def humaneval_x_passed(language: str, made: Build, results: list[dict[str, Any]]) -> str:
-    """HumanEval-X's verdict (``execution.py`` of CodeGeeX): ``passed`` when every step ran
-    and the last exited 0 (JavaScript: when it printed nothing at all, whatever its exit
-    status, as console.assert only prints), ``compilation error``, ``timed out`` or
-    ``failed``."""
-    last = results[-1]
-    if last["timeout"]:
-        return "timed out"
-    if made.compiled and len(results) == 1 and last["exit_code"] != 0:
-        return "compilation error"
-    if language == "js":
-        # Its stderr, then its stdout, decoded strictly: output that is not UTF-8 raises in
-        # the check's process, which then leaves no result, and that is "timed out".
-        for stream in ("stderr", "stdout"):
-            if wrote(last, stream):
-                return "failed" if last.get("utf8", {}).get(stream, True) else "timed out"
-        return "passed"
-    return "passed" if last["exit_code"] == 0 and len(results) == len(made.steps) else "failed"
-
-
 def wrote(result: dict[str, Any], stream: str) -> bool:
     """Whether a step wrote to ``stream`` at all: bytes that are not UTF-8 count, which the
     text kept of it leaves out."""
