@@ -103,3 +103,25 @@ def test_humaneval_x_js_output_not_utf8_says_why_and_is_not_run_again(pytester, 
     )
     assert "timeout_rerun" not in record
     assert "timeouts run again" not in result.stdout.str()
+
+
+def test_multipl_e_programs_run_in_its_images_time_zone():
+    if not here("sh"):
+        pytest.skip("no bash here")
+    made = programs.build(find("sh"), "", "/nonexistent", 30.0)
+    assert {step["env"]["TZ"] for step in made.steps} == {"Etc/UTC"}
+
+
+@pytest.mark.skipif(not here("sh"), reason="no bash here")
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_multipl_e_program_sees_utc_whatever_the_hosts_zone(pytester, mode, monkeypatch):
+    """The run's own zone, not the host's: a Bash answer that passes only at UTC+0000."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    replay = pytester.path / "zone.jsonl"
+    completion = '    [[ "$(date +%z)" == "+0000" ]] && echo $(( $1 + $2 ))\n}\n'
+    sample = {"task_id": "HumanEval_53_add_sh", "sample_index": 0, "completion": completion}
+    replay.write_text(json.dumps(sample) + "\n")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}", f"{ADD}::HumanEval_53_add_sh", *mode, timeout=600
+    )
+    result.assert_outcomes(passed=1)

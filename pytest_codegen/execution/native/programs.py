@@ -151,6 +151,8 @@ def build(
         "LANG": "C.UTF-8",
         **tool.env,
     }
+    if benchmark == "multipl-e":  # its evaluation image's zone, not the host's
+        env["TZ"] = "Etc/UTC"
 
     def step(*argv: str, **more: str) -> dict[str, Any]:
         return {"argv": list(argv), "env": {**env, **more}, "timeout_s": timeout_s}
