@@ -39,6 +39,10 @@ PROBLEM_FILES_KEY = pytest.StashKey[dict[tuple[str, str], Path]]()
 LOADED_SUITES_KEY = pytest.StashKey[dict[Path, list[tuple[str, str]]]]()
 # What that check found: {"error": line} or {"warning": line}.
 SAMPLES_FILE_KEY = pytest.StashKey[dict[str, str]]()
+# Task id -> samples a problem gets from a replayed samples file (collect.sample_counts).
+REPLAYED_COUNTS_KEY = pytest.StashKey["dict[str, int] | None"]()
+# The replay models built in this process, by spec: a samples file is read once.
+REPLAY_MODELS_KEY = pytest.StashKey["dict[str, Any]"]()
 # Named suites' files or directories in this process -> their ``data`` identity.
 DATA_KEY = pytest.StashKey[dict[Path, dict[str, Any]]]()
 # Named suites that are a directory of files -> the files of it this run needs (a release's).

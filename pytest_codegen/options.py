@@ -76,7 +76,13 @@ OPTIONS: tuple[Option, ...] = (
         "upstream file or tree): used instead of downloading, after checking its hash.",
         metavar="DIR",
     ),
-    Option("samples", "Samples per problem (n of pass@k).", positive_int, 1, "N"),
+    Option(
+        "samples",
+        "Samples per problem (n of pass@k); a replayed samples file's own count if not given.",
+        positive_int,
+        1,
+        "N",
+    ),
     Option("k", "The k values of pass@k, comma-separated.", k_list, (1, 5, 10), "LIST"),
     Option(
         "timeout",

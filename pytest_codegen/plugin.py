@@ -19,6 +19,7 @@ from . import settings
 from .keys import (
     CONTROLLER_KEY,
     DATA_FILES_KEY,
+    REPLAY_MODELS_KEY,
     RESUME_KEY,
     RUNNER_KEY,
     SETTINGS_KEY,
@@ -247,20 +248,28 @@ def codegen_model(pytestconfig: pytest.Config) -> Model:
 @pytest.hookimpl(trylast=True)
 def pytest_codegen_make_model(spec: str, config: pytest.Config) -> Model | None:
     from .kinds.registry import kinds_of
-    from .models.specs import build_model
+    from .models.specs import build_model, replay_path
 
     opts = settings_of(config)
     kinds = kinds_of(config)
-    return build_model(
+    base_dir = opts.model_base or config.invocation_params.dir
+    replays = replay_path(spec, base_dir) is not None
+    built = config.stash.setdefault(REPLAY_MODELS_KEY, {})
+    if replays and spec in built:
+        return built[spec]  # read at start for the samples it holds (collect.sample_counts)
+    model = build_model(
         spec,
         base_url=opts.base_url,
         params=opts.params,
         models_table=list(opts.models),
-        base_dir=opts.model_base or config.invocation_params.dir,
+        base_dir=base_dir,
         request_timeout=opts.request_timeout,
         max_retry_wait=opts.max_retry_wait,
         empty_solution=lambda problem: kinds.of(problem).empty_solution(problem),
     )
+    if replays:
+        built[spec] = model
+    return model
 
 
 @pytest.hookimpl(trylast=True)

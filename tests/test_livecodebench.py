@@ -317,6 +317,37 @@ def test_an_eval_all_output_file_is_replayed_as_it_is(pytester, xdist):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_eval_all_file_sets_the_samples_of_each_question(pytester, xdist):
+    # LiveCodeBench grades each question's code_list whole: without --codegen-samples, each
+    # question gets as many samples as its list holds, not the kind's default 10 (which left
+    # 17 of 20 samples missing here), and pass@1 is of those.
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    (pytester.path / "model_eval_all.json").write_text(
+        json.dumps(
+            [
+                {"question_id": "abc001_a", "code_list": [SUM_RIGHT, ""]},
+                {"question_id": "1234", "code_list": [PAIR_RIGHT]},
+            ]
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        "test.jsonl",
+        "--codegen-model=replay:model_eval_all.json",
+        "--codegen-results=r.jsonl",
+        *xdist,
+        timeout=300,
+    )
+    outcomes = {r["nodeid"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+    assert outcomes == {
+        "test.jsonl::abc001_a[s0]": "passed",
+        "test.jsonl::abc001_a[s1]": "failed",
+        "test.jsonl::1234[s0]": "passed",
+    }
+    assert "missing" not in result.stdout.str()
+    assert "samples a problem" not in result.stdout.str()  # not LiveCodeBench's default 10
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_an_eval_all_file_naming_a_question_twice_stops_the_run(pytester, xdist):
     # The second entry's samples replaced the first's, and the run graded them unsaid.
     write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])

@@ -1,5 +1,5 @@
 """A samples file (replay:PATH) checked against the suites it grades: a file of another suite
-stops the run at start (exit 4), task ids that name no problem and samples past
+stops the run at start (exit 4), task ids that name no problem and samples past an explicit
 --codegen-samples are one summary line each, and selecting part of the suites (-k, node ids,
 shards) is no reason for any."""
 
@@ -101,8 +101,8 @@ def test_task_ids_that_name_no_problem_are_one_summary_line(
 def test_samples_past_the_samples_graded_are_one_summary_line(
     pytester, tiny, suite_dir, where, xdist
 ):
-    # Three samples a problem, the run grades one (--codegen-samples' default): pass@1 was of
-    # the first alone, where the file's own grader counts all three, and nothing said so.
+    # Three samples a problem, the run grades the one --codegen-samples asks for: pass@1 is of
+    # the first alone, where the file's own grader counts all three, and the summary says so.
     rows = [
         {"task_id": task, "completion": "    return a + b\n" if index == 0 else "    pass\n"}
         for task in ("tiny/add", "tiny/reverse_words", "tiny/Counter")
@@ -110,7 +110,12 @@ def test_samples_past_the_samples_graded_are_one_summary_line(
     ]
     write_replay(pytester.path / "three.jsonl", rows)
     result = pytester.runpytest_subprocess(
-        "--codegen-model=replay:three.jsonl", where, "-p", "no:hypothesispytest", *xdist
+        "--codegen-model=replay:three.jsonl",
+        "--codegen-samples=1",
+        where,
+        "-p",
+        "no:hypothesispytest",
+        *xdist,
     )
     result.stdout.fnmatch_lines(
         [

@@ -21,6 +21,7 @@ from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import Problem, SuiteError, distinct_node_names, mark_unsolvable, suite_limits
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
+from .sample_counts import samples_of
 from .samples_file import note_loaded
 from .selection import BuiltinSelection, claim_problems, named_suite
 
@@ -55,7 +56,6 @@ class SuiteSamples:
         return True
 
     def collect(self) -> Iterator[SampleItem]:
-        settings = settings_of(self.config)
         kinds = kinds_of(self.config)
         try:
             problems = self.load_problems()
@@ -70,7 +70,7 @@ class SuiteSamples:
                 kind = kinds.of(problem)
             except ValueError as e:  # a loader's problem that no kind grades
                 raise self.CollectError(f"{self.path}: {e}") from None
-            samples = settings.samples_for(kind.sampling_defaults)
+            samples = samples_of(self.config, problem)
             wanted = [i for i in range(samples) if self.wants(name, f"{name}[s{i}]")]
             issues = kind.check(problem) if wanted else []
             if issues:  # graded as an error, with the reason, whatever the model writes

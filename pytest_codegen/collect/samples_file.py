@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from ..keys import LOADED_SUITES_KEY, NAMED_KEY, SAMPLES_FILE_KEY, SAMPLES_FILE_OUT, settings_of
-from ..kinds.registry import kinds_of
+from ..keys import LOADED_SUITES_KEY, NAMED_KEY, SAMPLES_FILE_KEY, SAMPLES_FILE_OUT
 from ..models.builtin import ReplayModel
 from ..problems import Problem
+from .sample_counts import samples_of
 from .selection import arg_path
 
 SHOWN = 3  # task ids quoted in the summary line
@@ -109,8 +109,7 @@ def check_at_start(config: pytest.Config, model: Any) -> None:
     found = judge(model.spec, model.task_ids, suites)
     if "error" in found:
         raise pytest.UsageError(found["error"])
-    settings, kinds = settings_of(config), kinds_of(config)
-    graded = {p.id: settings.samples_for(kinds.of(p).sampling_defaults) for p in read}
+    graded = {p.id: samples_of(config, p) for p in read}
     past = past_samples(model.spec, model.answers, graded)
     if past is not None:
         found["past"] = past

@@ -172,8 +172,10 @@ def _no_bracketed_path(arg: str, parts: list[str], param: str | None) -> None:
 def _check_ids(config: pytest.Config, ids: list[str], suite: str, problems: list[Problem]) -> None:
     """Fail on a pasted id of the suite that names none of its ``problems``' samples, as
     pytest fails on a file's ("not found"), but at start, so in every process alike."""
-    kinds, settings = kinds_of(config), settings_of(config)
-    samples = {p.node_name: settings.samples_for(kinds.of(p).sampling_defaults) for p in problems}
+    from .sample_counts import replayed_counts, samples_of
+
+    samples = {p.node_name: samples_of(config, p) for p in problems}
+    counts = replayed_counts(config)
     names = set(samples)
     items = {f"{name}[s{i}]" for name, n in samples.items() for i in range(n)}
     for arg in ids:
@@ -184,7 +186,10 @@ def _check_ids(config: pytest.Config, ids: list[str], suite: str, problems: list
             what = f"no problem {parts[0]!r}" if len(parts) == 1 else "no nested names"
         elif param is not None and parts[0] + param not in items:
             n = samples[parts[0]]
-            what = f"no sample {param} (--codegen-samples={n}: s0 to s{n - 1})"
+            source = (
+                f"{settings_of(config).model} holds {n}" if counts else f"--codegen-samples={n}"
+            )
+            what = f"no sample {param} ({source}: s0 to s{n - 1})"
         else:
             continue
         raise pytest.UsageError(f"not found: {arg} ({suite} has {what})")

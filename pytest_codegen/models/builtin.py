@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -73,6 +74,16 @@ class ReplayModel(Model):
     def task_ids(self) -> list[str]:
         """The file's task ids, each once, in the order of the file."""
         return list(dict.fromkeys(task for task, _, _ in self.answers))
+
+    @functools.cached_property
+    def sample_counts(self) -> dict[str, int]:
+        """Task id -> the samples the file holds of it: one past its highest sample_index (an
+        index skipped below it is a sample the file lacks)."""
+        counts: dict[str, int] = {}
+        for task, index, repair_round in self.answers:
+            if not repair_round:
+                counts[task] = max(counts.get(task, 0), index + 1)
+        return counts
 
     def generate(self, request: GenerationRequest) -> list[Completion]:
         keys = [(request.problem.id, i, request.repair_round) for i in request.sample_indices]

@@ -58,6 +58,9 @@ def run_identity(
     own = getattr(model, "defaults", None)
     params: dict[str, Any] = merge_params(own, settings.params_for(defaults, own)).as_dict()
     params["samples"] = settings.samples_for(defaults)
+    replayed = getattr(model, "sample_counts", None)  # a samples file's (collect.sample_counts)
+    if replayed and "samples" not in settings.explicit:
+        params["samples"] = max(replayed.values())
     params["extract"] = settings.extract
     if settings.system_prompt is not None:
         params["system_prompt"] = _digest(settings.system_prompt)
