@@ -1,15 +1,19 @@
 """HumanEval-X files (``humaneval_<lang>.jsonl.gz`` as THUDM/CodeGeeX ships them): rows of
 ``task_id`` (``CPP/0``), ``prompt``, ``declaration``, ``canonical_solution``, ``test`` (Go adds
 ``import`` and ``test_setup``). The program is assembled as CodeGeeX's
-``evaluate_humaneval_x.py`` assembles it, and it passes as its ``execution.py`` says (see
-``humaneval_x_passed``); ``reference`` runs the canonical solutions."""
+``evaluate_humaneval_x.py`` assembles it (a chat reply that restates the function replaces
+the prompt's, see ``native_restated``; a ``solution`` replaces the prompt), and it passes as
+its ``execution.py`` says (see ``humaneval_x_passed``); ``reference`` runs the canonical
+solutions."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from ..collect.builtin_suites import read_rows
+from ..execution.extract import EXTRACT, WHOLE
 from ..execution.native import programs
 from ..execution.native.libraries import (
     go_modules,
@@ -29,6 +33,7 @@ from .native_program import (
     language_problem,
     toolchain_of,
 )
+from .native_restated import go_merged, restated
 from .protocol import GradingRun
 
 FIELDS = ("task_id", "prompt", "declaration", "canonical_solution", "test")
@@ -83,9 +88,11 @@ def looks_like_humaneval_x(path: Path) -> bool:
     )
 
 
-def assemble(problem: Problem, code: str) -> str:
-    """The program CodeGeeX's ``process_humaneval_test`` makes of ``code``."""
-    lang, prompt, test = problem.language, problem.prompt, problem.tests
+def assemble(problem: Problem, code: str, prompt: str | None = None) -> str:
+    """The program CodeGeeX's ``process_humaneval_test`` makes of ``code`` (after ``prompt``,
+    by default the problem's)."""
+    lang, test = problem.language, problem.tests
+    prompt = problem.prompt if prompt is None else prompt
     extra = native_fields(problem)
     if lang == "cpp":
         setup = "".join(h + "\n" for h in CPP_HEADERS if h not in prompt)
@@ -93,17 +100,41 @@ def assemble(problem: Problem, code: str) -> str:
     if lang == "go":
         prompt = prompt.replace(str(extra.get("go_import", "")), "")
         setup = str(extra.get("test_setup", ""))
-        used = [
-            f'"{pkg}"'
-            for pkg in GO_PACKAGES
-            if pkg not in setup and pkg.split("/")[-1] + "." in code
-        ]
-        imports = "import (\n" + "    ".join(p + "\n" for p in used) + ")" if used else ""
+        imports = _go_used_imports(setup, code)
         return setup + "\n" + (imports + "\n" if imports else "") + prompt + code + "\n" + test
     if lang == "rs":
         declaration = str(extra.get("declaration", ""))
         return "\nfn main(){ \n } \n" + declaration + prompt + code + test
     return prompt + code + "\n" + test  # Java, JavaScript
+
+
+def _go_used_imports(setup: str, code: str) -> str:
+    """The import declaration CodeGeeX adds for the packages ``code`` uses (empty: none)."""
+    used = [
+        f'"{pkg}"' for pkg in GO_PACKAGES if pkg not in setup and pkg.split("/")[-1] + "." in code
+    ]
+    return "import (\n" + "    ".join(p + "\n" for p in used) + ")" if used else ""
+
+
+def fitted(problem: Problem, code: str, policy: str) -> str:
+    """The program of an answer taken by ``policy``: a ``solution`` (WHOLE) in place of the
+    prompt; an extracted answer that restates the prompt's function in place of that
+    function (see ``native_restated``); anything else after the prompt, as CodeGeeX does."""
+    lang = problem.language
+    if policy == WHOLE:
+        before, whole_class = "", True
+    elif policy == EXTRACT and (fit := restated(lang, problem.prompt, code)) is not None:
+        before, code, whole_class = fit.before, fit.code, fit.whole_class
+    else:
+        return assemble(problem, code)
+    if lang == "go":
+        setup = str(native_fields(problem).get("test_setup", ""))
+        before, code = go_merged(before, code, setup + "\n" + _go_used_imports(setup, code))
+    if lang == "java" and not whole_class:
+        code = code.rstrip() + "\n}\n"  # the method only: the prompt's class still open
+    elif lang == "java":  # Main.java holds it: a public class of another name cannot be there
+        code = re.sub(r"^([ \t]*)public\s+(?=(?:final\s+)?class\s)", r"\1", code, flags=re.M)
+    return assemble(problem, code, before)
 
 
 class HumanEvalXKind(NativeProgramKind):
@@ -138,7 +169,7 @@ class HumanEvalXKind(NativeProgramKind):
         return programs.Libraries()
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:
-        return assemble(problem, code)
+        return fitted(problem, code, run.policy)
 
     def empty_solution(self, problem: Problem) -> str:
         # Closed as the canonical solution closes what the prompt opened (Java's class too).

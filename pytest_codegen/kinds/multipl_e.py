@@ -2,8 +2,10 @@
 them, or the Parquet file of a configuration of its published dataset, ``humaneval-cpp``,
 ``mbpp-rs``, ...): rows of ``name``, ``language``, ``prompt``, ``tests`` and
 ``stop_tokens``. The program run is the prompt, the completion cut at its first stop token,
-then the tests, as MultiPL-E assembles it; it passes when its evaluator's rules say ``OK`` (see
-``execution/native/programs.py``). MultiPL-E ships no solutions: ``reference`` cannot pass."""
+then the tests, as MultiPL-E assembles it (a chat reply that restates the function replaces
+the prompt's, see ``native_restated``; a ``solution`` is all that precedes the tests); it
+passes when its evaluator's rules say ``OK`` (see ``execution/native/programs.py``). MultiPL-E
+ships no solutions: ``reference`` cannot pass."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..execution.extract import EXTRACT, WHOLE
 from ..execution.native import programs
 from ..execution.native.libraries import (
     go_modules,
@@ -24,6 +27,7 @@ from ..jsonl import JSONLinesError, open_text, read_objects
 from ..problems import MODE_MULTIPL_E, Problem, SuiteError, SuiteLimits
 from .fields import native_fields
 from .native_program import (
+    FUNCTION_END,
     NativeProgramKind,
     cpp_libraries,
     cut_at_stop,
@@ -32,6 +36,7 @@ from .native_program import (
     made_or_stop,
     toolchain_of,
 )
+from .native_restated import go_merged, restated, without_class_end, without_closer
 from .protocol import GradingRun
 
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
@@ -100,6 +105,16 @@ class MultiPLEKind(NativeProgramKind):
         return f"tsc {typescript()[1]} on node {node}" if problem.language == "ts" else node
 
     def program(self, problem: Problem, code: str, run: GradingRun) -> str:
+        if run.policy == WHOLE:  # the prompt and its completion: all that precedes the tests
+            return code + "\n" + problem.tests
+        fit = restated(problem.language, problem.prompt, code) if run.policy == EXTRACT else None
+        if fit is not None:  # the whole function, which closes itself
+            tests = without_closer(problem.tests, FUNCTION_END.get(problem.language, "}"))
+            before, own = fit.before, fit.code
+            if problem.language == "go":
+                before, own = go_merged(before, own)
+            own = without_class_end(own) if fit.whole_class else own
+            return before + own + "\n" + tests
         stops = list(native_fields(problem).get("stop_tokens", []))
         return problem.prompt + cut_at_stop(code, stops) + "\n" + problem.tests
 

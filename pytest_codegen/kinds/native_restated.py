@@ -1,0 +1,121 @@
+"""A chat model's reply that restates the prompt's whole function, fitted into the program.
+
+The prompts of MultiPL-E and HumanEval-X end on an open function header; a completion goes on
+from there. A chat model instead answers with the whole function (often with its imports, in
+Java often the whole class). This plugin's rule (upstream has no chat mode): an extracted
+answer that defines the prompt's function (named in its last signature) replaces the prompt's
+function: the program is the prompt up to that function (its package line, imports and
+includes), then the answer fitted per language (a Java class, Go's package line and imports:
+:func:`go_merged`), then the tests. An answer
+that does not define the function is a body and continues the prompt, as a completion does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+# The prompt's last function header, per language: group 1 is the function's name.
+_SIGNATURE = {
+    "cpp": r"^[ \t]*[A-Za-z_][\w:<>, \t*&\[\]]*?[ \t*&]([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{",
+    "java": r"^[ \t]*(?:[\w<>\[\],.?]+[ \t]+)+([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:throws[^{;]*)?\{",
+    "go": r"^func\s+([A-Za-z_]\w*)\s*[(\[]",
+    "rs": r"^[ \t]*(?:pub(?:\([\w:]+\))?\s+)?fn\s+([A-Za-z_]\w*)",
+    "js": r"^[ \t]*(?:export\s+)?(?:(?:async\s+)?function\s*\*?\s*([\w$]+)"
+    r"|(?:const|let|var)\s+([\w$]+)\s*(?::[^=\n]*)?=)",
+    "php": r"^[ \t]*function\s+&?([A-Za-z_]\w*)\s*\(",
+    "rb": r"^[ \t]*def\s+(?:self\.)?([A-Za-z_]\w*[?!]?)",
+    "lua": r"^[ \t]*(?:local\s+)?function\s+([A-Za-z_][\w.:]*)\s*\(",
+    "pl": r"^[ \t]*sub\s+([A-Za-z_]\w*)",
+}
+_SIGNATURE["ts"] = _SIGNATURE["js"]
+# A Java class declaration (an answer that is the whole class).
+_JAVA_CLASS = re.compile(r"^[ \t]*(?:public\s+|final\s+|abstract\s+)*class\s+(\w+)", re.M)
+_GO_PACKAGE = re.compile(r"^package\s+\w+[ \t]*\n?", re.M)
+_GO_IMPORTS = re.compile(
+    r'^import\s*(?:\((.*?)^\)|((?:\w+\s+|\.\s+|_\s+)?"[^"\n]*"))[ \t]*\n?', re.M | re.S
+)
+_GO_IMPORT_PATH = re.compile(r'"([^"\n]+)"')
+
+
+@dataclasses.dataclass(frozen=True)
+class Restated:
+    """An answer that restates the prompt's function: the prompt's part before it
+    (``before``), the answer fitted to go there (``code``), and whether the answer is a
+    whole Java class (which then closes what the prompt's part opened)."""
+
+    before: str
+    code: str
+    whole_class: bool = False
+
+
+def _signatures(language: str, text: str) -> list[re.Match[str]]:
+    pattern = _SIGNATURE.get(language)
+    return list(re.finditer(pattern, text, re.M)) if pattern else []
+
+
+def _name(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group)
+
+
+def function_of(language: str, prompt: str) -> re.Match[str] | None:
+    """The prompt's last function header (None in a language without the rule)."""
+    found = _signatures(language, prompt)
+    return found[-1] if found else None
+
+
+def restated(language: str, prompt: str, code: str) -> Restated | None:
+    """``code`` fitted in place of the prompt's function when it defines it; None when it
+    does not (a body, to go on from the prompt), or the language has no such rule."""
+    header = function_of(language, prompt)
+    if header is None:
+        return None
+    name = _name(header)
+    if not any(_name(found) == name for found in _signatures(language, code)):
+        return None
+    before = prompt[: header.start()]
+    if language == "java":
+        opened = list(_JAVA_CLASS.finditer(before))
+        if opened and _JAVA_CLASS.search(code):  # the whole class: it replaces the prompt's
+            return Restated(before[: opened[-1].start()], code, whole_class=True)
+    return Restated(before, code)  # Go's: see go_merged
+
+
+def go_imports(text: str) -> list[str]:
+    """The import specs of Go source ``text`` (``"fmt"``, ``m "math"``), in their order."""
+    specs: list[str] = []
+    for match in _GO_IMPORTS.finditer(text):
+        grouped, single = match.groups()
+        lines = grouped.splitlines() if grouped is not None else [single]
+        specs += [line.strip() for line in lines if _GO_IMPORT_PATH.search(line)]
+    return specs
+
+
+def go_merged(before: str, code: str, given: str = "") -> tuple[str, str]:
+    """``(before, code)`` with the answer's ``package`` line dropped and its imports that
+    ``before`` and ``given`` (set-up the program also has) lack put after ``before``'s: Go
+    rejects a second package clause and an import of a package twice."""
+    have = {_GO_IMPORT_PATH.search(s)[1] for s in go_imports(before + given)}  # type: ignore[index]
+    wanted = [s for s in go_imports(code) if _GO_IMPORT_PATH.search(s)[1] not in have]  # type: ignore[index]
+    body = _GO_IMPORTS.sub("", _GO_PACKAGE.sub("", code, count=1)).lstrip("\n")
+    if wanted:
+        before += (
+            "import (\n" + "".join(f"    {spec}\n" for spec in dict.fromkeys(wanted)) + ")\n\n"
+        )
+    return before, body
+
+
+def without_closer(tests: str, closer: str) -> str:
+    """MultiPL-E's tests, which start by closing the prompt's function, without that closer
+    (a restated function closes itself)."""
+    stripped, closer = tests.lstrip(), closer.strip()
+    if closer and stripped.startswith(closer):
+        return stripped[len(closer) :]
+    return tests
+
+
+def without_class_end(code: str) -> str:
+    """A whole Java class without its last brace, so that the tests (which close the
+    prompt's class) go inside it."""
+    end = code.rstrip().rfind("}")
+    return code[:end] if end >= 0 else code

@@ -1,0 +1,130 @@
+"""A chat model's reply to a MultiPL-E or HumanEval-X problem restates the whole function in a
+fenced block: it is graded in place of the prompt's open function (``kinds/native_restated``),
+so a right answer passes and a wrong one fails, plain and with ``-n 2``, served by a real
+OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import FIXTURES, XDIST_MODES, read_results, run_vllm, write_replay
+from fake_providers import FakeProviders
+
+from pytest_codegen.kinds.native_restated import go_merged, restated
+
+# The prompt's last signature -> a chat reply that restates its function, right.
+REPLIES = {
+    # MultiPL-E (fixtures/multipl_e/add.jsonl)
+    "long add(long x, long y) {": (
+        "Here it is:\n```cpp\n#include <bits/stdc++.h>\nlong add(long x, long y) {\n"
+        "    return x + y;\n}\n```\nIt adds them."
+    ),
+    "function add(x, y){": "```javascript\nfunction add(x, y) {\n  return x + y;\n}\n```",
+    "func add(x int, y int) int {": (  # its package line, an import the prompt has, one it lacks
+        '```go\npackage add_test\n\nimport (\n    "fmt"\n    "math"\n)\n\n'
+        "func add(x int, y int) int {\n    return x + y + int(math.Floor(0.5))\n}\n```"
+    ),
+    "fn add(x: isize, y: isize) -> isize {": (
+        "```rust\nfn add(x: isize, y: isize) -> isize {\n    x + y\n}\n```"
+    ),
+    "public static long add(long x, long y) {": (  # the method alone
+        "```java\npublic static long add(long x, long y) {\n    return x + y;\n}\n```"
+    ),
+    "function add(x: number, y: number): number {": (
+        "```typescript\nfunction add(x: number, y: number): number {\n    return x + y;\n}\n```"
+    ),
+    # HumanEval-X (fixtures/humaneval_x)
+    "int add(int x,int y){": "```cpp\nint add(int x, int y) {\n    return x + y;\n}\n```",
+    "func Add(x int, y int) int {": (  # an import CodeGeeX adds by use, and one it does not
+        '```go\npackage main\n\nimport (\n    "math/bits"\n    "strings"\n)\n\n'
+        "func Add(x int, y int) int {\n"
+        '    return x + y + bits.OnesCount(0) + strings.Count("", "z")\n}\n```'
+    ),
+    "public int add(int x, int y) {": (  # the whole class, declared public
+        "```java\nimport java.util.*;\n\npublic class Solution {\n"
+        "    public int add(int x, int y) {\n        return x + y;\n    }\n}\n```"
+    ),
+    "const add = (x, y) => {": "```js\nconst add = (x, y) => {\n  return x + y;\n};\n```",
+    "fn add(x:i32, y:i32) -> i32{": "```rust\nfn add(x: i32, y: i32) -> i32 {\n    x + y\n}\n```",
+}
+MULTIPL_E = ("cpp", "js", "go", "rs", "java", "ts")
+HUMANEVAL_X = {"cpp": "CPP_0", "go": "Go_0", "java": "Java_0", "js": "JavaScript_0"}
+HUMANEVAL_X["rust"] = "Rust_0"
+
+
+def chat_reply(request, index: int) -> str:
+    """The restated function; the second sample of each problem multiplies instead."""
+    # The longest signature that the prompt holds (Java's holds C++'s "long add(...)").
+    signature = max((s for s in REPLIES if s in request.user_text), key=len)
+    reply = REPLIES[signature]
+    return reply if index == 0 else reply.replace("x + y", "x * y")
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_restated_functions_are_graded_in_place_of_the_prompts(pytester, xdist):
+    suites = [
+        *(f"{FIXTURES / 'multipl_e' / 'add.jsonl'}::HumanEval_53_add_{lang}" for lang in MULTIPL_E),
+        *(
+            f"{FIXTURES / 'humaneval_x' / f'humaneval_{lang}.jsonl'}::{test_id}"
+            for lang, test_id in HUMANEVAL_X.items()
+        ),
+    ]
+    with FakeProviders(reply=chat_reply, openai_key=None) as server:
+        run_vllm(pytester, server, *suites, "--codegen-samples=2", *xdist)
+    records = read_results(pytester.path / "r.jsonl")
+    got = {(r["task_id"], r["sample_index"]): r["outcome"] for r in records}
+    assert len(got) == 2 * len(REPLIES), got
+    right = {task: outcome for (task, index), outcome in got.items() if index == 0}
+    wrong = {task: outcome for (task, index), outcome in got.items() if index == 1}
+    assert set(right.values()) == {"passed"}, records
+    assert set(wrong.values()) == {"failed"}, records
+    assert {r["code_policy"] for r in records} == {"extract"}
+
+
+GO_PROMPT = 'package p\n\nimport (\n    "fmt"\n)\n\n// Add adds.\nfunc add(x int) int {\n'
+
+
+def test_a_body_continues_the_prompt_and_a_recursive_call_is_no_definition():
+    assert restated("go", GO_PROMPT, "    return x\n}\n") is None
+    assert restated("cpp", "long f(long n) {\n", "    return n ? f(n - 1) : 0;\n}\n") is None
+    assert restated("ml", "let f x =\n", "let f x = x\n") is None  # no rule for the language
+
+
+def test_go_drops_the_answers_package_line_and_imports_what_the_prompt_lacks():
+    code = 'package q\n\nimport "fmt"\nimport m "math"\n\nfunc add(x int) int {\n    return x\n}\n'
+    fit = restated("go", GO_PROMPT, code)
+    assert fit is not None
+    prompt_part = GO_PROMPT[: GO_PROMPT.index("func add")]
+    assert fit.before == prompt_part
+    before, body = go_merged(fit.before, fit.code)
+    assert before == prompt_part + 'import (\n    m "math"\n)\n\n'
+    assert body == "func add(x int) int {\n    return x\n}\n"
+    assert go_merged("", code, 'import (\n    "fmt"\n    "math"\n)\n')[0] == ""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_replayed_solution_is_the_whole_program_before_the_tests(pytester, xdist):
+    """A ``solution`` holds the prompt: it is not appended to it again."""
+    rows = [
+        ("HumanEval_53_add_cpp", "    return x + y;\n"),
+        ("HumanEval_53_add_go", "    return x + y\n"),
+    ]
+    suite = FIXTURES / "multipl_e" / "add.jsonl"
+    prompts = {r["name"]: r["prompt"] for r in map(json.loads, suite.read_text().splitlines())}
+    hx_cpp = FIXTURES / "humaneval_x" / "humaneval_cpp.jsonl"
+    hx = json.loads(hx_cpp.read_text().splitlines()[0])
+    answers = [{"task_id": name, "solution": prompts[name] + body} for name, body in rows]
+    answers.append({"task_id": "CPP/0", "solution": hx["prompt"] + hx["canonical_solution"]})
+    write_replay(pytester.path / "s.jsonl", answers)
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=replay:s.jsonl",
+        "--codegen-results=r.jsonl",
+        *(f"{suite}::{name}" for name, _ in rows),
+        f"{hx_cpp}::CPP_0",
+        *xdist,
+        timeout=900,
+    )
+    records = read_results(pytester.path / "r.jsonl")
+    assert {(r["outcome"], r["code_policy"]) for r in records} == {("passed", "whole")}, records
+    result.assert_outcomes(passed=3)
