@@ -230,12 +230,17 @@ class RunReporter:
         if self.settings.fail_under or self.settings.baseline is not None:
             # The scores decide; an interrupted or errored run keeps its own status, and a
             # passed gate clears no failure it did not judge: a run that ended before every
-            # sample was graded (-x, a session timeout), a failed test that is not a sample.
+            # sample was graded (-x, a session timeout), a sample the model's API never
+            # answered (left out of the scores), a failed test that is not a sample.
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if failed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
-                elif not (self.unfinished or self.other_failures):
+                elif not (self.unfinished or self.api_errors() or self.other_failures):
                     session.exitstatus = pytest.ExitCode.OK
+
+    def api_errors(self) -> int:
+        """How many samples the model's API failed to answer (not graded, not in pass@k)."""
+        return sum(r["outcome"] == outcomes.API_ERROR for r in self.records.values())
 
     def baseline(self) -> list[dict[str, Any]]:
         """The ``--codegen-baseline`` file's records (read once)."""

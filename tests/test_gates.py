@@ -7,7 +7,8 @@ import socket
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import FIXTURES, XDIST_MODES, read_results, write_replay
+from conftest import FIXTURES, XDIST_MODES, read_results, run_vllm, write_replay
+from fake_providers import FakeProviders, Fault
 
 EVERYDAY = FIXTURES.parent / "benchmarks" / "python" / "everyday.jsonl"
 
@@ -326,6 +327,40 @@ def test_a_passed_gate_does_not_clear_a_run_that_ended_early(pytester, tiny, xdi
         result.stdout.fnmatch_lines(
             ["not graded: the run ended before 2 of 3 samples were graded (missing; *"]
         )
+
+
+def answer_add_only(request, index: int) -> str:
+    """A model server that answers only tiny/add, rightly (the rest: HTTP 500, below)."""
+    return "```python\ndef add(a, b):\n    return a + b\n```\n"
+
+
+def fail_but_add(request):
+    return None if "def add(" in json.dumps(request.body) else Fault.http(500)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_passed_gate_does_not_clear_samples_the_api_never_answered(pytester, tiny, xdist):
+    # A provider failing on 2 problems of 3: pass@1 is 1.0 on the one answered, and the gate
+    # passed with exit 0, the run having graded a third of what it was asked to.
+    with FakeProviders(reply=answer_add_only, fault=fail_but_add, openai_key=None) as server:
+        result = run_vllm(pytester, server, str(tiny), "--codegen-fail-under=pass@1=0.5", *xdist)
+    result.stdout.fnmatch_lines(
+        [
+            "gate passed: tiny pass@1 = 1.000 >= 0.500",
+            "not graded: the model's API failed on 2 of 3 samples (left out of pass@k;"
+            " a passed gate does not clear them)",
+        ]
+    )
+    result.assert_outcomes(passed=1, errors=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    outcomes = sorted(r["outcome"] for r in read_results(pytester.path / "r.jsonl"))
+    assert outcomes == ["api_error", "api_error", "passed"]
+    # Merged as one run's shards, the same records decide the same way.
+    merged = pytester.runpytest_subprocess(
+        "--codegen-merge=r.jsonl", "--codegen-fail-under=pass@1=0.5"
+    )
+    merged.stdout.fnmatch_lines(["gate passed: *", "not graded: the model's API failed on 2 of 3*"])
+    assert merged.ret == pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

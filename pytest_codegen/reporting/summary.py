@@ -65,6 +65,13 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             "samples were graded (missing; --codegen-resume grades them)",
             yellow=True,
         )
+    api_errors = reporter.api_errors()
+    if api_errors and (reporter.settings.fail_under or reporter.settings.baseline is not None):
+        tr.write_line(
+            f"not graded: the model's API failed on {api_errors} of {len(reporter.records)} "
+            "samples (left out of pass@k; a passed gate does not clear them)",
+            yellow=True,
+        )
     graded = [r for r in reporter.records.values() if "build" not in r]
     for line in attempt_lines(graded):
         tr.write_line(line, yellow=True)
