@@ -58,6 +58,7 @@ TRIPWIRE_STATE_KEY = "codegen_tripwire_state"  # the file a local worker's tripw
 
 # -- workeroutput: worker to controller
 DESELECTED_KEY = "codegen_shard_deselected"  # samples this worker's shard left out
+WORKER_DESELECTED_KEY = "codegen_deselected"  # items this worker deselected, for any reason
 GENERATION_STATS_KEY = "codegen_generation"  # the worker's generation engine totals
 SAMPLES_FILE_OUT = "codegen_samples_file"  # what the worker's samples file check found
 

@@ -172,7 +172,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         resume = config.stash[RESUME_KEY] = Resume.configure(config, resolved)
         config.pluginmanager.register(resume, "codegen-resume")
+    from .collect.worker_deselected import ControllerDeselected, WorkerDeselected
+
     if hasattr(config, "workerinput"):
+        config.pluginmanager.register(WorkerDeselected(config.workeroutput), "codegen-deselected")
         return
     if config.pluginmanager.hasplugin("xdist"):  # --tx to other hosts: what reaches them
         from .generation.remote_service import prepare_remote_arguments
@@ -186,6 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from .collect.collection_errors import SuiteCollectionErrors
 
         config.pluginmanager.register(XdistControllerHooks(collector), "codegen-xdist")
+        config.pluginmanager.register(ControllerDeselected(config), "codegen-deselected")
         config.pluginmanager.register(SuiteCollectionErrors(config), "codegen-collection-errors")
     model = None
     if not conftest_overrides_model(config):

@@ -202,3 +202,15 @@ def larger_than(value: object, most: int) -> bool:
         if seen > most:
             return True
     return False
+
+
+class _Deselected:
+    """An item deselected in another process, as the terminal reporter's stats hold one."""
+
+
+def count_deselected(config: pytest.Config, count: int) -> None:
+    """Add ``count`` items deselected elsewhere (xdist's workers) to the ``N deselected`` of
+    pytest's last line, which counts the terminal reporter's ``stats["deselected"]``."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and count:
+        reporter.stats.setdefault("deselected", []).extend(_Deselected() for _ in range(count))

@@ -51,7 +51,7 @@ def test_pasted_node_ids_select(pytester, tiny, xdist):
     by_category = pytester.runpytest_subprocess(
         *base, str(tiny), "-k", "text", "--codegen-results=r.jsonl"
     )
-    by_category.assert_outcomes(passed=3, deselected=0 if xdist else 6)
+    by_category.assert_outcomes(passed=3, deselected=6)
     assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
         f"tiny.jsonl::tiny_reverse_words[s{i}]" for i in range(3)
     }
@@ -201,8 +201,7 @@ def test_last_failed_reruns_only_failed_samples(pytester, tiny, xdist):
     first = pytester.runpytest_subprocess(*base)
     first.assert_outcomes(passed=2, failed=3, skipped=1)
     again = pytester.runpytest_subprocess(*base, "--lf", "-v", "--codegen-results=r.jsonl")
-    # xdist's controller does not count deselected items; the results file shows the selection.
-    again.assert_outcomes(failed=3, deselected=0 if xdist else 3)
+    again.assert_outcomes(failed=3, deselected=3)
     assert set(outcomes_by_node(pytester.path / "r.jsonl")) == {
         f"tiny.jsonl::{name}" for name in HALF_WRONG_FAILED
     }
@@ -226,7 +225,7 @@ def test_last_failed_reruns_the_failures_of_a_suite_outside_the_rootdir(
         results = project / f"r{len(files)}.jsonl"
         again = pytester.runpytest_subprocess(*base, *files, "--lf", f"--codegen-results={results}")
         failed = 3 * len(files)
-        again.assert_outcomes(failed=failed, deselected=0 if xdist else failed)
+        again.assert_outcomes(failed=failed, deselected=failed)
         assert set(outcomes_by_node(results)) == {
             f"{file}::{name}" for file in files for name in HALF_WRONG_FAILED
         }
@@ -282,7 +281,7 @@ def test_non_ascii_ids_are_collected_graded_and_pasted_back(pytester, tiny, xdis
     assert_ran(again, "unicode.jsonl::задача_два[s0]")
     assert_ran(again, "unicode.jsonl::1-3b5450f2[s0]")
     by_name = pytester.runpytest_subprocess(*base, str(suite), "-k", "один or ädd")
-    by_name.assert_outcomes(passed=2, deselected=0 if xdist else 3)
+    by_name.assert_outcomes(passed=2, deselected=3)
     assert_ran(by_name, "unicode.jsonl::задача_один[s0]")
     assert_ran(by_name, "unicode.jsonl::tiny_ädd[s0]")
 
