@@ -32,6 +32,7 @@ from ..kinds.registry import kinds_of
 from ..output_paths import shown_path
 from ..problems import Problem, SuiteError, distinct_node_names
 from ..settings import Settings
+from .sample_counts import replayed_counts, samples_of
 
 
 def builtin_files(config: pytest.Config) -> dict[Path, str]:
@@ -172,8 +173,6 @@ def _no_bracketed_path(arg: str, parts: list[str], param: str | None) -> None:
 def _check_ids(config: pytest.Config, ids: list[str], suite: str, problems: list[Problem]) -> None:
     """Fail on a pasted id of the suite that names none of its ``problems``' samples, as
     pytest fails on a file's ("not found"), but at start, so in every process alike."""
-    from .sample_counts import replayed_counts, samples_of
-
     samples = {p.node_name: samples_of(config, p) for p in problems}
     counts = replayed_counts(config)
     names = set(samples)
