@@ -11,14 +11,15 @@ import pytest
 from conftest import FIXTURES, XDIST_MODES, read_results, run_vllm, write_replay
 from fake_providers import FakeProviders
 
-from pytest_codegen.kinds.native_restated import go_merged, restated
+from pytest_codegen.kinds.native_restated import go_merged, restated, without_main
 
 # The prompt's last signature -> a chat reply that restates its function, right.
 REPLIES = {
     # MultiPL-E (fixtures/multipl_e/add.jsonl)
     "long add(long x, long y) {": (
         "Here it is:\n```cpp\n#include <bits/stdc++.h>\nlong add(long x, long y) {\n"
-        "    return x + y;\n}\n```\nIt adds them."
+        '    return x + y;\n}\n\nint main() {\n    std::cout << add(2, 3) << "}\\n";\n}\n```\n'
+        "It adds them."
     ),
     "function add(x, y){": "```javascript\nfunction add(x, y) {\n  return x + y;\n}\n```",
     "func add(x int, y int) int {": (  # its package line, an import the prompt has, one it lacks
@@ -26,7 +27,8 @@ REPLIES = {
         "func add(x int, y int) int {\n    return x + y + int(math.Floor(0.5))\n}\n```"
     ),
     "fn add(x: isize, y: isize) -> isize {": (
-        "```rust\nfn add(x: isize, y: isize) -> isize {\n    x + y\n}\n```"
+        "```rust\nfn add(x: isize, y: isize) -> isize {\n    x + y\n}\n\n"
+        "fn main() {\n    let c = '{';\n    println!(\"{} {}\", add(2, 3), c);\n}\n```"
     ),
     "public static long add(long x, long y) {": (  # the method alone
         "```java\npublic static long add(long x, long y) {\n    return x + y;\n}\n```"
@@ -43,10 +45,15 @@ REPLIES = {
     ),
     "public int add(int x, int y) {": (  # the whole class, declared public
         "```java\nimport java.util.*;\n\npublic class Solution {\n"
-        "    public int add(int x, int y) {\n        return x + y;\n    }\n}\n```"
+        "    public int add(int x, int y) {\n        return x + y;\n    }\n"
+        "    public static void main(String[] args) {\n"
+        "        System.out.println(new Solution().add(2, 3)); // }\n    }\n}\n```"
     ),
     "const add = (x, y) => {": "```js\nconst add = (x, y) => {\n  return x + y;\n};\n```",
-    "fn add(x:i32, y:i32) -> i32{": "```rust\nfn add(x: i32, y: i32) -> i32 {\n    x + y\n}\n```",
+    "fn add(x:i32, y:i32) -> i32{": (  # a main of its own, as the declaration has one
+        "```rust\nfn add(x: i32, y: i32) -> i32 {\n    x + y\n}\n\nfn main() {\n"
+        '    fn first<\'a>(s: &\'a str) -> &\'a str { s }\n    println!("{}", first("{"));\n}\n```'
+    ),
 }
 MULTIPL_E = ("cpp", "js", "go", "rs", "java", "ts")
 HUMANEVAL_X = {"cpp": "CPP_0", "go": "Go_0", "java": "Java_0", "js": "JavaScript_0"}
@@ -128,3 +135,23 @@ def test_a_replayed_solution_is_the_whole_program_before_the_tests(pytester, xdi
     records = read_results(pytester.path / "r.jsonl")
     assert {(r["outcome"], r["code_policy"]) for r in records} == {("passed", "whole")}, records
     result.assert_outcomes(passed=3)
+
+
+def test_an_answers_own_main_is_left_out_where_the_program_has_one():
+    """A chat reply's ``main`` (showing its function at work) would define the program's main a
+    second time: it is dropped, braces in its strings, comments and characters notwithstanding."""
+    cpp = 'long f() {\n    return 1;\n}\n\nint main(int argc, char** argv) {\n    puts("{");\n}\n'
+    assert without_main("cpp", cpp) == "long f() {\n    return 1;\n}\n\n"
+    rust = "fn main() {\n    let s: &'static str = \"}\"; // }\n    let c = '}';\n}\nfn g() {}\n"
+    assert without_main("rs", rust) == "fn g() {}\n"
+    java = (
+        "class A {\n    public static void main(String[] a) { /* } */ }\n"
+        "    int g() { return 1; }\n}\n"
+    )
+    assert without_main("java", java) == "class A {\n    int g() { return 1; }\n}\n"
+    unclosed = "int main() {\n    return 0;\n"
+    assert without_main("cpp", unclosed) == unclosed
+    assert without_main("js", "function main() {}\n") == "function main() {}\n"
+    # The prompt's function named main is the answer itself: kept.
+    fit = restated("cpp", "int main() {\n", "int main() {\n    return 0;\n}\n")
+    assert fit is not None and "int main()" in fit.code

@@ -73,12 +73,63 @@ def restated(language: str, prompt: str, code: str) -> Restated | None:
     name = _name(header)
     if not any(_name(found) == name for found in _signatures(language, code)):
         return None
+    if name != "main":
+        code = without_main(language, code)
     before = prompt[: header.start()]
     if language == "java":
         opened = list(_JAVA_CLASS.finditer(before))
         if opened and _JAVA_CLASS.search(code):  # the whole class: it replaces the prompt's
             return Restated(before[: opened[-1].start()], code, whole_class=True)
     return Restated(before, code)  # Go's: see go_merged
+
+
+# A ``main`` of the answer's own (chat models add one to show the function at work), where
+# the tests (or, in HumanEval-X's Rust, the prompt's declaration) define the program's main.
+_MAIN = {
+    "cpp": re.compile(r"^[ \t]*(?:int|void|auto)\s+main\s*\([^;{}]*\)\s*(?:->\s*\w+\s*)?\{", re.M),
+    "rs": re.compile(r"^[ \t]*(?:pub\s+)?fn\s+main\s*\(\s*\)[^;{]*\{", re.M),
+    "java": re.compile(
+        r"^[ \t]*(?:public\s+|static\s+|final\s+)*void\s+main\s*\([^;{}]*\)\s*"
+        r"(?:throws[^{;]*)?\{",
+        re.M,
+    ),
+}
+# What a brace search skips: strings, comments, and character literals (not Rust's
+# lifetimes, which have no closing quote).
+_SKIPPED = re.compile(
+    r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|\'(?:\\.[^\'\n]{0,9}|[^\'\\\n])\'', re.S
+)
+
+
+def without_main(language: str, code: str) -> str:
+    """``code`` without a ``main`` function of its own (C++, Rust, Java): it would be a second
+    definition of the program's. Code whose ``main`` does not close is left as it is."""
+    pattern = _MAIN.get(language)
+    found = pattern.search(code) if pattern else None
+    if found is None:
+        return code
+    end = closing_brace(code, found.end())
+    if end is None:
+        return code
+    return code[: found.start()] + code[end + 1 :].lstrip("\n")
+
+
+def closing_brace(code: str, start: int) -> int | None:
+    """The index of the brace that closes the one opened just before ``start``."""
+    depth, at = 1, start
+    while at < len(code):
+        skipped = _SKIPPED.match(code, at)
+        if skipped:
+            at = skipped.end()
+            continue
+        if code[at] == "{":
+            depth += 1
+        elif code[at] == "}":
+            depth -= 1
+            if depth == 0:
+                return at
+        at += 1
+    return None
 
 
 def go_imports(text: str) -> list[str]:
