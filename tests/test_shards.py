@@ -128,8 +128,11 @@ def test_merge_without_a_gate_fails_as_the_run_did(pytester, gen):
 
 
 def test_a_sample_in_two_files_counts_once_from_the_later(pytester, gen):
-    pytester.runpytest_subprocess(
-        "--codegen-model=replay:replay.jsonl", str(gen), "--codegen-results=r.jsonl"
+    pytester.runpytest_subprocess(  # the first of the file's two samples a problem
+        "--codegen-model=replay:replay.jsonl",
+        "--codegen-samples=1",
+        str(gen),
+        "--codegen-results=r.jsonl",
     )
     first = pytester.path / "r.jsonl"
     failed = next(json.loads(ln) for ln in first.read_text().splitlines() if '"failed"' in ln)
