@@ -188,16 +188,22 @@ def test_malformed_test_cases_quarantine_the_problem(pytester, xdist):
         assert why in records[i]["error"]
 
 
+def graded_to_usage_error(pytester, rows, xdist):
+    """Grade a file of ``rows`` with the reference: the run, which must stop with exit 4,
+    and the ``ERROR:`` lines it wrote."""
+    (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    return result, [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+
+
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_solutions_not_a_json_string_of_a_list_is_one_line_and_exit_4(pytester, xdist):
     """``solutions`` holds a JSON string of a list of programs; a list given as is, or a JSON
     object, stops the run in one line naming the file's line (it was an INTERNALERROR)."""
     for solutions in (["print(6)"], '{"0": "print(6)"}'):
         rows = [ROWS[0], dict(ROWS[1], solutions=solutions)]
-        (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
-        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
-        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        _, errors = graded_to_usage_error(pytester, rows, xdist)
         assert errors == [
             f"ERROR: {pytester.path / 'test.jsonl'}:2: "
             "solutions is not a JSON string of a list of programs"
@@ -210,10 +216,7 @@ def test_a_task_id_not_a_string_is_one_line_and_exit_4(pytester, xdist):
     string stops the run in one line naming the file's line (it was an INTERNALERROR)."""
     for task_id in (4002, ["4002"]):
         rows = [ROWS[0], dict(ROWS[1], task_id=task_id)]
-        (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
-        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
-        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        result, errors = graded_to_usage_error(pytester, rows, xdist)
         assert errors == [
             f"ERROR: {pytester.path / 'test.jsonl'}:2: missing or non-string field(s) task_id"
         ]
@@ -227,10 +230,7 @@ def test_a_row_without_a_problem_id_is_one_line_and_exit_4(pytester, xdist):
     without_id = {k: v for k, v in ROWS[1].items() if k != "problem_id"}
     for row in (without_id, dict(ROWS[1], problem_id=None), dict(ROWS[1], problem_id=[4001])):
         rows = [ROWS[0], row]
-        (pytester.path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        result = pytester.runpytest_subprocess("test.jsonl", "--codegen-model=reference", *xdist)
-        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
-        errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+        _, errors = graded_to_usage_error(pytester, rows, xdist)
         assert errors == [
             f"ERROR: {pytester.path / 'test.jsonl'}:2: "
             "missing or non-string field(s) problem_id (a number or text)"
