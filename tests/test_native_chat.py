@@ -5,7 +5,9 @@ OpenAI-compatible server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import collections
 import json
+import threading
 
 import pytest
 from conftest import FIXTURES, XDIST_MODES, read_results, run_vllm, write_replay
@@ -60,12 +62,23 @@ HUMANEVAL_X = {"cpp": "CPP_0", "go": "Go_0", "java": "Java_0", "js": "JavaScript
 HUMANEVAL_X["rust"] = "Rust_0"
 
 
-def chat_reply(request, index: int) -> str:
-    """The restated function; the second sample of each problem multiplies instead."""
-    # The longest signature that the prompt holds (Java's holds C++'s "long add(...)").
-    signature = max((s for s in REPLIES if s in request.user_text), key=len)
-    reply = REPLIES[signature]
-    return reply if index == 0 else reply.replace("x + y", "x * y")
+class ChatReplies:
+    """The restated function, right the first time a problem is answered and multiplying
+    instead the second: counted per problem, as ``-n 2`` may ask for a problem's two samples
+    in one request (two choices) or in one request each from two workers."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.answered: collections.Counter[str] = collections.Counter()
+
+    def __call__(self, request, index: int) -> str:
+        # The longest signature that the prompt holds (Java's holds C++'s "long add(...)").
+        signature = max((s for s in REPLIES if s in request.user_text), key=len)
+        with self.lock:
+            nth = self.answered[request.user_text]
+            self.answered[request.user_text] += 1
+        reply = REPLIES[signature]
+        return reply if nth == 0 else reply.replace("x + y", "x * y")
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -77,15 +90,15 @@ def test_restated_functions_are_graded_in_place_of_the_prompts(pytester, xdist):
             for lang, test_id in HUMANEVAL_X.items()
         ),
     ]
-    with FakeProviders(reply=chat_reply, openai_key=None) as server:
+    with FakeProviders(reply=ChatReplies(), openai_key=None) as server:
         run_vllm(pytester, server, *suites, "--codegen-samples=2", *xdist)
     records = read_results(pytester.path / "r.jsonl")
-    got = {(r["task_id"], r["sample_index"]): r["outcome"] for r in records}
-    assert len(got) == 2 * len(REPLIES), got
-    right = {task: outcome for (task, index), outcome in got.items() if index == 0}
-    wrong = {task: outcome for (task, index), outcome in got.items() if index == 1}
-    assert set(right.values()) == {"passed"}, records
-    assert set(wrong.values()) == {"failed"}, records
+    assert len({(r["task_id"], r["sample_index"]) for r in records}) == 2 * len(REPLIES)
+    outcomes = collections.defaultdict(dict)  # task -> {right or wrong: outcome}
+    for r in records:
+        outcomes[r["task_id"]]["right" if "x + y" in r["completion"] else "wrong"] = r["outcome"]
+    assert len(outcomes) == len(REPLIES), records
+    assert all(o == {"right": "passed", "wrong": "failed"} for o in outcomes.values()), outcomes
     assert {r["code_policy"] for r in records} == {"extract"}
 
 
