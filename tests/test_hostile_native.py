@@ -9,8 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 
 import pytest
+import unprivileged
 from conftest import FIXTURES, XDIST_MODES, read_results
 from test_hostile_python import leftover_sandbox_processes
 
@@ -107,3 +111,59 @@ def test_a_detached_child_cannot_take_back_what_the_program_printed(pytester, mo
     assert [r["program_status"] for r in records] == ["Exception"] * len(samples), records
     assert all("FAILURE" in r["stderr"] for r in records), records
     result.assert_outcomes(failed=len(samples))
+
+
+@pytest.mark.skipif(
+    os.getuid() == 0 and unprivileged.available() is not None,
+    reason=str(unprivileged.available()),
+)
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_detached_children_die_with_their_sample_without_root(tmp_path, mode):
+    """Without root a sample has no uid of its own to kill by: its process group was all that
+    was killed, so a child that left it (``setsid``) slept on after the run, one for each
+    call of the program's (the zygote's own end then waited 5 s for them)."""
+    marker = f"600.{os.getpid()}{len(mode)}"  # what names this run's sleepers in ps
+    samples = [h for h in HOSTILE if h["name"] in ("sh_orphan", "cpp_orphan")]
+    run = unprivileged.workdir() if os.getuid() == 0 else tmp_path
+    shutil.copy(FIXTURES / "multipl_e" / "add.jsonl", run / "add.jsonl")
+    rows = [
+        {
+            "task_id": f"HumanEval_53_add_{sample['language']}",
+            "sample_index": 0,
+            "completion": sample["completion"].replace("sleep 600", f"sleep {marker}"),
+        }
+        for sample in samples
+    ]
+    (run / "replay.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    args = ["--codegen-model=replay:replay.jsonl", "--codegen-samples=1", "add.jsonl"]
+    args += ["-k", "sh or cpp", "--codegen-results=r.jsonl", "-p", "no:cacheprovider", *mode]
+    try:
+        if os.getuid() == 0:
+            for path in run.iterdir():
+                os.chown(path, unprivileged.NOBODY, unprivileged.NOBODY)
+            done = unprivileged.run_pytest(run, *args, timeout=600)
+        else:
+            command = [sys.executable, "-m", "pytest", *args]
+            done = subprocess.run(command, cwd=run, capture_output=True, text=True, check=False)
+        records = read_results(run / "r.jsonl")
+        assert [r["outcome"] for r in records] == ["passed"] * 2, done.stdout[-3000:]
+        assert not any(r["isolation"].startswith("namespaces") for r in records), records
+        assert sleepers(marker) == []
+    finally:
+        for pid in sleepers(marker):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(run, ignore_errors=True)
+
+
+def sleepers(marker):
+    """The pids of live processes running ``sleep MARKER``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", marker.encode()]:
+            found.append(int(entry))
+    return found

@@ -5,7 +5,8 @@ the zygote, confined before the sample exists (namespaces, a uid of its own, Lan
 which loads :mod:`.supervisor` and has it run the compiler and then the program as its own
 children, so they are confined alike. The limits a toolchain needs (a JVM's threads and address
 space) are raised for its language only. When the sample ends, for any reason, the zygote kills
-every process of its uid: no compiler, binary or forked child outlives it.
+every process of its uid (without root, every descendant): no compiler, binary or forked child
+outlives it.
 """
 
 from __future__ import annotations

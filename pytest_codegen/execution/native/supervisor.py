@@ -3,10 +3,11 @@ sample's module: it must import nothing of the plugin).
 
 Every step is a process of the sample's own, confined as the sample is (its uid, limits,
 namespaces and Landlock rules are inherited), in a process group of its own that is killed
-when the step ends or runs out of time; whatever escapes the group dies with the sample's uid
-when the sandbox ends. Output comes through pipes into files that have no name (capped by the
-sandbox's file-size limit, so a flood ends the step with SIGXFSZ instead of filling memory);
-the first bytes of each are returned, with how many bytes each holds.
+when the step ends or runs out of time; whatever escapes the group dies with the sample when
+the sandbox ends (every process of its uid, or without root every descendant). Output comes
+through pipes into files that have no name (capped by the sandbox's file-size limit, so a flood
+ends the step with SIGXFSZ instead of filling memory); the first bytes of each are returned,
+with how many bytes each holds.
 """
 
 import codecs

@@ -100,7 +100,7 @@ def spare(sock, cfg, wire):
     Nothing of the sample exists until the handover, so preparing it ahead is safe; it takes
     the fork and confinement off the time a sample waits to start.
     """
-    os.setsid()  # a process group of its own: without a uid, the group is what gets killed
+    os.setsid()  # a process group of its own: without a uid, killed first, then its orphans
     _name_sample()
     if os.getuid() == 0:
         confine.drop_privileges(cfg["uid"])  # never run a sample as root

@@ -11,7 +11,7 @@ are bound back, and the files the grader knows are covered; and an IPC namespace
 out of the host's reach. Each sample's process drops to an unprivileged uid that no other
 live sample has (:func:`drop_privileges`) and applies resource limits (:func:`apply_limits`);
 when the sample ends, every process of that uid is killed and the System V objects it made
-are removed (:class:`Reaper`). With root or
+are removed (:class:`Reaper`); without root, every process descended from it. With root or
 without, where the kernel has Landlock, each sample's process also puts itself under the
 file allowlist the zygote built (``landlock.py``): what holds when there are no namespaces.
 """
@@ -260,6 +260,7 @@ class Reaper:
         uid = self.samples.get(pid)
         if uid is None:
             _signal_group(pid)
+            _kill_descendants(pid, self.samples)
         elif self.pid_one:
             self._kill_uid(uid)
         else:
@@ -304,6 +305,55 @@ def _signal_group(pid):
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _kill_descendants(pid, samples):
+    """Without a uid of its own, what a sample started is found by descent. This process is
+    a subreaper: once the sample's process has exited, all it left (a detached child in a
+    session of its own, a program step in its own group) is a child of ours or below one.
+    Every child that is no sample or spare is killed and reaped, a generation at a time, until
+    none is left. (Samples are graded one at a time: one ending takes with it the orphans of
+    any other then live.)"""
+    try:
+        os.kill(pid, signal.SIGKILL)  # a session leader: its group cannot have taken it away
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # its children are ours from here
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    beyond_reach = set()  # never seen: a real uid of the sample's own lets us signal it
+    while strays := [c for c in _children() if c not in samples and c not in beyond_reach]:
+        for child in strays:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except PermissionError:
+                beyond_reach.add(child)
+        for child in set(strays) - beyond_reach:
+            try:
+                os.waitpid(child, 0)
+            except ChildProcessError:
+                pass
+
+
+def _children():
+    """The pids of this process's children (zombies included)."""
+    me = os.getpid()
+    try:
+        found = set()
+        for tid in os.listdir(f"/proc/{me}/task"):
+            with open(f"/proc/{me}/task/{tid}/children") as f:
+                found.update(int(child) for child in f.read().split())
+        return found
+    except OSError:  # a kernel without CONFIG_PROC_CHILDREN: every process's parent is read
+        pass
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == me:
+            found.add(int(entry))
+    return found
 
 
 def describe(status):

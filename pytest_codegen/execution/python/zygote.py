@@ -5,8 +5,8 @@ The zygote is ``child.py`` started with an allowlisted environment; it builds on
 samples get (masked and hidden directories, see :func:`_dirs_to_mask`) and keeps one confined
 *spare* ready, forked while the previous sample runs. :meth:`Zygote.spawn` hands a sample's
 pipes to that spare; :meth:`Zygote.end` has the zygote kill every process the sample started
-(by its uid as root, else its process group). Messages between grader and zygote are marshal
-(trusted to trusted).
+(by its uid as root, else by descent: the zygote is their subreaper). Messages between grader
+and zygote are marshal (trusted to trusted).
 """
 
 from __future__ import annotations
