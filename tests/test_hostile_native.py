@@ -26,6 +26,11 @@ HOSTILE = [
     if line.strip()
 ]
 LANGUAGES = sorted({h["language"] for h in HOSTILE})
+# Runs as an unprivileged user: nobody as root (unprivileged.py), else the current user.
+UNPRIVILEGED = pytest.mark.skipif(
+    os.getuid() == 0 and unprivileged.available() is not None,
+    reason=str(unprivileged.available()),
+)
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="full isolation needs root")
@@ -113,10 +118,7 @@ def test_a_detached_child_cannot_take_back_what_the_program_printed(pytester, mo
     result.assert_outcomes(failed=len(samples))
 
 
-@pytest.mark.skipif(
-    os.getuid() == 0 and unprivileged.available() is not None,
-    reason=str(unprivileged.available()),
-)
+@UNPRIVILEGED
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_detached_children_die_with_their_sample_without_root(tmp_path, mode):
     """Without root a sample has no uid of its own to kill by: its process group was all that
@@ -124,8 +126,7 @@ def test_detached_children_die_with_their_sample_without_root(tmp_path, mode):
     call of the program's (the zygote's own end then waited 5 s for them)."""
     marker = f"600.{os.getpid()}{len(mode)}"  # what names this run's sleepers in ps
     samples = [h for h in HOSTILE if h["name"] in ("sh_orphan", "cpp_orphan")]
-    run = unprivileged.workdir() if os.getuid() == 0 else tmp_path
-    shutil.copy(FIXTURES / "multipl_e" / "add.jsonl", run / "add.jsonl")
+    run = unprivileged_workdir(tmp_path)
     rows = [
         {
             "task_id": f"HumanEval_53_add_{sample['language']}",
@@ -138,13 +139,7 @@ def test_detached_children_die_with_their_sample_without_root(tmp_path, mode):
     args = ["--codegen-model=replay:replay.jsonl", "--codegen-samples=1", "add.jsonl"]
     args += ["-k", "sh or cpp", "--codegen-results=r.jsonl", "-p", "no:cacheprovider", *mode]
     try:
-        if os.getuid() == 0:
-            for path in run.iterdir():
-                os.chown(path, unprivileged.NOBODY, unprivileged.NOBODY)
-            done = unprivileged.run_pytest(run, *args, timeout=600)
-        else:
-            command = [sys.executable, "-m", "pytest", *args]
-            done = subprocess.run(command, cwd=run, capture_output=True, text=True, check=False)
+        done = run_unprivileged(run, args)
         records = read_results(run / "r.jsonl")
         assert [r["outcome"] for r in records] == ["passed"] * 2, done.stdout[-3000:]
         assert not any(r["isolation"].startswith("namespaces") for r in records), records
@@ -153,6 +148,46 @@ def test_detached_children_die_with_their_sample_without_root(tmp_path, mode):
         for pid in sleepers(marker):
             os.kill(pid, signal.SIGKILL)
         shutil.rmtree(run, ignore_errors=True)
+
+
+@UNPRIVILEGED
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_the_users_other_processes_leave_a_sample_its_own(tmp_path, mode):
+    """RLIMIT_NPROC counts every process and thread of a uid. Without root that is the
+    user's: with more than a sample's 64 already running (a browser has hundreds), every
+    fork of a right shell answer failed (\"Resource temporarily unavailable\")."""
+    run = unprivileged_workdir(tmp_path)
+    answer = {"task_id": "HumanEval_53_add_sh", "completion": "    echo $(( $1 + $2 ))\n"}
+    (run / "replay.jsonl").write_text(json.dumps(answer) + "\n")
+    user = {"user": unprivileged.NOBODY} if os.getuid() == 0 else {}
+    others = [subprocess.Popen(["sleep", "600"], **user) for _ in range(100)]
+    try:
+        args = ["--codegen-model=replay:replay.jsonl", "add.jsonl", "-k", "sh"]
+        done = run_unprivileged(run, [*args, "--codegen-results=r.jsonl", *mode])
+        records = read_results(run / "r.jsonl")
+        assert [r["outcome"] for r in records] == ["passed"], done.stdout[-3000:]
+    finally:
+        for other in others:
+            other.kill()
+            other.wait()
+        shutil.rmtree(run, ignore_errors=True)
+
+
+def unprivileged_workdir(tmp_path):
+    """Where an unprivileged run works, with MultiPL-E's add problem in it."""
+    run = unprivileged.workdir() if os.getuid() == 0 else tmp_path
+    shutil.copy(FIXTURES / "multipl_e" / "add.jsonl", run / "add.jsonl")
+    return run
+
+
+def run_unprivileged(run, args):
+    """pytest with ``args`` in ``run`` as an unprivileged user."""
+    if os.getuid() == 0:
+        for path in run.iterdir():
+            os.chown(path, unprivileged.NOBODY, unprivileged.NOBODY)
+        return unprivileged.run_pytest(run, *args, timeout=600)
+    command = [sys.executable, "-m", "pytest", *args]
+    return subprocess.run(command, cwd=run, capture_output=True, text=True, check=False)
 
 
 def sleepers(marker):

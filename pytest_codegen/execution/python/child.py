@@ -102,9 +102,11 @@ def spare(sock, cfg, wire):
     """
     os.setsid()  # a process group of its own: without a uid, killed first, then its orphans
     _name_sample()
+    # Without root the sample's uid is the user's, whose processes already count.
+    running = confine.tasks_of(os.getuid()) if os.getuid() != 0 else 0
     if os.getuid() == 0:
         confine.drop_privileges(cfg["uid"])  # never run a sample as root
-    confine.apply_limits(cfg)
+    confine.apply_limits(cfg, running)
     if cfg.get("landlock") is not None and not landlock.enforce(cfg["landlock"]):
         os._exit(1)  # promised confined, it must not serve a sample unconfined
     work, fds = _receive_handover(sock)

@@ -173,7 +173,9 @@ def drop_privileges(uid):
     os.setuid(uid)
 
 
-def apply_limits(cfg):
+def apply_limits(cfg, running=0):
+    """Limit this process and all it starts; ``running``: the processes and threads its uid
+    has already, elsewhere."""
     mem = cfg["memory_mb"] * 1024 * 1024
     cpu = int(cfg["timeout_s"]) + 2
     for limit, value in (
@@ -185,7 +187,27 @@ def apply_limits(cfg):
     ):
         resource.setrlimit(limit, (value, value))
     if os.getuid() != 0:  # root is exempt from RLIMIT_NPROC; a dropped uid is not
-        resource.setrlimit(resource.RLIMIT_NPROC, (cfg["max_procs"], cfg["max_procs"]))
+        # It counts every process and thread of the uid: without root, the user's shell,
+        # browser and other pytest workers too. The sample may start max_procs more.
+        procs = cfg["max_procs"] + running
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        if hard != resource.RLIM_INFINITY:
+            procs = min(procs, hard)
+        resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
+
+
+def tasks_of(uid):
+    """How many processes and threads ``uid`` runs (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        try:
+            if not entry.name.isdigit() or entry.stat().st_uid != uid:
+                continue
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                count += int(f.read().rsplit(b")", 1)[1].split()[17])  # num_threads
+        except (OSError, ValueError, IndexError):
+            continue
+    return count
 
 
 # Seccomp, per machine: its audit architecture, then the numbers of ptrace,
