@@ -7,8 +7,11 @@ launcher; when a sample ends, every process of its uid is killed, wherever it mo
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +215,30 @@ def test_replies_of_tens_of_mib_are_read_whole_and_in_order():
         assert f(big, "a") == "a" * big
         assert f(3, "b") == "bbb"
         assert f(big // 2, "c") == "c" * (big // 2)
+
+
+@pytest.mark.parametrize("flags", [["-B"], ["-X", "pycache_prefix=PREFIX"]])
+def test_the_launcher_writes_bytecode_only_where_its_grader_would(tmp_path, flags):
+    """The launcher runs isolated from the environment (``-I``): it takes the grading
+    process's ``-B`` (or PYTHONDONTWRITEBYTECODE) and pycache prefix from its flags, and
+    writes no ``__pycache__`` into a checkout or site-packages the user keeps clean."""
+    import pytest_codegen
+
+    package = tmp_path / "site" / "pytest_codegen"
+    shutil.copytree(
+        Path(pytest_codegen.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    prefix = tmp_path / "prefix"
+    flags = [flag.replace("PREFIX", str(prefix)) for flag in flags]
+    grade = (
+        "from pytest_codegen.execution.python.sandbox import Limits, Sandbox, call_remote\n"
+        "with Sandbox(Limits(timeout_s=60, memory_mb=512)) as box:\n"
+        "    f = call_remote(box, {'op': 'load', 'source': 'def f(): return 7', 'entry': 'f'})\n"
+        "    assert f() == 7\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(package.parent)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(
+        [sys.executable, *flags, "-c", grade], cwd=tmp_path, env=env, check=True, timeout=300
+    )
+    assert list(package.rglob("__pycache__")) == []

@@ -113,6 +113,16 @@ def _dirs_to_mask(keep: list[str], user: list[str]) -> list[str]:
     return sorted(masks)
 
 
+def bytecode_flags() -> list[str]:
+    """The grading process's own choice about bytecode (``-B``, PYTHONDONTWRITEBYTECODE,
+    PYTHONPYCACHEPREFIX), for the zygote: ``-I`` ignores the environment, and it would
+    otherwise write ``__pycache__`` next to the plugin's sources where the grader does not."""
+    flags = ["-B"] if sys.dont_write_bytecode else []
+    if sys.pycache_prefix:
+        flags += ["-X", f"pycache_prefix={sys.pycache_prefix}"]
+    return flags
+
+
 def sample_uids(grader_pid: int) -> Iterator[int]:
     """The uids samples of one grading process run as, in order of preference."""
     uid = UID_BASE + grader_pid
@@ -176,6 +186,7 @@ class Zygote:
             [
                 sys.executable,
                 "-I",
+                *bytecode_flags(),
                 str(CHILD_SCRIPT),
                 "--zygote",
                 str(child_sock.fileno()),
