@@ -315,8 +315,10 @@ def test_an_exception_that_names_itself_built_in_is_not_caught_as_one(pytester, 
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_an_answer_that_cannot_be_read_is_no_exception_of_the_call(pytester, mode):
     """A call that returns has not raised, whatever reading its answer raises: a list whose
-    iteration raises ValueError, or one nested past the recursion limit, is malformed data
-    (the sample has crashed), never a ValueError the tests catch as the call's."""
+    iteration raises ValueError, or an answer nested past what the wire carries, is malformed
+    data (the sample has crashed), never a ValueError the tests catch as the call's, nor a
+    RecursionError of writing it (a dict) or of reading it in the grading process (a
+    tuple)."""
     lying_list = (
         "    if x > 100:\n        class L(list):\n            def __iter__(self):\n"
         "                raise ValueError('not from the call')\n"
@@ -326,10 +328,13 @@ def test_an_answer_that_cannot_be_read_is_no_exception_of_the_call(pytester, mod
         "    if x > 100:\n        v = []\n        for _ in range(5000):\n"
         "            v = [v]\n        return v\n    return -x\n"
     )
-    records = grade_must_raise(pytester, [lying_list, too_deep], mode)
-    assert [records[i]["outcome"] for i in range(2)] == ["crashed", "crashed"], records
+    nested = [too_deep.replace("[v]", wrap).replace("5000", "300") for wrap in ("{1: v}", "(v,)")]
+    records = grade_must_raise(pytester, [lying_list, too_deep, *nested], mode)
+    assert [records[i]["outcome"] for i in range(4)] == ["crashed"] * 4, records
     assert "its L answer could not be read (ValueError)" in records[0]["error"], records[0]
-    assert "its list answer could not be read (RecursionError)" in records[1]["error"]
+    for i, kind in enumerate(("list", "dict", "tuple"), 1):
+        why = f"its {kind} answer could not be read (nested more than 200 deep)"
+        assert why in records[i]["error"], records[i]
 
 
 @pytest.mark.parametrize("mode", XDIST_MODES)

@@ -150,6 +150,49 @@ def test_deeply_nested_message_is_rejected():
         wire.loads(b"[" * 100_000 + b"]" * 100_000)
 
 
+def nested(wrap, depth: int, value=0):
+    for _ in range(depth):
+        value = wrap(value)
+    return value
+
+
+NESTINGS = {
+    "list": lambda v: [v],
+    "tuple": lambda v: (v,),
+    "dict value": lambda v: {1: v},
+    "frozenset": lambda v: frozenset([v]),
+}
+
+
+def under_frames(frames: int, work):
+    """``work()`` called under ``frames`` more frames: as deep as a grading process's stack
+    is when a test reads an answer (pytest, xdist, the tests' own helpers)."""
+    return work() if frames == 0 else under_frames(frames - 1, work)
+
+
+@pytest.mark.parametrize("wrap", NESTINGS.values(), ids=NESTINGS.keys())
+def test_answers_nested_to_the_limit_cross_and_deeper_ones_are_refused(wrap):
+    """An answer nested up to MAX_DEPTH is written and read back whole, by a grading process
+    deep in its own frames; one nested deeper is refused as not plain data, both where it
+    is written and where a forged reply carrying it is read, never a RecursionError."""
+    deepest = nested(wrap, wire.MAX_DEPTH)
+    line = under_frames(200, lambda: wire.dumps({"ok": wire.encode(deepest)}))
+    assert under_frames(250, lambda: wire.decode_value(wire.loads(line)["ok"])) == deepest
+    with pytest.raises(wire.WireError, match="nested more than 200 deep"):
+        wire.encode([deepest])
+    forged = b'{"ok":[' + line[len(b'{"ok":') : -2] + b"]}"
+    with pytest.raises(wire.WireError, match="nested more than 200 deep"):
+        under_frames(250, lambda: wire.decode_value(wire.loads(forged)["ok"]))
+
+
+def test_a_numpy_array_counts_its_dimensions_as_nesting():
+    array = numpy.zeros((1,) * 16)
+    deepest = nested(lambda v: [v], wire.MAX_DEPTH - 16, array)
+    assert wire.decode_value(wire.encode(deepest)) == deepest
+    with pytest.raises(wire.WireError, match="nested more than 200 deep"):
+        wire.encode([deepest])
+
+
 @pytest.mark.parametrize("value", VALUES, ids=repr)
 def test_reply_lines_are_the_json_of_the_message(value):
     message = {"ok": wire.encode(value), "note": "é\u2028\n"}

@@ -106,7 +106,8 @@ class Server:
                 # The call returned: what raised is its answer (nested past the recursion
                 # limit, a list subclass whose __iter__ raises), which no test may catch as
                 # if the call had raised it.
-                why = f"{type(result).__name__} answer could not be read ({type(exc).__name__})"
+                cause = exc if isinstance(exc, self.wire.WireError) else type(exc).__name__
+                why = f"{type(result).__name__} answer could not be read ({cause})"
                 self.send({"crash": f"returned malformed data: its {why}"})
                 return False
             self.send(reply)

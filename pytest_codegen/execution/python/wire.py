@@ -34,10 +34,23 @@ _SCALARS = (type(None), bool, int, str)
 # An int of 4300 digits or more has no str() (Python's digit limit), so JSON cannot write or
 # read it: one this far from 0 (3,900 digits and more) crosses in hex, which has no limit.
 _DECIMAL_INTS = 1 << 13_000
+# How deep an answer may nest (lists in lists, tuples, sets, dicts and their keys). Each level
+# is up to three frames of encode() or decode_value() and three levels of JSON, in the sample
+# and in the grading process: an answer nested deeper would meet the recursion limit while
+# being written or read (in the grading process, under its own frames), so it is refused as
+# not plain data wherever it is met.
+MAX_DEPTH = 200
 
 
-def encode(value: Any, ref: Any = None) -> Any:
-    """Turn ``value`` into JSON-ready data; ``ref(obj)`` names objects that are not plain data."""
+def _deeper(depth: int) -> int:
+    if depth >= MAX_DEPTH:
+        raise WireError(f"nested more than {MAX_DEPTH} deep")
+    return depth + 1
+
+
+def encode(value: Any, ref: Any = None, depth: int = 0) -> Any:
+    """Turn ``value`` into JSON-ready data; ``ref(obj)`` names objects that are not plain data.
+    ``depth``: how deep ``value`` already is in the answer (see :data:`MAX_DEPTH`)."""
     t = type(value)
     if t in _SCALARS:
         if t is int and not -_DECIMAL_INTS < value < _DECIMAL_INTS:
@@ -46,13 +59,17 @@ def encode(value: Any, ref: Any = None) -> Any:
     if t is float:
         return value if math.isfinite(value) else {"$f": repr(value)}
     if t is list:
-        return [encode(v, ref) for v in value]
+        inner = _deeper(depth)
+        return [encode(v, ref, inner) for v in value]
     if t is tuple:
-        return {"$t": [encode(v, ref) for v in value]}
+        inner = _deeper(depth)
+        return {"$t": [encode(v, ref, inner) for v in value]}
     if t is dict:
-        return {"$d": [[encode(k, ref), encode(v, ref)] for k, v in value.items()]}
+        inner = _deeper(depth)
+        return {"$d": [[encode(k, ref, inner), encode(v, ref, inner)] for k, v in value.items()]}
     if t is set or t is frozenset:
-        return {"$s" if t is set else "$fs": [encode(v, ref) for v in value]}
+        inner = _deeper(depth)
+        return {"$s" if t is set else "$fs": [encode(v, ref, inner) for v in value]}
     if t is bytes:
         return {"$b": base64.b64encode(value).decode("ascii")}
     if t is complex:
@@ -69,14 +86,14 @@ def encode(value: Any, ref: Any = None) -> Any:
         return {"$dec": str(value)}
     numpy = sys.modules.get("numpy")  # only a program that imported it can hold its values
     if numpy is not None and isinstance(value, (numpy.generic, numpy.ndarray)):
-        tagged = _numpy_value(value, numpy)
+        tagged = _numpy_value(value, numpy, depth)
         if tagged is not None:
             return tagged
     # Subclasses of plain types (namedtuple, OrderedDict, IntEnum, str subclasses...) cross as
     # their plain base value: whatever they override stays behind.
     for base, convert in _BASES:
         if isinstance(value, base):
-            return encode(convert(value), ref)
+            return encode(convert(value), ref, depth)
     if ref is None:
         raise WireError(f"{t.__name__} object is not plain data")
     return {"$ref": ref(value)}
@@ -102,7 +119,7 @@ _BASES: tuple[tuple[type, Any], ...] = (
 _NUMPY_DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|c(8|16))")
 
 
-def _numpy_value(value: Any, numpy: Any) -> dict[str, Any] | None:
+def _numpy_value(value: Any, numpy: Any, depth: int) -> dict[str, Any] | None:
     """A NumPy number or array of numbers as tagged plain data; None for anything else (a
     subclass, an object array, a date: those stay in the sandbox)."""
     dtype = value.dtype
@@ -112,10 +129,10 @@ def _numpy_value(value: Any, numpy: Any) -> dict[str, Any] | None:
         return {"$np": [dtype.str, encode(value.item())]}
     if type(value) is not numpy.ndarray:
         return None
-    return {"$nd": [dtype.str, list(value.shape), encode(value.tolist())]}
+    return {"$nd": [dtype.str, list(value.shape), encode(value.tolist(), None, depth)]}
 
 
-def _numpy_decoded(tag: str, payload: list[Any]) -> Any:
+def _numpy_decoded(tag: str, payload: list[Any], depth: int) -> Any:
     """The NumPy number or array :func:`_numpy_value` describes, made by this side's NumPy."""
     if type(payload[0]) is not str or not _NUMPY_DTYPE.fullmatch(payload[0]):
         raise WireError("malformed NumPy type")
@@ -126,14 +143,14 @@ def _numpy_decoded(tag: str, payload: list[Any]) -> Any:
         (item,) = payload[1:]
         if type(item) not in (bool, int, float) and not isinstance(item, dict):
             raise WireError("malformed NumPy number")
-        item = decode_value(item)
+        item = decode_value(item, None, depth)
         if type(item) not in (bool, int, float, complex):
             raise WireError("malformed NumPy number")
         return dtype.type(item)
     shape, data = payload[1:]
     if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
         raise WireError("malformed NumPy shape")
-    array = numpy.array(decode_value(data), dtype=dtype)
+    array = numpy.array(decode_value(data, None, depth), dtype=dtype)
     if array.shape != tuple(shape):
         if array.size != 0 or math.prod(shape) != 0:
             raise WireError("malformed NumPy array")
@@ -141,24 +158,26 @@ def _numpy_decoded(tag: str, payload: list[Any]) -> Any:
     return array
 
 
-def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
+def _decode_tagged(obj: dict[str, Any], remote: Any, depth: int) -> Any:
     if len(obj) != 1:
         raise WireError(f"malformed value with keys {sorted(obj)[:5]}")
     ((tag, payload),) = obj.items()
+    if tag in ("$t", "$d", "$s", "$fs"):
+        depth = _deeper(depth)
     if tag == "$t":
-        return tuple(decode_value(v, remote) for v in _list(payload))
+        return tuple(decode_value(v, remote, depth) for v in _list(payload))
     if tag == "$d":
         keys, values = [], []
         for pair in _list(payload):
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("malformed dict entry")
-            keys.append(decode_value(pair[0], remote))
-            values.append(decode_value(pair[1], remote))
+            keys.append(decode_value(pair[0], remote, depth))
+            values.append(decode_value(pair[1], remote, depth))
         return dict(zip(few_alike(keys), values, strict=True))
     if tag == "$s":
-        return set(few_alike([decode_value(v, remote) for v in _list(payload)]))
+        return set(few_alike([decode_value(v, remote, depth) for v in _list(payload)]))
     if tag == "$fs":
-        return frozenset(few_alike([decode_value(v, remote) for v in _list(payload)]))
+        return frozenset(few_alike([decode_value(v, remote, depth) for v in _list(payload)]))
     if tag == "$f":
         if payload not in ("nan", "inf", "-inf"):
             raise WireError("malformed float")
@@ -182,7 +201,7 @@ def _decode_tagged(obj: dict[str, Any], remote: Any) -> Any:
     if tag == "$dec":
         return decimal.Decimal(_str(payload))
     if tag in ("$np", "$nd"):
-        return _numpy_decoded(tag, _list(payload))
+        return _numpy_decoded(tag, _list(payload), depth)
     if tag == "$ref" and remote is not None and type(payload) is int:
         return remote(payload)
     raise WireError(f"unknown tag {tag!r}")
@@ -219,16 +238,17 @@ def _str(x: Any) -> str:
     return x
 
 
-def decode_value(data: Any, remote: Any = None) -> Any:
+def decode_value(data: Any, remote: Any = None, depth: int = 0) -> Any:
     """Rebuild a value from :func:`encode` output, creating only built-in types."""
     t = type(data)
     if t in _SCALARS or t is float:
         return data
     if t is list:
-        return [decode_value(v, remote) for v in data]
+        inner = _deeper(depth)
+        return [decode_value(v, remote, inner) for v in data]
     if t is dict:
         try:
-            return _decode_tagged(data, remote)
+            return _decode_tagged(data, remote, depth)
         except WireError:
             raise
         except (TypeError, ValueError, ArithmeticError) as e:
