@@ -180,6 +180,26 @@ def test_unknown_provider_fails_at_start(pytester):
     assert "unknown provider 'nosuch'" in result.stderr.str()
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_provider_is_named_in_any_case(pytester, tiny, server, xdist):
+    # As its vendor spells it: VLLM is vllm (it was "unknown provider 'VLLM'", exit 4).
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=VLLM:tiny-coder",
+        f"--codegen-base-url={server.openai_url}",
+        f"--codegen-cache={pytester.path / 'gen-cache'}",
+        str(tiny),
+        *xdist,
+    )
+    result.assert_outcomes(passed=3)
+    assert {r.body["model"] for r in server.requests} == {"tiny-coder"}
+
+
+def test_unknown_provider_lists_the_known_ones(pytester):
+    result = pytester.runpytest_subprocess("--codegen-model=Foo:model")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: *unknown provider 'Foo' (known: anthropic, *, vllm)"])
+
+
 def test_alias_from_ini(pytester, tiny, server):
     pytester.makeini(
         "[pytest]\ncodegen_models =\n"

@@ -67,7 +67,8 @@ def build_model(
 
     transport = {"timeout_s": request_timeout, "max_retry_wait_s": max_retry_wait}
     provider = spec.split(":", 1)[0]
-    if ":" in spec and provider in PROVIDERS:
+    # OpenAI:gpt-4o is openai:gpt-4o, as an alias's provider is (make_provider_model).
+    if ":" in spec and provider.strip().lower() in PROVIDERS:
         return make_provider_model(spec, base_url=base_url, defaults=params, **transport)
     aliases = parse_models_table(list(models_table)) if models_table else {}
     if spec in aliases:
