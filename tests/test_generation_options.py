@@ -6,7 +6,7 @@ import json
 
 import pytest
 from conftest import TINY, XDIST_MODES, read_results, run_vllm, write_replay
-from fake_providers import FakeProviders
+from fake_providers import FakeProviders, Reply
 
 from pytest_codegen.generation.cost import parse_prices
 from pytest_codegen.generation.prompts import build_prompt, repair_prompt
@@ -254,6 +254,33 @@ def test_prices_give_cost_per_sample_and_in_summary(pytester, tiny):
             f"cost: ${total:.4f} for these 3 samples, ${total:.4f} spent in this run*",
         ]
     )
+
+
+def cut_on_add(request, index: int) -> Reply:
+    """Right answers, the one to tiny/add cut at the token limit (a wrong one)."""
+    if "def add(" in request.user_text:
+        return Reply("```python\ndef add(a, b):\n    return", finish_reason="length")
+    return Reply(answer(request, True))
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_answer_cut_at_the_token_limit_is_recorded_and_counted(pytester, tiny, xdist):
+    with FakeProviders(reply=cut_on_add, openai_key=None) as server:
+        for run in ("asked", "cached"):  # the cache keeps why each answer stopped
+            result = run_vllm(pytester, server, str(tiny), "--codegen-max-tokens=64", *xdist)
+            result.assert_outcomes(passed=2, failed=1)
+            reasons = {
+                r["task_id"]: r["finish_reason"] for r in read_results(pytester.path / "r.jsonl")
+            }
+            assert reasons == {
+                "tiny/add": "length",
+                "tiny/reverse_words": "stop",
+                "tiny/Counter": "stop",
+            }, run
+            result.stdout.fnmatch_lines(
+                ["truncated: 1 of 3 answers stopped at the token limit (finish_reason length,*"]
+            )
+        assert len(server.requests) == 3
 
 
 def test_bad_price_fails_at_start(pytester, tiny):

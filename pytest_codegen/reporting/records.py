@@ -18,6 +18,9 @@ from ..problems import data_identity
 
 ERROR_CHARS = 2000
 OUTPUT_CHARS = 4000
+# The finish_reason of an answer cut at the token limit: OpenAI's (and every compatible
+# server's), Anthropic's stop_reason, Gemini's finishReason.
+CUT_AT_TOKEN_LIMIT = frozenset({"length", "max_tokens", "MAX_TOKENS"})
 
 
 class _Required(TypedDict):
@@ -61,6 +64,11 @@ class SampleRecord(_Required, total=False):
     completion_tokens: int
     #: Seconds the model request took.
     latency_s: float
+    #: Why the model stopped, as its provider says: ``length`` (OpenAI-compatible),
+    #: ``max_tokens`` (Anthropic) or ``MAX_TOKENS`` (Gemini) for an answer cut at the token
+    #: limit (``--codegen-max-tokens``; the summary counts them), ``stop``, ``end_turn``,
+    #: ``STOP`` for one it finished, ...
+    finish_reason: str
     #: Whether the answer came from the generation cache.
     cached: bool
     #: What confined its process: ``namespaces+uid+landlock``, ``rlimits+landlock``, ...
@@ -188,8 +196,9 @@ def missing_record(nodeid: str, model: str, reason: str, problem: Any = None) ->
 
 
 def generation_fields(completion: Any) -> dict[str, Any]:
-    """What a record keeps of how a completion was generated (tokens, latency, cache)."""
-    fields = ("prompt_tokens", "completion_tokens", "latency_s", "cached")
+    """What a record keeps of how a completion was generated (tokens, latency, why it
+    stopped, cache)."""
+    fields = ("prompt_tokens", "completion_tokens", "latency_s", "finish_reason", "cached")
     return {
         f: getattr(completion, f) for f in fields if getattr(completion, f) not in (None, False)
     }

@@ -9,6 +9,7 @@ from typing import Any
 from .. import outcomes
 from ..attempts import summary_line, tally
 from ..scoring.passk import Row
+from .records import CUT_AT_TOKEN_LIMIT
 
 # Outcome columns of the table, short enough to keep it narrow.
 COLUMNS = (
@@ -118,6 +119,12 @@ def generation_lines(
             f"latency per sample: median {_quantile(fresh, 0.5):.2f} s, "
             f"p95 {_quantile(fresh, 0.95):.2f} s ({len(fresh)} samples generated "
             "in this run)"
+        )
+    cut = sum(r.get("finish_reason") in CUT_AT_TOKEN_LIMIT for r in records)
+    if cut:
+        lines.append(
+            f"truncated: {cut} of {len(records)} answers stopped at the token limit "
+            "(finish_reason length, max_tokens or MAX_TOKENS; see --codegen-max-tokens)"
         )
     if price is not None:
         total = sum(r.get("cost_usd", 0.0) for r in records)
