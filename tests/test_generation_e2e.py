@@ -194,6 +194,24 @@ def test_a_provider_is_named_in_any_case(pytester, tiny, server, xdist):
     assert {r.body["model"] for r in server.requests} == {"tiny-coder"}
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_anthropic_base_url_ending_in_v1_is_not_given_a_second(
+    pytester, tiny, monkeypatch, xdist
+):
+    # .../v1, as OpenAI-style clients take it: every request went to /v1/v1/messages (404).
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-test")
+    with FakeProviders(reply=solve) as fake:
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=anthropic:claude-x",
+            f"--codegen-base-url={fake.url}/v1/",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            str(tiny),
+            *xdist,
+        )
+        result.assert_outcomes(passed=3)
+        assert {r.path for r in fake.requests} == {"/v1/messages"}
+
+
 def test_unknown_provider_lists_the_known_ones(pytester):
     result = pytester.runpytest_subprocess("--codegen-model=Foo:model")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

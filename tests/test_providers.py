@@ -303,6 +303,33 @@ def test_endpoints_from_environment(fake: FakeProviders) -> None:
     assert [r.body["model"] for r in fake.requests] == ["qwen2.5-coder:7b", "m"]
 
 
+@pytest.mark.parametrize(
+    ("spec", "suffix", "path"),
+    [
+        ("openai:m", "/v1", "/v1/chat/completions"),
+        ("openai:m", "/v1/", "/v1/chat/completions"),
+        ("vllm:m", "", "/v1/chat/completions"),
+        ("vllm:m", "/", "/v1/chat/completions"),
+        # Anthropic's SDK takes the host; OpenAI-style clients take .../v1 (was /v1/v1/messages).
+        ("anthropic:claude-x", "", "/v1/messages"),
+        ("anthropic:claude-x", "/", "/v1/messages"),
+        ("anthropic:claude-x", "/v1", "/v1/messages"),
+        ("anthropic:claude-x", "/v1/", "/v1/messages"),
+        # Google's SDK takes the host and adds the version (was /models/m:..., a 404).
+        ("gemini:m", "/v1beta", "/v1beta/models/m:streamGenerateContent?alt=sse"),
+        ("gemini:m", "/v1beta/", "/v1beta/models/m:streamGenerateContent?alt=sse"),
+        ("gemini:m", "", "/v1beta/models/m:streamGenerateContent?alt=sse"),
+        ("gemini:m", "/", "/v1beta/models/m:streamGenerateContent?alt=sse"),
+    ],
+)
+def test_a_base_url_as_each_sdk_takes_it_reaches_the_api(
+    fake: FakeProviders, spec: str, suffix: str, path: str
+) -> None:
+    m = make_provider_model(spec, base_url=fake.url + suffix, env=KEYS)
+    assert m.generate(request())[0].error is None
+    assert [(r.path, r.error) for r in fake.requests] == [(path, None)]
+
+
 # --------------------------------------------------------------------------- robustness
 
 

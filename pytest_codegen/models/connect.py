@@ -4,11 +4,14 @@ An explicit ``base_url`` overrides the environment. A base URL is what precedes 
 path, as in each vendor's own SDK: ``https://api.openai.com/v1`` (``/chat/completions``
 follows), ``https://api.anthropic.com`` (``/v1/messages``) and
 ``https://generativelanguage.googleapis.com/v1beta`` (``/models/M:generateContent``).
+Pasted as another client takes it, it still reaches the API (:func:`api_root`): an Anthropic
+base URL ending in ``/v1``, a Gemini one without its version (as Google's SDK takes it).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,13 +22,27 @@ from .http import HTTPModel
 from .openai import OpenAIChatModel
 from .providers import PROVIDERS
 
+# The last part of a URL that names an API version: v1, v1beta, v1alpha, v2, ...
+_VERSION_PART = re.compile(r"/v\d+(?:alpha|beta)?\d*$")
 
-def _normalize_url(url: str, *, add_v1: bool = False) -> str:
+
+def api_root(provider: str, url: str) -> str:
+    """The URL the API paths of ``provider`` follow, from a base URL as a user pastes it:
+    without a trailing ``/``, with ``http://`` where no scheme is given; the API version
+    added where that provider's SDK adds it (Google's takes the bare host and puts
+    ``/v1beta`` after it; a local vLLM or Ollama server at ``host:port`` serves ``/v1``),
+    and Anthropic's ``/v1`` not twice (its paths are ``/v1/messages``, and a base URL
+    ending in ``/v1`` is what OpenAI-style clients take)."""
     url = url.strip().rstrip("/")
     if "://" not in url:  # OLLAMA_HOST is often "host:port"
         url = "http://" + url
-    if add_v1 and url.count("/") == 2:  # only scheme://host[:port]: add the API root
+    bare_host = url.count("/") == 2  # only scheme://host[:port]
+    if provider in ("vllm", "ollama") and bare_host:
         url += "/v1"
+    elif provider == "anthropic":
+        url = url.removesuffix("/v1")
+    elif provider == "gemini" and not _VERSION_PART.search(url):
+        url += "/v1beta"
     return url
 
 
@@ -66,7 +83,7 @@ def make_provider_model(
         raise ModelError(
             f"model {spec!r} needs a base URL: set {provider.url_env[0]} or pass --codegen-base-url"
         )
-    url = _normalize_url(url, add_v1=provider.name in ("vllm", "ollama"))
+    url = api_root(provider.name, url)
     variable = next((v for v in provider.key_env if env.get(v, "").strip()), None)
     key = env[variable].strip() if variable is not None else None
     if key is None and provider.key_required and not custom_endpoint:
