@@ -44,6 +44,7 @@ from .reporting.records import SampleRecord, missing_record
 from .reporting.summary import write_summary
 from .scoring.passk import summarize
 from .settings import Settings
+from .user_hooks import HookFailure, call_hook
 
 
 class RunReporter:
@@ -73,7 +74,9 @@ class RunReporter:
         self.other_failures = 0  # failed tests that are not samples (the project's own)
         self.unfinished = 0  # samples the run ended before grading
         self.samples_notes: list[str] = []  # what of the samples file is not graded
+        self.hook_failures: list[str] = []  # a conftest's pytest_codegen_sample_graded raised
         self._problems: Any = None
+        self._grades_samples: bool | None = None
 
     def pytest_sessionstart(self) -> None:
         # Opened once the start's checks passed: a usage error (an unknown model, a baseline
@@ -106,7 +109,18 @@ class RunReporter:
             reason = record["error"][len(outcomes.NOT_GRADED_PREFIX) :]
             self.stopped.setdefault(record["suite"], reason)
         self.keep(record)
-        self.config.hook.pytest_codegen_sample_graded(record=record, config=self.config)
+        try:
+            call_hook("pytest_codegen_sample_graded", record=record, config=self.config)
+        except HookFailure as e:  # told at the end: the run grades and keeps every sample
+            self.hook_failures.append(str(e))
+
+    def grades_samples(self) -> bool:
+        """The ``pytest_codegen_grades_samples`` hook's answer, asked once."""
+        if self._grades_samples is None:
+            self._grades_samples = bool(
+                call_hook("pytest_codegen_grades_samples", config=self.config)
+            )
+        return self._grades_samples
 
     def missing(self, nodeid: str, reason: str) -> SampleRecord:
         """The record of a sample that never reported, under its problem's id, suite and
@@ -159,7 +173,7 @@ class RunReporter:
         runner = self.config.stash.get(RUNNER_KEY, None)
         if runner is not None and runner.generation.engine is not None:  # a run without xdist
             self.add_generation_stats(runner.generation.stats())
-        if not self.config.hook.pytest_codegen_grades_samples(config=self.config):
+        if not self.grades_samples():
             # Items that are not samples (a build's fragments) count only with a record.
             self.expected = {n for n in self.expected if n in self.records}
         for nodeid in sorted(self.expected - set(self.records)):
@@ -185,6 +199,13 @@ class RunReporter:
         ):
             # A worker's internal error loses the samples it held: its scores are not the run's.
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+        if self.hook_failures:
+            more = len(self.hook_failures) - 1
+            sys.stderr.write(
+                f"ERROR: {self.hook_failures[0]}"
+                + (f" (and on {more} more samples)\n" if more else "\n")
+            )
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         write_reports(self)
         tell_unwritten(self, session)
 
@@ -297,9 +318,7 @@ class RunReporter:
         return price_of(self.settings.prices, self.model_spec, self.model_id)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.rows is None or (
-            not self.rows and not self.config.hook.pytest_codegen_grades_samples(config=self.config)
-        ):
+        if self.rows is None or (not self.rows and not self.grades_samples()):
             return
 
         write_summary(terminalreporter, self)

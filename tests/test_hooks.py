@@ -177,3 +177,33 @@ def test_a_hooks_python_call_problem_without_entry_point_is_an_error_saying_so(p
     assert record["outcome"] == "error"
     assert "names no entry_point" in record["error"], record["error"]
     assert "KeyError" not in result.stdout.str()
+
+
+# Each public hook as a conftest.py implements it, raising from its second line.
+RAISING = {
+    "pytest_codegen_make_model": "spec, config",
+    "pytest_codegen_load_suite": "path, config",
+    "pytest_codegen_add_kinds": "kinds, config",
+    "pytest_codegen_sample_graded": "record, config",
+    "pytest_codegen_grades_samples": "config",
+}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("hook", sorted(RAISING))
+def test_a_conftest_hook_that_raises_is_one_line_and_exit_4(pytester, tiny, hook, xdist):
+    # Was an INTERNALERROR with pluggy's traceback (exit 3; exit 1 for grades_samples).
+    pytester.makeconftest(f"def {hook}({RAISING[hook]}):\n    raise KeyError('no such field')\n")
+    result = pytester.runpytest_subprocess(
+        "--codegen-model=reference", "--codegen-results=r.jsonl", str(tiny), *xdist
+    )
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, out
+    assert "INTERNALERROR" not in out and "Traceback" not in out
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    more = " (and on 2 more samples)" if hook == "pytest_codegen_sample_graded" else ""
+    assert errors == [f"ERROR: {hook} (conftest.py:2) raised KeyError: 'no such field'{more}"]
+    if hook in ("pytest_codegen_sample_graded", "pytest_codegen_grades_samples"):
+        # Raised once the samples were graded: every record is kept.
+        assert {r["outcome"] for r in read_results(pytester.path / "r.jsonl")} == {"passed"}
+        assert len(read_results(pytester.path / "r.jsonl")) == 3

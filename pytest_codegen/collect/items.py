@@ -21,6 +21,7 @@ from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import Problem, SuiteError, distinct_node_names, mark_unsolvable, suite_limits
 from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
+from ..user_hooks import HookFailure, call_hook
 from .sample_counts import samples_of
 from .samples_file import note_loaded
 from .selection import BuiltinSelection, claim_problems, named_suite
@@ -45,9 +46,7 @@ class SuiteSamples:
         suite found in a directory, or a second collection in one process)."""
         problems = named_suite(self.config, self.path)
         if problems is None:
-            problems = self.config.hook.pytest_codegen_load_suite(
-                path=self.path, config=self.config
-            )
+            problems = call_hook("pytest_codegen_load_suite", path=self.path, config=self.config)
         note_loaded(self.config, self.path, problems or [])
         return problems
 
@@ -86,7 +85,7 @@ class SuiteSamples:
         """A suite that cannot be read; pytest shows just this message."""
 
     def repr_failure(self, excinfo: Any) -> str:  # type: ignore[override]
-        if isinstance(excinfo.value, (self.CollectError, SuiteError)):
+        if isinstance(excinfo.value, (self.CollectError, SuiteError, HookFailure)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)  # type: ignore[misc]
 

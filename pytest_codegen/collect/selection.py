@@ -32,6 +32,7 @@ from ..kinds.registry import kinds_of
 from ..output_paths import shown_path
 from ..problems import Problem, SuiteError, distinct_node_names
 from ..settings import Settings
+from ..user_hooks import call_hook
 from .sample_counts import replayed_counts, samples_of
 
 
@@ -244,7 +245,7 @@ def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
     """Read the suite at ``path`` now, for its collector to take (:func:`named_suite`): a
     suite that cannot be read is one usage-error line, the same in every process."""
     try:
-        problems = config.hook.pytest_codegen_load_suite(path=path, config=config)
+        problems = call_hook("pytest_codegen_load_suite", path=path, config=config)
         if problems is not None:
             distinct_node_names(str(path), problems)
             claim_problems(config, path, problems)

@@ -31,6 +31,7 @@ from ..models.base import (
 )
 from ..problems import Problem
 from ..settings import Settings
+from ..user_hooks import call_hook
 from .jobs import Job
 from .prompts import build_prompt
 from .remote import worker_engine, worker_model
@@ -41,7 +42,7 @@ def make_model(config: pytest.Config, spec: str) -> Model:
     a spec nothing can build is one ``UsageError`` line."""
     source = settings_of(config).model_source  # the flag, or the ini key and its file
     try:
-        model = config.hook.pytest_codegen_make_model(spec=spec, config=config)
+        model = call_hook("pytest_codegen_make_model", spec=spec, config=config)
     except ModelError as e:
         raise pytest.UsageError(f"{source} {spec}: {e}") from None
     if model is None:

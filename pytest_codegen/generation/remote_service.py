@@ -14,6 +14,7 @@ import pytest
 
 from ..keys import CHANNEL_KEY, MODEL_DEFAULTS_KEY, MODEL_SPEC_KEY
 from ..models.base import Completion
+from ..user_hooks import call_hook
 from .context import GenerationContext, conftest_overrides_model
 from .jobs import Job
 from .remote import JobWire
@@ -137,7 +138,7 @@ class GenerationService:
     def serves(self) -> bool:
         """Whether remote workers should ask here: samples, the run's own model, one that caches."""
         config = self.generation.config
-        samples = config.hook.pytest_codegen_grades_samples(config=config)
+        samples = call_hook("pytest_codegen_grades_samples", config=config)
         if not samples or conftest_overrides_model(config):
             return False
         return self.engine is not None

@@ -13,6 +13,7 @@ import pytest
 
 from ..keys import KINDS_KEY
 from ..problems import Problem, SuiteError
+from ..user_hooks import call_hook
 from .apps import AppsKind
 from .evalplus import EvalPlusKind
 from .execcsn import ExecCSNKind
@@ -88,7 +89,7 @@ def builtin_kinds() -> KindRegistry:
 def configure_kinds(config: pytest.Config) -> KindRegistry:
     """The run's kinds: the built-in ones and every ``pytest_codegen_add_kinds`` one."""
     kinds = config.stash[KINDS_KEY] = builtin_kinds()
-    config.hook.pytest_codegen_add_kinds(kinds=kinds, config=config)
+    call_hook("pytest_codegen_add_kinds", kinds=kinds, config=config)
     return kinds
 
 
