@@ -32,6 +32,11 @@ CASES = {
         ["--codegen-model=nosuch:m", "tiny.jsonl"],
         "--codegen-model nosuch:m: unknown provider 'nosuch'",
     ),
+    # Found before anything is downloaded: v1 to v6 were graded as "v7".
+    "a release the named suite does not have": (
+        ["--codegen-model=reference", "--codegen-suite=livecodebench", "--codegen-release=v7"],
+        "--codegen-release: v7 is not a release of livecodebench (release_v6 has v1 to v6)",
+    ),
     "bad flag value": (
         ["--codegen-model=reference", "--codegen-samples=0", "tiny.jsonl"],
         "--codegen-samples: invalid value '0'",

@@ -43,6 +43,13 @@ def open_named(
     from .fetch import DataError, locate
 
     dataset = named_datasets()[name]
+    releases = len(dataset.file_names) if dataset.cumulative else 0
+    if release is not None and release > releases > 0:
+        # Not the whole set graded as a release it has not published.
+        raise pytest.UsageError(
+            f"--codegen-release: v{release} is not a release of {name} "
+            f"({dataset.version} has v1 to v{releases})"
+        )
     try:
         path, data = locate(
             dataset,
