@@ -483,6 +483,48 @@ def test_tests_the_file_skips_or_focuses_are_as_plain_jest_reports_them(runner, 
     assert (verdict.outcome, plain.outcome) == (PASSED, PASSED), verdict.message
 
 
+# test.failing passes when its body does not succeed (it throws, or Jest times it out);
+# concurrent tests start together. Each is recorded and observed like any other test, and gets
+# the verdict of plain Jest (checked against `jest` on each file, one run per file).
+FAILING_AND_CONCURRENT = [
+    (
+        """test.failing('throws', () => { expect(Box()).toBe('x'); });
+test('runs', () => { expect(Box()).toBe(null); });""",
+        PASSED,
+    ),
+    ("""test.failing('throws', () => { expect(Box()).toBe(null); });""", FAILED),
+    ("""test.failing('never settles', () => new Promise(() => {}), 200);""", PASSED),
+    ("""test.failing.each([1, 2])('row %i', (n) => { expect(Box()).toBe(n); });""", PASSED),
+    (
+        """test.only.failing('f', () => { throw new Error('x'); });
+test('a', () => { expect(1).toBe(2); });""",
+        PASSED,
+    ),
+    (
+        """test.concurrent('a', async () => { expect(Box()).toBe(null); });
+it.concurrent.each([1, 2])('b%i', async (n) => { expect(n).toBeGreaterThan(0); });
+test.concurrent.skip('c', async () => { expect(1).toBe(2); });""",
+        PASSED,
+    ),
+    ("""it.concurrent('a', async () => { expect(Box()).toBe('x'); });""", FAILED),
+    ("""test.concurrent.failing('a', async () => { expect(Box()).toBe('x'); });""", PASSED),
+]
+
+
+@pytest.mark.parametrize(("body", "outcome"), FAILING_AND_CONCURRENT)
+def test_failing_and_concurrent_tests_give_plain_jests_verdicts(
+    runner, plain_runner, body, outcome
+):
+    source = f"import Box from './Box';\n{body}\n"
+    component = "export default function Box() { return null; }\n"
+    plain = plain_runner.run(source, "box.test.js", "Box.js", component, TIMEOUT_S)
+    verdict = runner.run(source, "box.test.js", "Box.js", component, TIMEOUT_S)
+    assert (verdict.outcome, plain.outcome) == (outcome, outcome), verdict.message
+    assert [(t["name"], t["status"]) for t in verdict.tests] == [
+        (t["name"], t["status"]) for t in plain.tests
+    ]
+
+
 # A table of cases: each row is a test of its own, recorded by the guard like any other.
 EACH_TEST = """\
 import Double from './Double';

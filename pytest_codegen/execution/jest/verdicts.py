@@ -140,7 +140,9 @@ def merge_tests(guard: Any, circus: list[dict[str, Any]], hardened: bool) -> lis
         if mode in ("skip", "todo"):
             entry["status"] = "skipped" if mode == "skip" else "todo"
         else:
-            confirmed = rec.get("started") and rec.get("end") == "ok"
+            # test.failing passes when its body does not succeed: it throws, or Jest times it out
+            succeeded = rec.get("end") == "ok"
+            confirmed = rec.get("started") and succeeded != bool(rec.get("failing"))
             if rec.get("name") and not name.endswith(str(rec.get("name")).split(" ")[-1]):
                 confirmed = False
                 entry["message"] = entry["message"] or "test names do not match Jest's report"
@@ -153,7 +155,8 @@ def merge_tests(guard: Any, circus: list[dict[str, Any]], hardened: bool) -> lis
                 entry["status"] = "failed"
                 entry["message"] = f"Jest reported it {skipped}; the test file declared it to run"
             if entry["status"] == "failed":
-                if rec.get("end") == "exception" and rec.get("errorName") in PROGRAM_ERRORS:
+                crashed = rec.get("end") == "exception" and not rec.get("failing")
+                if crashed and rec.get("errorName") in PROGRAM_ERRORS:
                     entry["kind"] = "error"
                 if not entry["message"]:
                     entry["message"] = f"{rec.get('errorName')}: {rec.get('errorMessage')}"

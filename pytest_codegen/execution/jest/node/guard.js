@@ -322,17 +322,19 @@ const titleOf = name => {
   return safeString(name);
 };
 
-const makeTest = (real, mode) =>
-  function test(name, body, timeout) {
+// `failing`: a test.failing, which passes when its body throws (verdicts.py).
+const makeTest = (real, mode, failing = false) =>
+  function test(name, body, timeout, ...rest) {
     const index = registered++;
     const path = [];
     for (let i = 0; i < describeStack.length; i++) arrayPush(path, describeStack[i].name);
     arrayPush(path, titleOf(name));
     // where it is declared, for the verdict to know whether Jest may skip it (verdicts.py)
     const block = describeStack.length ? describeStack[describeStack.length - 1] : {mode: '', id: 0};
-    channel('test', index, arrayJoin(path, ' '), mode, block.mode, block.id);
+    channel('test', index, arrayJoin(path, ' '), mode, block.mode, block.id, failing);
     if (mode === 'skip' || mode === 'todo') return apply(real, this, arguments);
-    return apply(real, this, [name, wrapBody(index, body), timeout]);
+    // the rest: the error a table of failing cases passes along (jest-each's needsEachError)
+    return apply(real, this, [name, wrapBody(index, body), timeout, ...rest]);
   };
 
 const makeDescribe = (real, mode) =>
@@ -361,40 +363,32 @@ try {
   eachBind = null;
 }
 
+// Every way jest-circus has to declare a test records it: its modes, `failing` tests and
+// `concurrent` ones (started together, each body still observed on its own), and their tables
+// of cases, bound as jest-circus binds them (done callbacks only for plain tests).
 const buildTest = realTest => {
-  const test = makeTest(realTest, 'run');
-  const only = makeTest(realTest.only, 'only');
-  const skip = makeTest(realTest.skip, 'skip');
-  const todo = makeTest(realTest.todo, 'todo');
-  if (eachBind) {
-    test.each = eachBind(test);
-    only.each = eachBind(only);
-    skip.each = eachBind(skip);
-  } else {
-    test.each = realTest.each;
-  }
-  test.only = only;
-  test.skip = skip;
-  test.todo = todo;
-  // Variants the recorder cannot follow are reported as unverified when used.
-  for (const variant of ['concurrent', 'failing']) {
-    const real = realTest[variant];
-    if (!real) continue;
-    const unverified = function (...args) {
-      channel('unverified', -1, `test.${variant} cannot be verified`);
-      return apply(real, this, args);
-    };
-    const keys = ownKeys(real);
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i] !== 'length' && keys[i] !== 'name' && keys[i] !== 'prototype') {
-        unverified[keys[i]] = real[keys[i]];
-      }
-    }
-    test[variant] = freeze(unverified);
-  }
-  freeze(only);
-  freeze(skip);
-  freeze(todo);
+  const variant = (real, mode, failing = false, supportsDone = !failing) => {
+    const recorder = makeTest(real, mode, failing);
+    if (real.each) recorder.each = eachBind ? eachBind(recorder, supportsDone, failing) : real.each;
+    return recorder;
+  };
+  const test = variant(realTest, 'run');
+  const only = variant(realTest.only, 'only');
+  const skip = variant(realTest.skip, 'skip');
+  only.failing = freeze(variant(realTest.only.failing, 'only', true));
+  skip.failing = freeze(variant(realTest.skip.failing, 'skip', true));
+  const realConcurrent = realTest.concurrent;
+  const concurrent = variant(realConcurrent, 'run', false, false);
+  const concurrentOnly = variant(realConcurrent.only, 'only', false, false);
+  concurrentOnly.failing = freeze(variant(realConcurrent.only.failing, 'only', true));
+  concurrent.only = freeze(concurrentOnly);
+  concurrent.skip = skip;
+  concurrent.failing = freeze(variant(realConcurrent.failing, 'run', true));
+  test.failing = freeze(variant(realTest.failing, 'run', true));
+  test.concurrent = freeze(concurrent);
+  test.only = freeze(only);
+  test.skip = freeze(skip);
+  test.todo = freeze(makeTest(realTest.todo, 'todo'));
   return freeze(test);
 };
 

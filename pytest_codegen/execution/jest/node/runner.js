@@ -155,7 +155,7 @@ const asIndex = value => (typeof value === 'number' && value >= 0 && value < 100
 const asText = value => (typeof value === 'string' ? cap(value, MESSAGE_CAP) : '');
 
 const makeChannel = rec =>
-  function channel(op, a, b, c, d, e) {
+  function channel(op, a, b, c, d, e, f) {
     if (rec !== record) return undefined; // a stale window from an earlier file
     switch (op) {
       case 'modules':
@@ -177,6 +177,7 @@ const makeChannel = rec =>
           mode: asText(c),
           within: asText(d), // the mode of the describe block it is declared in
           block: asIndex(e), // that block's number, 0 outside any
+          failing: f === true, // a test.failing: to pass, its body must throw
           started: false,
           end: '',
           errorName: '',
