@@ -346,6 +346,30 @@ def test_patching_builtins_is_refused(runner, attack):
         assert "read only" in verdict.message or "Cannot assign" in verdict.message
 
 
+# The test file runs in the same frozen window (docs/explanation/fidelity.md): its spies on the
+# built-ins and the DOM's interfaces fail every answer, as documented; replacing a property of
+# the window itself works as under plain Jest.
+SPY_TESTS = {
+    "jest.spyOn(Storage.prototype, 'setItem')": ("localStorage.setItem('a', '1')", ERROR),
+    "jest.spyOn(Math, 'random')": ("Math.random()", ERROR),
+    "(window.alert = jest.fn())": ("alert('hi')", PASSED),
+}
+
+
+@pytest.mark.parametrize(("spy", "call"), [(k, v[0]) for k, v in SPY_TESTS.items()])
+def test_a_test_files_spies_on_the_built_ins_fail_as_documented(runner, plain_runner, spy, call):
+    source = (
+        "import Box from './Box';\n"
+        f"test('calls it', () => {{ const spy = {spy}; Box();"
+        " expect(spy).toHaveBeenCalled(); });\n"
+    )
+    component = f"export default function Box() {{ {call}; return null; }}\n"
+    plain = plain_runner.run(source, "box.test.js", "Box.js", component, TIMEOUT_S)
+    verdict = runner.run(source, "box.test.js", "Box.js", component, TIMEOUT_S)
+    assert plain.outcome == PASSED, plain.message
+    assert verdict.outcome == SPY_TESTS[spy][1], verdict.message
+
+
 # A test that checks a component against the real clock.
 CURRENT_YEAR_TEST = """\
 import { render, screen } from '@testing-library/react';
