@@ -71,3 +71,28 @@ def test_a_file_name_the_runner_cannot_write_makes_the_problem_unsolvable(pytest
     result = pytester.runpytest_subprocess("--codegen-model=reference", "suite")
     result.assert_outcomes(errors=1)  # flagged by the suite check, as shipped
     result.stdout.fnmatch_lines(["*cannot be solved as shipped: its file name 'caf\xe9.test.js'*"])
+
+
+# An import in a comment imports nothing, as Babel reads the file: the sample is written where
+# the import in the code points. It was written to the commented one's name ("Legacy.js"), and
+# the problem flagged "cannot be solved as shipped: imports 2 different solution modules".
+COMMENTED_IMPORTS = """\
+/* The component used to be split:
+import Legacy from './Legacy';
+const api = require('./legacyApi');
+*/
+// import OldBox from './OldBox';
+const pattern = 'not//a comment';
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_import_in_a_comment_names_no_solution_file(pytester, xdist):
+    path = suite(
+        pytester.path / "suite", (COMMENTED_IMPORTS + TEST_CODE).encode(), REFERENCE.encode()
+    )
+    problem = load_test_file(path, "s")
+    assert problem.extra["solution_filename"] == "CommentBox.js"
+    assert check_problem(problem) == []
+    result = pytester.runpytest_subprocess("--codegen-model=reference", "suite", *xdist)
+    result.assert_outcomes(passed=1)

@@ -27,6 +27,12 @@ _IMPORT = re.compile(
     r"""(?:^|\n)\s*import\s+(?:[^'";]*?\s+from\s+)?['"](?P<a>[^'"]+)['"]"""
     r"""|require\(\s*['"](?P<b>[^'"]+)['"]\s*\)"""
 )
+# A string literal (kept) or a comment (blanked): an import in a comment imports nothing.
+_STRING_OR_COMMENT = re.compile(
+    r"""'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`"""
+    r"""|(?P<comment>//[^\n]*|/\*.*?(?:\*/|$))""",
+    re.S,
+)
 _EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")
 TEST_SUFFIX = ".test.js"
 
@@ -34,11 +40,22 @@ TEST_SUFFIX = ".test.js"
 def relative_imports(test_code: str) -> list[str]:
     """The relative module specifiers a test imports (``./addComment``, ``../x``), in order."""
     found: list[str] = []
-    for match in _IMPORT.finditer(test_code):
+    for match in _IMPORT.finditer(_without_comments(test_code)):
         spec = match.group("a") or match.group("b")
         if spec.startswith(".") and spec not in found:
             found.append(spec)
     return found
+
+
+def _without_comments(code: str) -> str:
+    """``code`` with each comment blanked out (its line breaks kept), its strings as they are."""
+
+    def blank(match: re.Match[str]) -> str:
+        if match.group("comment") is None:
+            return match.group(0)
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    return _STRING_OR_COMMENT.sub(blank, code)
 
 
 def solution_filename(test_code: str, test_filename: str) -> str:
