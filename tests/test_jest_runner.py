@@ -207,6 +207,23 @@ def test_process_exit_is_not_a_pass(runner):
     assert runner.alive or grade(runner, CORRECT).outcome == PASSED
 
 
+def test_a_sample_that_makes_the_runner_exit_is_a_crash_not_a_timeout(runner):
+    # The runner exits at once. Its answer pipe closes before it is reaped, and the verdict was
+    # a timeout whenever it was looked for in between (about one time in three): "no result
+    # within 30 s", given after a third of a second. Three tries, each of them a crash.
+    source = "import Box from './Box';\ntest('a', () => { expect(Box()).toBe(null); });\n"
+    code = sample("reject_at_load.prelude.js", "export default function Box() { return null; }")
+    for _ in range(3):
+        verdict = runner.run(source, "box.test.js", "Box.js", code, TIMEOUT_S)
+        assert verdict.outcome == CRASHED, verdict.message
+        assert verdict.message.startswith("the Jest runner died: exited with status")
+    # A sample that closes the answer pipe: the runner exits once the file is done, always
+    # after the pipe closed (a timeout every time).
+    verdict = grade(runner, sample("close_answer_pipe.prelude.js", CORRECT))
+    assert verdict.outcome == CRASHED, verdict.message
+    assert grade(runner, CORRECT).outcome == PASSED
+
+
 def test_two_gigabyte_allocation_is_an_error_or_a_crash(runner):
     verdict = grade(runner, (SAMPLES / "alloc_2gb.js").read_text())
     assert verdict.outcome in (ERROR, CRASHED)

@@ -368,6 +368,10 @@ class JestRunner:
         """No answer: a timeout (we kill the runner) or a crash (it died by itself)."""
         proc = self._proc
         returncode = proc.poll() if proc is not None else None
+        if returncode is None and proc is not None and duration < timeout_s:
+            # The answer pipe closed early: the runner is exiting (hung only if it lives on).
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                returncode = proc.wait(timeout=5)
         stdout = self._stdout.take() if self._stdout else ""
         if returncode is None:
             self.close()
@@ -390,11 +394,7 @@ class JestRunner:
             how = f"exited with status {returncode}"
         if "heap out of memory" in stderr or "Allocation failed" in stderr:
             how += " (out of memory)"
+        died = f"the Jest runner died: {how}"
         return Verdict(
-            CRASHED,
-            f"the Jest runner died: {how}",
-            stdout=stdout,
-            stderr=stderr,
-            duration_s=duration,
-            mode=MODE_JEST,
+            CRASHED, died, stdout=stdout, stderr=stderr, duration_s=duration, mode=MODE_JEST
         )
