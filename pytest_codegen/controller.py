@@ -250,18 +250,21 @@ class RunReporter:
             failed = failed or self.comparison.significant_drop or not self.comparison.paired
         if self.settings.fail_under or self.settings.baseline is not None:
             # The scores decide; an interrupted or errored run keeps its own status, and a
-            # passed gate clears no failure it did not judge: a run that ended before every
-            # sample was graded (-x, a session timeout), a sample the model's API never
-            # answered (left out of the scores), a failed test that is not a sample.
+            # passed gate passes only a run that graded what it was asked to: a sample left
+            # out of the scores (missing: a short samples file, a run ended early, a tripwire;
+            # an API error; a quarantined problem) fails it; a failed test that is not a
+            # sample keeps its status.
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                if failed:
+                if failed or any(self.not_graded().values()):
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
-                elif not (self.unfinished or self.api_errors() or self.other_failures):
+                elif not self.other_failures:
                     session.exitstatus = pytest.ExitCode.OK
 
-    def api_errors(self) -> int:
-        """How many samples the model's API failed to answer (not graded, not in pass@k)."""
-        return sum(r["outcome"] == outcomes.API_ERROR for r in self.records.values())
+    def not_graded(self) -> dict[str, int]:
+        """How many samples of each not-graded outcome (missing, api_error, quarantined) the
+        run holds: left out of pass@k, so left out of what a gate judged."""
+        kept = [r["outcome"] for r in self.records.values() if "build" not in r]
+        return {outcome: kept.count(outcome) for outcome in outcomes.NOT_GRADED}
 
     def baseline(self) -> list[dict[str, Any]]:
         """The ``--codegen-baseline`` file's records (read once)."""

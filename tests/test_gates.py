@@ -208,13 +208,10 @@ def test_tripwire_stops_a_model_nobody_serves_alike_with_xdist(pytester, xdist):
 
 
 def test_check_references_quarantines_broken_problems(pytester, tiny):
-    broken = pytester.path / "broken.jsonl"
-    rows = [json.loads(x) for x in tiny.read_text().splitlines()]
-    rows[1]["canonical_solution"] = "    return s\n"  # this reference does not pass its tests
-    broken.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    broken_reference(tiny)
     result = pytester.runpytest_subprocess(
         "--codegen-model=reference",
-        str(broken),
+        str(tiny),
         "--codegen-check-references",
         "--codegen-results=r.jsonl",
     )
@@ -222,7 +219,7 @@ def test_check_references_quarantines_broken_problems(pytester, tiny):
     assert records["tiny/reverse_words"]["outcome"] == "quarantined"
     assert "reference fails on this machine" in records["tiny/reverse_words"]["error"]
     result.assert_outcomes(passed=2, skipped=1)
-    result.stdout.fnmatch_lines(["broken *(all) *3 *3 *2 *0 *0*1 *1.000*"])  # not in pass@1
+    result.stdout.fnmatch_lines(["tiny *(all) *3 *3 *2 *0 *0*1 *1.000*"])  # not in pass@1
 
 
 def test_reruns_start_afresh_so_a_sample_cannot_make_itself_unstable(pytester, tiny):
@@ -361,6 +358,52 @@ def test_a_passed_gate_does_not_clear_samples_the_api_never_answered(pytester, t
     )
     merged.stdout.fnmatch_lines(["gate passed: *", "not graded: the model's API failed on 2 of 3*"])
     assert merged.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def broken_reference(tiny) -> None:
+    """tiny with reverse_words's reference wrong: --codegen-check-references quarantines it."""
+    rows = [json.loads(x) for x in tiny.read_text().splitlines()]
+    rows[1]["canonical_solution"] = "    return s\n"
+    tiny.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize(
+    ("case", "shown"),
+    [
+        ("missing", "not graded: 2 of 3 samples are missing (left out of pass@k;*"),
+        ("quarantined", "not graded: 1 of 3 samples are of quarantined problems (left out*"),
+    ],
+    ids=["missing", "quarantined"],
+)
+def test_a_passed_gate_does_not_clear_samples_left_out_of_pass_at_k(
+    pytester, tiny, xdist, case, shown
+):
+    # A replay file answering one problem of three, or a problem whose reference fails here:
+    # pass@1 is 1.0 over what was graded, and the gate passed with exit 0 (skipped samples).
+    if case == "missing":
+        rows = [{"task_id": "tiny/add", "completion": "    return a + b\n"}]
+        model, extra = f"replay:{write_replay(pytester.path / 'replay.jsonl', rows)}", []
+    else:
+        broken_reference(tiny)
+        model, extra = "reference", ["--codegen-check-references"]
+    args = [f"--codegen-model={model}", str(tiny), "--codegen-results=r.jsonl", *extra, *xdist]
+    result = pytester.runpytest_subprocess(*args, "--codegen-fail-under=pass@1=0.5")
+    result.stdout.fnmatch_lines(["gate passed: tiny pass@1 = 1.000 >= 0.500", shown])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert case in {r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+    # A baseline's gate does not clear them either, nor does a merge of the results.
+    (pytester.path / "before.jsonl").write_text((pytester.path / "r.jsonl").read_text())
+    baseline = pytester.runpytest_subprocess(*args, "--codegen-baseline=before.jsonl")
+    baseline.stdout.fnmatch_lines([shown, "*no significant drop*"])
+    assert baseline.ret == pytest.ExitCode.TESTS_FAILED
+    merged = pytester.runpytest_subprocess(
+        "--codegen-merge=r.jsonl", "--codegen-fail-under=pass@1=0.5"
+    )
+    merged.stdout.fnmatch_lines(["gate passed: *", shown])
+    assert merged.ret == pytest.ExitCode.TESTS_FAILED
+    # Without a gate, such a run keeps pytest's status: its samples were skipped.
+    assert pytester.runpytest_subprocess(*args).ret == pytest.ExitCode.OK
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

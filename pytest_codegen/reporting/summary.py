@@ -65,13 +65,9 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             "samples were graded (missing; --codegen-resume grades them)",
             yellow=True,
         )
-    api_errors = reporter.api_errors()
-    if api_errors and (reporter.settings.fail_under or reporter.settings.baseline is not None):
-        tr.write_line(
-            f"not graded: the model's API failed on {api_errors} of {len(reporter.records)} "
-            "samples (left out of pass@k; a passed gate does not clear them)",
-            yellow=True,
-        )
+    if reporter.settings.fail_under or reporter.settings.baseline is not None:
+        for line in not_graded_lines(reporter):
+            tr.write_line(line, yellow=True)
     graded = [r for r in reporter.records.values() if "build" not in r]
     for line in attempt_lines(graded):
         tr.write_line(line, yellow=True)
@@ -117,3 +113,24 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             tr.write_line(line)
     if reporter.results is not None and reporter.results.error is None:  # else an ERROR line
         tr.write_line(f"results: {reporter.results.path}")
+
+
+def not_graded_lines(reporter: RunReporter) -> list[str]:
+    """What a passed gate did not judge and does not clear: the samples left out of pass@k
+    (those the run ended before grading have their own line)."""
+    counts = reporter.not_graded()
+    total = len(reporter.records)
+    missing = counts[outcomes.MISSING] - reporter.unfinished
+    why = {
+        outcomes.API_ERROR: "the model's API failed on {n} of {total} samples",
+        outcomes.MISSING: "{n} of {total} samples are missing",
+        outcomes.QUARANTINED: "{n} of {total} samples are of quarantined problems",
+    }
+    shown = {**counts, outcomes.MISSING: missing}
+    lines = [
+        f"not graded: {text.format(n=shown[outcome], total=total)} "
+        "(left out of pass@k; a passed gate does not clear them)"
+        for outcome, text in why.items()
+        if shown[outcome]
+    ]
+    return lines
