@@ -153,6 +153,31 @@ def test_resume_under_other_settings_is_refused_before_grading(pytester, tiny, x
     assert len(read_results(pytester.path / "r.jsonl")) == 4  # nothing graded, nothing lost
 
 
+def rewrite_records(pytester: pytest.Pytester, change) -> str:
+    """Apply ``change`` to each record of r.jsonl; the file's new text."""
+    path = pytester.path / "r.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        change(record)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path.read_text()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_of_a_file_an_earlier_version_wrote_says_what_to_do(pytester, tiny, xdist):
+    # Records without a node id were taken for a samples file's: "a samples file? give a
+    # --codegen-results file", which it was.
+    run_reference(pytester).assert_outcomes(passed=6)
+    before = rewrite_records(pytester, lambda r: r.pop("nodeid"))
+    result = run_reference(pytester, "--codegen-resume", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.startswith("ERROR:")] == [
+        f"ERROR: --codegen-resume: {pytester.path / 'r.jsonl'}:1: a record without nodeid"
+        " (written by an earlier pytest-codegen?); grade again into a new --codegen-results file"
+    ]
+    assert (pytester.path / "r.jsonl").read_text() == before
+
+
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_resume_of_other_data_is_refused_keeping_the_records(pytester, tiny, xdist):
     run_reference(pytester).assert_outcomes(passed=6)

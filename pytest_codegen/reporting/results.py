@@ -91,15 +91,20 @@ def _sample_records(path: Path, required: tuple[str, ...]) -> Iterator[dict[str,
     for where, record in read_objects(path, encodable=True):
         missing = [name for name in required if name not in record]
         if missing:
+            fields = ", ".join(missing)
+            if all(name in record for name in SCORED_FIELDS):
+                # A results file's record, of a version that did not write every field.
+                raise ValueError(
+                    f"{where}: a record without {fields} (written by an earlier pytest-codegen?)"
+                    "; grade again into a new --codegen-results file"
+                )
             # The usual mistake: the samples a run replays given for the results it wrote.
             hint = (
                 "; a samples file? give a --codegen-results file"
                 if "completion" in record or "solution" in record
                 else ""
             )
-            raise ValueError(
-                f"{where}: not a sample record of a results file (no {', '.join(missing)}{hint})"
-            )
+            raise ValueError(f"{where}: not a sample record of a results file (no {fields}{hint})")
         wrong = _wrong_field(record)
         if wrong:
             raise ValueError(f"{where}: not a sample record of a results file ({wrong})")
