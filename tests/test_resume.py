@@ -179,6 +179,27 @@ def test_resume_of_a_file_an_earlier_version_wrote_says_what_to_do(pytester, tin
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_of_samples_past_codegen_samples_is_refused(pytester, tiny, xdist):
+    # Records that state no settings (an earlier version's) of 2 samples a problem, resumed
+    # with 1: the second samples counted in the run's pass@k, 6 samples for a run of 3.
+    run_reference(pytester).assert_outcomes(passed=6)
+    before = rewrite_records(pytester, lambda r: r.pop("run"))
+    result = run_reference(pytester, "--codegen-resume", "--codegen-samples=1", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --codegen-resume: r.jsonl holds sample tiny.jsonl::tiny_*[[]s1[]], past the 1"
+            " samples a problem this run grades (--codegen-samples=1): resume with the"
+            " --codegen-samples it was graded with, or give a new --codegen-results file"
+        ]
+    )
+    assert "passed" not in result.stdout.str()
+    assert (pytester.path / "r.jsonl").read_text() == before
+    # With the samples it was graded with, it resumes.
+    run_reference(pytester, "--codegen-resume", *xdist).assert_outcomes(deselected=6)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_resume_of_other_data_is_refused_keeping_the_records(pytester, tiny, xdist):
     run_reference(pytester).assert_outcomes(passed=6)
     cut_to_four_records(pytester)

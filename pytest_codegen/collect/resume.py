@@ -38,6 +38,19 @@ def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
+def past_samples(done: dict[str, dict[str, Any]], settings: Settings) -> str | None:
+    """The first of the samples graded before whose index is past ``--codegen-samples``
+    (a file of another run, or one written before records stated their settings), as
+    ``"sample NODEID"``: never a sample of this run, it would count in its pass@k."""
+    if "samples" not in settings.explicit:  # each problem has what its samples file holds
+        return None
+    for nodeid, record in done.items():
+        index = record.get("sample_index")
+        if isinstance(index, int) and index >= settings.samples:
+            return f"sample {nodeid}"
+    return None
+
+
 NEWLINE = b"\n"
 
 
@@ -120,6 +133,14 @@ class Resume:
             done = graded_before(read_for_resume(path))
         except (OSError, ValueError) as e:
             raise pytest.UsageError(f"--codegen-resume: {e}") from None
+        past = past_samples(done, settings)
+        if past:
+            raise pytest.UsageError(
+                f"--codegen-resume: {settings.results} holds {past}, past the {settings.samples} "
+                f"samples a problem this run grades (--codegen-samples={settings.samples}): "
+                "resume with the --codegen-samples it was graded with, or give a new "
+                "--codegen-results file"
+            )
         others = sorted({str(r.get("model")) for r in done.values()} - {settings.model or ""})
         if others and not conftest_overrides_model(config):  # (its model names its records)
             raise pytest.UsageError(
