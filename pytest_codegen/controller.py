@@ -72,6 +72,7 @@ class RunReporter:
         # Option -> (path, why) of a file the file system refused at the end (a full disk).
         self.unwritten: dict[str, tuple[Path, str]] = {}
         self.other_failures = 0  # failed tests that are not samples (the project's own)
+        self.collection_errors = 0  # files that could not be collected (a suite's among them)
         self.unfinished = 0  # samples the run ended before grading
         self.samples_notes: list[str] = []  # what of the samples file is not graded
         self.hook_failures: list[str] = []  # a conftest's pytest_codegen_sample_graded raised
@@ -121,6 +122,10 @@ class RunReporter:
                 call_hook("pytest_codegen_grades_samples", config=self.config)
             )
         return self._grades_samples
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # With --continue-on-collection-errors the run goes on without that file's samples.
+        self.collection_errors += report.failed
 
     def missing(self, nodeid: str, reason: str) -> SampleRecord:
         """The record of a sample that never reported, under its problem's id, suite and
@@ -252,12 +257,13 @@ class RunReporter:
             # The scores decide; an interrupted or errored run keeps its own status, and a
             # passed gate passes only a run that graded what it was asked to: a sample left
             # out of the scores (missing: a short samples file, a run ended early, a tripwire;
-            # an API error; a quarantined problem) fails it; a failed test that is not a
-            # sample keeps its status.
+            # an API error; a quarantined problem) fails it; a file that could not be collected
+            # (--continue-on-collection-errors) and a failed test that is not a sample keep
+            # their status.
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if failed or any(self.not_graded().values()):
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
-                elif not self.other_failures:
+                elif not (self.collection_errors or self.other_failures):
                     session.exitstatus = pytest.ExitCode.OK
 
     def not_graded(self) -> dict[str, int]:

@@ -407,6 +407,35 @@ def test_a_passed_gate_does_not_clear_samples_left_out_of_pass_at_k(
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_passed_gate_does_not_clear_a_suite_that_could_not_be_collected(
+    pytester, tiny, half_right, xdist
+):
+    # With --continue-on-collection-errors the run grades the suites it could read, and the
+    # passed gate set exit 0 over pytest's 1: a whole suite's samples were never graded.
+    suites = pytester.mkdir("suites")
+    tiny.rename(suites / "tiny.jsonl")
+    first = (suites / "tiny.jsonl").read_text().splitlines()[0].replace("tiny/", "other/")
+    (suites / "other.jsonl").write_text(first + "\nnot json\n")
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{half_right}",
+        "suites",
+        "--codegen-samples=2",
+        "--codegen-fail-under=pass@1=0.4",
+        "--continue-on-collection-errors",
+        *xdist,
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "gate passed: tiny pass@1 = 0.500 >= 0.400",
+            "not graded: 1 file could not be collected, their samples with them (a passed gate"
+            " does not clear them)",
+        ]
+    )
+    result.assert_outcomes(passed=3, xfailed=3, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_baseline_whose_pairs_are_all_n_a_says_so(pytester, tiny, half_right, xdist):
     """One sample a problem, compared at pass@2: every problem was graded in both runs, and
     none has a pass@2 to compare."""

@@ -117,7 +117,7 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
 
 def not_graded_lines(reporter: RunReporter) -> list[str]:
     """What a passed gate did not judge and does not clear: the samples left out of pass@k
-    (those the run ended before grading have their own line)."""
+    (those the run ended before grading have their own line) and the files not collected."""
     counts = reporter.not_graded()
     total = len(reporter.records)
     missing = counts[outcomes.MISSING] - reporter.unfinished
@@ -133,4 +133,10 @@ def not_graded_lines(reporter: RunReporter) -> list[str]:
         for outcome, text in why.items()
         if shown[outcome]
     ]
+    if reporter.collection_errors:
+        files = reporter.collection_errors
+        lines.append(
+            f"not graded: {files} file{'s' if files > 1 else ''} could not be collected, "
+            "their samples with them (a passed gate does not clear them)"
+        )
     return lines
