@@ -24,7 +24,7 @@ from fake_providers import FakeProviders, Fault, Recorded
 from pytest_codegen.generation.cache import DiskCache, cache_key
 from pytest_codegen.generation.engine import GenerationEngine
 from pytest_codegen.generation.jobs import Job
-from pytest_codegen.generation.ratelimit import RateLimit
+from pytest_codegen.generation.ratelimit import RateLimit, bucket_for
 from pytest_codegen.generation.ratelimit import TokenBucket as _TokenBucket
 from pytest_codegen.models.base import (
     Completion,
@@ -547,6 +547,19 @@ def test_token_bucket_pays_estimates_and_settles(tmp_path: Path, clock: _Clock) 
     assert bucket.acquire(500, clock) == pytest.approx(0.1)  # 100 short at 1000 tokens/s
     left = json.loads((tmp_path / "bucket.json").read_text())["tokens"]
     assert left == pytest.approx(0, abs=1e-6)
+
+
+def test_two_endpoints_of_one_model_are_limited_apart(tmp_path: Path, clock: _Clock) -> None:
+    # Keyed by the model's spec alone, a run against one server of a model waited for the
+    # requests a run against another server (--codegen-base-url) had sent.
+    limit = RateLimit(requests_per_minute=60)
+    first = bucket_for("vllm:coder", "http://127.0.0.1:8001/v1", limit, tmp_path)
+    assert first is not None and first.acquire(0, clock) == 0
+    other = bucket_for("vllm:coder", "http://127.0.0.1:8002/v1", limit, tmp_path)
+    assert other is not None and other.acquire(0, clock) == 0
+    # Another process of the first endpoint's run shares its bucket: it waits its turn.
+    same = bucket_for("vllm:coder", "http://127.0.0.1:8001/v1", limit, tmp_path)
+    assert same is not None and same.acquire(0, clock) == pytest.approx(1.0)
 
 
 def test_token_bucket_ignores_steps_of_the_wall_clock(tmp_path: Path, clock: _Clock) -> None:

@@ -96,7 +96,7 @@ class GenerationEngine:
         self._sender = BatchSender(
             model,
             self.cache,
-            bucket_for(model.spec, rate_limit, cache_dir),
+            bucket_for(model.spec, getattr(model, "endpoint", None), rate_limit, cache_dir),
             UNBOUNDED if limit_in_flight is not None else self._budget,
             self._stop,
             self.counters.add,

@@ -86,14 +86,18 @@ class TokenBucket:
                 state["tokens"] -= tokens
 
 
-def bucket_for(spec: str, limit: RateLimit | None, cache_dir: Path | None) -> TokenBucket | None:
-    """The bucket of model ``spec``, kept under ``cache_dir`` (when given) for every process
-    that shares it; None when ``limit`` limits nothing."""
+def bucket_for(
+    spec: str, endpoint: str | None, limit: RateLimit | None, cache_dir: Path | None
+) -> TokenBucket | None:
+    """The bucket of model ``spec`` at ``endpoint`` (its ``--codegen-base-url``; None: the
+    provider's own), kept under ``cache_dir`` (when given) for every process that shares
+    it; None when ``limit`` limits nothing. Two servers of one model are limited apart."""
     if limit is None or not (limit.requests_per_minute or limit.tokens_per_minute):
         return None
     state = None
     if cache_dir is not None:
-        name = hashlib.sha256(spec.encode("utf-8")).hexdigest()[:16]
+        key = spec if endpoint is None else f"{spec}\n{endpoint}"
+        name = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
         state = Path(cache_dir) / "ratelimit" / f"{name}.json"
         state.parent.mkdir(parents=True, exist_ok=True)
     return TokenBucket(limit, state)
