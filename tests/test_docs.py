@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docs_pages import DOCS, README, ROOT, build_site, table_rows
+from docs_pages import DOCS, README, ROOT, build_site, pages, table_rows
 
 pytest.importorskip("sphinx", reason="the docs extra is not installed")
 pytest.importorskip("myst_parser", reason="the docs extra is not installed")
@@ -170,3 +170,27 @@ def test_the_readme_test_command_is_what_ci_runs():
     # CI runs the README's command as it is written (then builds the docs).
     assert command.strip() in [line.strip() for line in ci], ci
     assert shlex.split(steps[-1]) == [".venv/bin/python", "-m", "pytest", "-n", "2"]
+
+
+# "`--codegen-concurrency` (100 by default)", "(120 s)", "(default `1,5,10`"
+DOCUMENTED_DEFAULT = re.compile(
+    r"`(--codegen-[a-z-]+)` \((?:default `([^`]+)`|([0-9][0-9.]*)(?: s)?(?: by default)?[);])"
+)
+
+
+def test_the_defaults_the_pages_state_are_the_options_defaults():
+    from pytest_codegen.options import OPTIONS
+
+    defaults = {option.flag_name: option.default for option in OPTIONS}
+    stated: dict[tuple[str, str], str] = {}
+    for page in pages():
+        for match in DOCUMENTED_DEFAULT.finditer(page.read_text(encoding="utf-8")):
+            flag, text = match[1], match[2] or match[3]
+            stated[(flag, text)] = page.relative_to(ROOT).as_posix()
+    assert len({flag for flag, _ in stated}) >= 4  # the pattern still finds what the pages say
+    for (flag, text), page in sorted(stated.items()):
+        default = defaults[flag]
+        if isinstance(default, tuple):
+            assert text == ",".join(map(str, default)), (page, flag, text, default)
+        else:
+            assert float(text) == float(default), (page, flag, text, default)
