@@ -38,6 +38,15 @@ REPLIES = {
     "function add(x: number, y: number): number {": (
         "```typescript\nfunction add(x: number, y: number): number {\n    return x + y;\n}\n```"
     ),
+    "add <- function(x, y) {": "```r\nadd <- function(x, y) {\n  x + y\n}\n\nprint(add(2, 3))\n```",
+    "(define (add x y)": (  # its own #lang line, which the prompt has
+        "```racket\n#lang racket\n\n(define (add x y)\n  (+ x y))\n\n(add 2 3)\n```"
+    ),
+    "let add (x : int) (y : int) : int =": (
+        "```ocaml\nlet add (x : int) (y : int) : int =\n  x + y\n\n"
+        'let () = Printf.printf "%d\\n" (add 2 3)\n```'
+    ),
+    "add() {": "```bash\n#!/bin/bash\nadd() {\n    echo $(( $1 + $2 ))\n}\n\nadd 2 3\n```",
     # HumanEval-X (fixtures/humaneval_x)
     "int add(int x,int y){": "```cpp\nint add(int x, int y) {\n    return x + y;\n}\n```",
     "func Add(x int, y int) int {": (  # an import CodeGeeX adds by use, and one it does not
@@ -57,15 +66,18 @@ REPLIES = {
         '    fn first<\'a>(s: &\'a str) -> &\'a str { s }\n    println!("{}", first("{"));\n}\n```'
     ),
 }
-MULTIPL_E = ("cpp", "js", "go", "rs", "java", "ts")
+MULTIPL_E = ("cpp", "js", "go", "rs", "java", "ts", "r", "rkt", "ml", "sh")
+# A right reply's sum -> the wrong reply's product.
+WRONG = {"x + y": "x * y", "(+ x y)": "(* x y)", "$1 + $2": "$1 * $2"}
 HUMANEVAL_X = {"cpp": "CPP_0", "go": "Go_0", "java": "Java_0", "js": "JavaScript_0"}
 HUMANEVAL_X["rust"] = "Rust_0"
 
 
 class ChatReplies:
     """The restated function, right the first time a problem is answered and multiplying
-    instead the second: counted per problem, as ``-n 2`` may ask for a problem's two samples
-    in one request (two choices) or in one request each from two workers."""
+    instead the second (:data:`WRONG`): counted per problem, as ``-n 2`` may ask for a
+    problem's two samples in one request (two choices) or in one request each from two
+    workers."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -78,7 +90,13 @@ class ChatReplies:
             nth = self.answered[request.user_text]
             self.answered[request.user_text] += 1
         reply = REPLIES[signature]
-        return reply if nth == 0 else reply.replace("x + y", "x * y")
+        return reply if nth == 0 else wrong(reply)
+
+
+def wrong(reply: str) -> str:
+    for right, product in WRONG.items():
+        reply = reply.replace(right, product)
+    return reply
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -96,7 +114,8 @@ def test_restated_functions_are_graded_in_place_of_the_prompts(pytester, xdist):
     assert len({(r["task_id"], r["sample_index"]) for r in records}) == 2 * len(REPLIES)
     outcomes = collections.defaultdict(dict)  # task -> {right or wrong: outcome}
     for r in records:
-        outcomes[r["task_id"]]["right" if "x + y" in r["completion"] else "wrong"] = r["outcome"]
+        right = any(sum_ in r["completion"] for sum_ in WRONG)
+        outcomes[r["task_id"]]["right" if right else "wrong"] = r["outcome"]
     assert len(outcomes) == len(REPLIES), records
     assert all(o == {"right": "passed", "wrong": "failed"} for o in outcomes.values()), outcomes
     assert {r["code_policy"] for r in records} == {"extract"}
@@ -108,7 +127,8 @@ GO_PROMPT = 'package p\n\nimport (\n    "fmt"\n)\n\n// Add adds.\nfunc add(x int
 def test_a_body_continues_the_prompt_and_a_recursive_call_is_no_definition():
     assert restated("go", GO_PROMPT, "    return x\n}\n") is None
     assert restated("cpp", "long f(long n) {\n", "    return n ? f(n - 1) : 0;\n}\n") is None
-    assert restated("ml", "let f x =\n", "let f x = x\n") is None  # no rule for the language
+    assert restated("ml", "let f x =\n", "  let y = x in\n  y\n") is None  # a nested let
+    assert restated("cs", "int F() {\n", "int F() {\n    return 1;\n}\n") is None  # no rule
 
 
 def test_go_drops_the_answers_package_line_and_imports_what_the_prompt_lacks():

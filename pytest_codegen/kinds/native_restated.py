@@ -6,7 +6,7 @@ Java often the whole class). This plugin's rule (upstream has no chat mode): an 
 answer that defines the prompt's function (named in its last signature) replaces the prompt's
 function: the program is the prompt up to that function (its package line, imports and
 includes), then the answer fitted per language (a Java class, Go's package line and imports:
-:func:`go_merged`), then the tests. An answer
+:func:`go_merged`, Racket's ``#lang`` line), then the tests. An answer
 that does not define the function is a body and continues the prompt, as a completion does.
 """
 
@@ -27,10 +27,16 @@ _SIGNATURE = {
     "rb": r"^[ \t]*def\s+(?:self\.)?([A-Za-z_]\w*[?!]?)",
     "lua": r"^[ \t]*(?:local\s+)?function\s+([A-Za-z_][\w.:]*)\s*\(",
     "pl": r"^[ \t]*sub\s+([A-Za-z_]\w*)",
+    "r": r"^[ \t]*([A-Za-z.][\w.]*)[ \t]*(?:<-|=)[ \t]*function\s*\(",
+    "rkt": r"^[ \t]*\(define\s+\(([^\s()\[\]]+)",
+    "ml": r"^let\s+(?:rec\s+)?([a-z_][\w']*)",
+    "sh": r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)[ \t]*\(\s*\))",
 }
 _SIGNATURE["ts"] = _SIGNATURE["js"]
 # A Java class declaration (an answer that is the whole class).
 _JAVA_CLASS = re.compile(r"^[ \t]*(?:public\s+|final\s+|abstract\s+)*class\s+(\w+)", re.M)
+# What the prompt already opens (its program's first line): a second one breaks the program.
+_OPENER = {"rkt": re.compile(r"\A\s*#lang[^\n]*\n?")}
 _GO_PACKAGE = re.compile(r"^package\s+\w+[ \t]*\n?", re.M)
 _GO_IMPORTS = re.compile(
     r'^import\s*(?:\((.*?)^\)|((?:\w+\s+|\.\s+|_\s+)?"[^"\n]*"))[ \t]*\n?', re.M | re.S
@@ -75,6 +81,8 @@ def restated(language: str, prompt: str, code: str) -> Restated | None:
         return None
     if name != "main":
         code = without_main(language, code)
+    if language in _OPENER:
+        code = _OPENER[language].sub("", code, count=1)
     before = prompt[: header.start()]
     if language == "java":
         opened = list(_JAVA_CLASS.finditer(before))
