@@ -38,6 +38,9 @@ REPLIES = {
     "function add(x: number, y: number): number {": (
         "```typescript\nfunction add(x: number, y: number): number {\n    return x + y;\n}\n```"
     ),
+    "function add($x, $y) {": (  # its own tags, the closing one before the tests
+        "```php\n<?php\nfunction add($x, $y) {\n    return $x + $y;\n}\n\necho add(2, 3);\n?>\n```"
+    ),
     "add <- function(x, y) {": "```r\nadd <- function(x, y) {\n  x + y\n}\n\nprint(add(2, 3))\n```",
     "(define (add x y)": (  # its own #lang line, which the prompt has
         "```racket\n#lang racket\n\n(define (add x y)\n  (+ x y))\n\n(add 2 3)\n```"
@@ -66,9 +69,9 @@ REPLIES = {
         '    fn first<\'a>(s: &\'a str) -> &\'a str { s }\n    println!("{}", first("{"));\n}\n```'
     ),
 }
-MULTIPL_E = ("cpp", "js", "go", "rs", "java", "ts", "r", "rkt", "ml", "sh")
+MULTIPL_E = ("cpp", "js", "go", "rs", "java", "ts", "php", "r", "rkt", "ml", "sh")
 # A right reply's sum -> the wrong reply's product.
-WRONG = {"x + y": "x * y", "(+ x y)": "(* x y)", "$1 + $2": "$1 * $2"}
+WRONG = {"x + y": "x * y", "$x + $y": "$x * $y", "(+ x y)": "(* x y)", "$1 + $2": "$1 * $2"}
 HUMANEVAL_X = {"cpp": "CPP_0", "go": "Go_0", "java": "Java_0", "js": "JavaScript_0"}
 HUMANEVAL_X["rust"] = "Rust_0"
 
@@ -188,3 +191,16 @@ def test_an_answers_own_main_is_left_out_where_the_program_has_one():
     # The prompt's function named main is the answer itself: kept.
     fit = restated("cpp", "int main() {\n", "int main() {\n    return 0;\n}\n")
     assert fit is not None and "int main()" in fit.code
+
+
+def test_php_tags_of_the_reply_are_left_out():
+    """The prompt opens PHP; a reply's closing tag would print the tests after it as text
+    instead of running them, and any answer would pass."""
+    prompt = "<?php\n// Add.\nfunction add($x, $y) {\n"
+    for reply in (
+        "function add($x, $y) {\n    return $x * $y;\n}\n?>\n",
+        "<?php\nfunction add() {}",
+    ):
+        fit = restated("php", prompt, reply)
+        assert fit is not None and fit.before == "<?php\n// Add.\n"
+        assert "?>" not in fit.code and "<?php" not in fit.code and fit.code.startswith("function")

@@ -6,7 +6,7 @@ Java often the whole class). This plugin's rule (upstream has no chat mode): an 
 answer that defines the prompt's function (named in its last signature) replaces the prompt's
 function: the program is the prompt up to that function (its package line, imports and
 includes), then the answer fitted per language (a Java class, Go's package line and imports:
-:func:`go_merged`, Racket's ``#lang`` line), then the tests. An answer
+:func:`go_merged`, Racket's ``#lang`` line, PHP's tags), then the tests. An answer
 that does not define the function is a body and continues the prompt, as a completion does.
 """
 
@@ -36,7 +36,12 @@ _SIGNATURE["ts"] = _SIGNATURE["js"]
 # A Java class declaration (an answer that is the whole class).
 _JAVA_CLASS = re.compile(r"^[ \t]*(?:public\s+|final\s+|abstract\s+)*class\s+(\w+)", re.M)
 # What the prompt already opens (its program's first line): a second one breaks the program.
-_OPENER = {"rkt": re.compile(r"\A\s*#lang[^\n]*\n?")}
+# PHP's closing tag would turn the tests after it into text that is printed, not run: the
+# program would pass whatever the answer.
+_FRAME = {
+    "rkt": re.compile(r"\A\s*#lang[^\n]*\n?"),
+    "php": re.compile(r"\A\s*<\?php\b[ \t]*\n?|\n?[ \t]*\?>\s*\Z"),
+}
 _GO_PACKAGE = re.compile(r"^package\s+\w+[ \t]*\n?", re.M)
 _GO_IMPORTS = re.compile(
     r'^import\s*(?:\((.*?)^\)|((?:\w+\s+|\.\s+|_\s+)?"[^"\n]*"))[ \t]*\n?', re.M | re.S
@@ -81,8 +86,8 @@ def restated(language: str, prompt: str, code: str) -> Restated | None:
         return None
     if name != "main":
         code = without_main(language, code)
-    if language in _OPENER:
-        code = _OPENER[language].sub("", code, count=1)
+    if language in _FRAME:
+        code = _FRAME[language].sub("", code)
     before = prompt[: header.start()]
     if language == "java":
         opened = list(_JAVA_CLASS.finditer(before))
