@@ -32,8 +32,11 @@ REPLIES = {
         "```rust\nfn add(x: isize, y: isize) -> isize {\n    x + y\n}\n\n"
         "fn main() {\n    let c = '{';\n    println!(\"{} {}\", add(2, 3), c);\n}\n```"
     ),
-    "public static long add(long x, long y) {": (  # the method alone
-        "```java\npublic static long add(long x, long y) {\n    return x + y;\n}\n```"
+    "public static long add(long x, long y) {": (  # a class of another name than Problem's
+        "```java\nimport java.util.*;\n\npublic class Main {\n"
+        "    public static long add(long x, long y) {\n        return x + y;\n    }\n\n"
+        "    public static void main(String[] args) {\n"
+        "        System.out.println(Main.add(2, 3));\n    }\n}\n```"
     ),
     "function add(x: number, y: number): number {": (
         "```typescript\nfunction add(x: number, y: number): number {\n    return x + y;\n}\n```"
@@ -57,11 +60,11 @@ REPLIES = {
         "func Add(x int, y int) int {\n"
         '    return x + y + bits.OnesCount(0) + strings.Count("", "z")\n}\n```'
     ),
-    "public int add(int x, int y) {": (  # the whole class, declared public
-        "```java\nimport java.util.*;\n\npublic class Solution {\n"
+    "public int add(int x, int y) {": (  # the whole class, declared public, named as the tests'
+        "```java\nimport java.util.*;\n\npublic class Main {\n"
         "    public int add(int x, int y) {\n        return x + y;\n    }\n"
         "    public static void main(String[] args) {\n"
-        "        System.out.println(new Solution().add(2, 3)); // }\n    }\n}\n```"
+        "        System.out.println(new Main().add(2, 3)); // }\n    }\n}\n```"
     ),
     "const add = (x, y) => {": "```js\nconst add = (x, y) => {\n  return x + y;\n};\n```",
     "fn add(x:i32, y:i32) -> i32{": (  # a main of its own, as the declaration has one
@@ -191,6 +194,19 @@ def test_an_answers_own_main_is_left_out_where_the_program_has_one():
     # The prompt's function named main is the answer itself: kept.
     fit = restated("cpp", "int main() {\n", "int main() {\n    return 0;\n}\n")
     assert fit is not None and "int main()" in fit.code
+
+
+def test_a_java_class_of_another_name_takes_the_prompts():
+    prompt = "import java.util.*;\nclass Problem {\n    public static long f(long x) {\n"
+    reply = (
+        "class Pair {}\npublic class Main {\n    public static long f(long x) {\n"
+        "        return Main.g(x);\n    }\n    static long g(long x) { return x; }\n}\n"
+    )
+    fit = restated("java", prompt, reply)
+    assert fit is not None and fit.whole_class and fit.before == "import java.util.*;\n"
+    assert fit.code == reply.replace("Main", "Problem")
+    method = "    public static long f(long x) {\n        return x;\n    }\n"
+    assert restated("java", prompt, method).code == method  # a method alone: as it is
 
 
 def test_php_tags_of_the_reply_are_left_out():

@@ -92,8 +92,19 @@ def restated(language: str, prompt: str, code: str) -> Restated | None:
     if language == "java":
         opened = list(_JAVA_CLASS.finditer(before))
         if opened and _JAVA_CLASS.search(code):  # the whole class: it replaces the prompt's
+            code = _java_class_named(code, name, opened[-1][1])
             return Restated(before[: opened[-1].start()], code, whole_class=True)
     return Restated(before, code)  # Go's: see go_merged
+
+
+def _java_class_named(code: str, function: str, prompts: str) -> str:
+    """A whole Java class whose name is not the prompt's (``Main``, ``Solution``) renamed to
+    it: the tests call the prompt's class (and the file bears its name), and a ``Main`` would
+    be a second one beside HumanEval-X's tests."""
+    at = next(f.start() for f in _signatures("java", code) if _name(f) == function)
+    classes = [c for c in _JAVA_CLASS.finditer(code) if c.start() < at]
+    own = classes[-1][1] if classes else prompts
+    return code if own == prompts else re.sub(rf"\b{own}\b", prompts, code)
 
 
 # A ``main`` of the answer's own (chat models add one to show the function at work), where
