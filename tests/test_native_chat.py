@@ -13,7 +13,12 @@ import pytest
 from conftest import FIXTURES, XDIST_MODES, read_results, run_vllm, write_replay
 from fake_providers import FakeProviders
 
-from pytest_codegen.kinds.native_restated import go_merged, restated, without_main
+from pytest_codegen.kinds.native_restated import (
+    go_merged,
+    restated,
+    rust_without_declared_uses,
+    without_main,
+)
 
 # The prompt's last signature -> a chat reply that restates its function, right.
 REPLIES = {
@@ -68,7 +73,9 @@ REPLIES = {
     ),
     "const add = (x, y) => {": "```js\nconst add = (x, y) => {\n  return x + y;\n};\n```",
     "fn add(x:i32, y:i32) -> i32{": (  # a main of its own, as the declaration has one
-        "```rust\nfn add(x: i32, y: i32) -> i32 {\n    x + y\n}\n\nfn main() {\n"
+        "```rust\nuse std::collections::HashMap;\nuse std::cmp::{max, min};\n\n"  # declared
+        "fn add(x: i32, y: i32) -> i32 {\n    let _: HashMap<i32, i32> = HashMap::new();\n"
+        "    max(min(x + y, i32::MAX), i32::MIN)\n}\n\nfn main() {\n"
         '    fn first<\'a>(s: &\'a str) -> &\'a str { s }\n    println!("{}", first("{"));\n}\n```'
     ),
 }
@@ -220,3 +227,17 @@ def test_php_tags_of_the_reply_are_left_out():
         fit = restated("php", prompt, reply)
         assert fit is not None and fit.before == "<?php\n// Add.\n"
         assert "?>" not in fit.code and "<?php" not in fit.code and fit.code.startswith("function")
+
+
+def test_rust_uses_that_humaneval_x_declares_are_left_out():
+    """HumanEval-X's Rust declaration imports HashMap, max, ...: a reply's own import of one
+    is a second (E0252); the rest of its imports stay."""
+    declaration = "use std::{cmp::{max, self}, collections::{HashSet, HashMap}};\nuse rand::Rng;\n"
+    code = (
+        "use std::collections::HashMap;\nuse std::cmp::{max, min};\nuse std::cmp;\n"
+        "use std::collections::*;\nuse std::fmt::Write as W;\nuse rand::Rng as R;\nfn f() {}\n"
+    )
+    assert rust_without_declared_uses(code, declaration) == (
+        "use std::cmp::min;\nuse std::collections::*;\nuse std::fmt::Write as W;\n"
+        "use rand::Rng as R;\nfn f() {}\n"
+    )

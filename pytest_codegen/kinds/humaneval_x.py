@@ -33,7 +33,7 @@ from .native_program import (
     language_problem,
     toolchain_of,
 )
-from .native_restated import go_merged, restated
+from .native_restated import go_merged, restated, rust_without_declared_uses
 from .protocol import GradingRun
 
 FIELDS = ("task_id", "prompt", "declaration", "canonical_solution", "test")
@@ -127,6 +127,8 @@ def fitted(problem: Problem, code: str, policy: str) -> str:
         before, code, whole_class = fit.before, fit.code, fit.whole_class
     else:
         return assemble(problem, code)
+    if lang == "rs" and policy == EXTRACT:
+        code = rust_without_declared_uses(code, str(native_fields(problem).get("declaration", "")))
     if lang == "go":
         setup = str(native_fields(problem).get("test_setup", ""))
         before, code = go_merged(before, code, setup + "\n" + _go_used_imports(setup, code))

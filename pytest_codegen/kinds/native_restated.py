@@ -180,6 +180,49 @@ def go_merged(before: str, code: str, given: str = "") -> tuple[str, str]:
     return before, body
 
 
+_RUST_USE = re.compile(r"^[ \t]*use\s+([^;]+);[ \t]*\n?", re.M)
+
+
+def _rust_use_leaves(tree: str, prefix: str = "") -> list[tuple[str, str]]:
+    """``(spec, name)`` of each item a Rust use tree imports (``std::cmp::max`` -> ``max``;
+    ``a::{self as b}`` -> ``a as b``); a glob's name is empty, as it shadows nothing."""
+    tree = " ".join(tree.split())
+    if "{" in tree:
+        head, inner = tree.split("{", 1)
+        parts, depth, start = [], 0, 0
+        inner = inner[: inner.rfind("}")]
+        for at, char in enumerate(inner + ","):
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            if char == "," and depth == 0:
+                parts.append(inner[start:at])
+                start = at + 1
+        head = prefix + head.strip()
+        return [leaf for part in parts if part.strip() for leaf in _rust_use_leaves(part, head)]
+    path, _, alias = (prefix + tree.strip()).partition(" as ")
+    path = path.strip().removesuffix("::self")
+    name = alias.strip() or path.rsplit("::", 1)[-1]
+    spec = f"{path} as {alias.strip()}" if alias else path
+    return [(spec, "" if name == "*" else name)]
+
+
+def rust_without_declared_uses(code: str, declaration: str) -> str:
+    """``code`` without the items of its ``use`` lines that ``declaration`` (HumanEval-X's
+    Rust set-up, before it in the program) already imports: rustc rejects a name imported
+    twice (E0252)."""
+    declared = {
+        name for tree in _RUST_USE.findall(declaration) for _, name in _rust_use_leaves(tree)
+    }
+
+    def kept(use: re.Match[str]) -> str:
+        leaves = _rust_use_leaves(use[1])
+        wanted = [spec for spec, name in leaves if name not in declared or not name]
+        if len(wanted) == len(leaves):
+            return use[0]
+        return "".join(f"use {spec};\n" for spec in wanted)
+
+    return _RUST_USE.sub(kept, code)
+
+
 def without_closer(tests: str, closer: str) -> str:
     """MultiPL-E's tests, which start by closing the prompt's function, without that closer
     (a restated function closes itself)."""
