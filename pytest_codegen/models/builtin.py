@@ -12,6 +12,12 @@ from ..jsonl import JSONLinesError, read_objects
 from ..outcomes import API_ERROR, MISSING
 from ..problems import Problem
 from .base import CONTINUATION, PROGRAM, REPLY, Completion, GenerationRequest, Model, ModelError
+from .multipl_e_completions import (
+    completion_files,
+    completions_answers,
+    is_completions_file,
+    read_json,
+)
 
 
 class ReferenceModel(Model):
@@ -98,7 +104,14 @@ _UNANSWERED = (MISSING, API_ERROR)
 def load_replay(path: Path) -> dict[tuple[str, int, int], Completion]:
     """Read a samples file into ``{(task_id, sample_index, repair_round): completion}``
     (``repair_round`` 0 for first answers), each completion of the form its field gives.
-    A LiveCodeBench output file (``*_eval_all.json``) is read as it is."""
+    A LiveCodeBench output file (``*_eval_all.json``) is read as it is, and so are MultiPL-E's
+    completion files (one, or a directory of them: ``multipl_e_completions``)."""
+    if path.is_dir():
+        return completions_answers(completion_files(path))
+    if path.name.endswith(".json.gz") or (
+        path.name.endswith(".json") and is_completions_file(read_json(path))
+    ):
+        return completions_answers([path])
     if path.name.endswith(".json"):
         return livecodebench_answers(path)
     answers: dict[tuple[str, int, int], Completion] = {}
