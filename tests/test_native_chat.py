@@ -43,8 +43,9 @@ REPLIES = {
         "    public static void main(String[] args) {\n"
         "        System.out.println(Main.add(2, 3));\n    }\n}\n```"
     ),
-    "function add(x: number, y: number): number {": (
-        "```typescript\nfunction add(x: number, y: number): number {\n    return x + y;\n}\n```"
+    "function add(x: number, y: number): number {": (  # exported, an ES module's
+        "```typescript\nexport function add(x: number, y: number): number {\n    return x + y;\n}\n"
+        "\nconsole.log(add(2, 3));\n```"
     ),
     "function add($x, $y) {": (  # its own tags, the closing one before the tests
         "```php\n<?php\nfunction add($x, $y) {\n    return $x + $y;\n}\n\necho add(2, 3);\n?>\n```"
@@ -71,7 +72,9 @@ REPLIES = {
         "    public static void main(String[] args) {\n"
         "        System.out.println(new Main().add(2, 3)); // }\n    }\n}\n```"
     ),
-    "const add = (x, y) => {": "```js\nconst add = (x, y) => {\n  return x + y;\n};\n```",
+    "const add = (x, y) => {": (
+        "```js\nexport const add = (x, y) => {\n  return x + y;\n};\n\nexport default add;\n```"
+    ),
     "fn add(x:i32, y:i32) -> i32{": (  # a main of its own, as the declaration has one
         "```rust\nuse std::collections::HashMap;\nuse std::cmp::{max, min};\n\n"  # declared
         "fn add(x: i32, y: i32) -> i32 {\n    let _: HashMap<i32, i32> = HashMap::new();\n"
@@ -241,3 +244,14 @@ def test_rust_uses_that_humaneval_x_declares_are_left_out():
         "use std::cmp::min;\nuse std::collections::*;\nuse std::fmt::Write as W;\n"
         "use rand::Rng as R;\nfn f() {}\n"
     )
+
+
+def test_javascript_exports_are_left_out():
+    """An ``export`` would make the program an ES module, where the tests' require fails."""
+    reply = (
+        "export async function add(x, y) {\n  return x + y;\n}\nexport { add };\n"
+        "export default add;\nconst exported = 1;\n"
+    )
+    fit = restated("js", "function add(x, y){\n", reply)
+    assert fit is not None
+    assert fit.code == "async function add(x, y) {\n  return x + y;\n}\nconst exported = 1;\n"

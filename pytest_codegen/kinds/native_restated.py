@@ -6,8 +6,9 @@ Java often the whole class). This plugin's rule (upstream has no chat mode): an 
 answer that defines the prompt's function (named in its last signature) replaces the prompt's
 function: the program is the prompt up to that function (its package line, imports and
 includes), then the answer fitted per language (a Java class, Go's package line and imports:
-:func:`go_merged`, Racket's ``#lang`` line, PHP's tags), then the tests. An answer
-that does not define the function is a body and continues the prompt, as a completion does.
+:func:`go_merged`, Racket's ``#lang`` line, PHP's tags, JavaScript's exports), then the
+tests. An answer that does not define the function is a body and continues the prompt, as a
+completion does.
 """
 
 from __future__ import annotations
@@ -35,13 +36,21 @@ _SIGNATURE = {
 _SIGNATURE["ts"] = _SIGNATURE["js"]
 # A Java class declaration (an answer that is the whole class).
 _JAVA_CLASS = re.compile(r"^[ \t]*(?:public\s+|final\s+|abstract\s+)*class\s+(\w+)", re.M)
-# What the prompt already opens (its program's first line): a second one breaks the program.
-# PHP's closing tag would turn the tests after it into text that is printed, not run: the
-# program would pass whatever the answer.
-_FRAME = {
+# What the program cannot take of a reply. What the prompt already opens (its program's first
+# line): a second one breaks the program. PHP's closing tag would turn the tests after it into
+# text that is printed, not run: the program would pass whatever the answer. An ``export``
+# makes a JavaScript program an ES module, where the tests' ``require`` is not defined.
+_EXPORT = r"^[ \t]*export[ \t]+(?:default[ \t]+)?"
+_LEFT_OUT = {
     "rkt": re.compile(r"\A\s*#lang[^\n]*\n?"),
     "php": re.compile(r"\A\s*<\?php\b[ \t]*\n?|\n?[ \t]*\?>\s*\Z"),
+    "js": re.compile(
+        _EXPORT + r"(?=(?:async[ \t]+)?function\b|const\b|let\b|var\b|class\b)"
+        r"|^[ \t]*export[ \t]*(?:\{[^}\n]*\}|default[ \t]+[\w$]+)[ \t]*;?[ \t]*\n?",
+        re.M,
+    ),
 }
+_LEFT_OUT["ts"] = _LEFT_OUT["js"]
 _GO_PACKAGE = re.compile(r"^package\s+\w+[ \t]*\n?", re.M)
 _GO_IMPORTS = re.compile(
     r'^import\s*(?:\((.*?)^\)|((?:\w+\s+|\.\s+|_\s+)?"[^"\n]*"))[ \t]*\n?', re.M | re.S
@@ -86,8 +95,8 @@ def restated(language: str, prompt: str, code: str) -> Restated | None:
         return None
     if name != "main":
         code = without_main(language, code)
-    if language in _FRAME:
-        code = _FRAME[language].sub("", code)
+    if language in _LEFT_OUT:
+        code = _LEFT_OUT[language].sub("", code)
     before = prompt[: header.start()]
     if language == "java":
         opened = list(_JAVA_CLASS.finditer(before))
