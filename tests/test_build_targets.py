@@ -82,3 +82,50 @@ def test_a_name_defined_twice_builds_the_def_grading_takes(
     assert "def bump(x: str) -> str: ...\n__MASK__\n" in rows["bump"]["masked_code"]
     graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=validate", *xdist)
     graded.assert_outcomes(passed=2)
+
+
+# A form feed (old modules separate their parts with one) and a U+2028 inside a string end a
+# line for str.splitlines but not for Python: the target after them is still masked whole.
+SEPARATED = '''"""Pages of a report."""
+
+PAGE_BREAK = "\\x0c"
+LINE_SEPARATOR = "\u2028"
+\x0c
+
+def shout(text):
+    """Upper-case text, with a bang."""
+    text = text.strip()
+    if not text:
+        return ""
+    loud = text.upper()
+    return loud + "!"
+'''
+SHOUT_TEST = """def test_shout():
+    assert shout(" hi ") == "HI!"
+    assert shout("") == ""
+    assert LINE_SEPARATOR == chr(0x2028)
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_target_after_a_form_feed_or_line_separator_is_masked_whole(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "pages.py").write_text(SEPARATED, encoding="utf-8")
+    with BuildModel(answers={"shout": {"test": SHOUT_TEST}}) as model:
+        built = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            "--codegen-build=src",
+            "--codegen-build-out=bench.json",
+            *xdist,
+        )
+    built.assert_outcomes(passed=1)
+    row = json.loads((pytester.path / "bench.json").read_text(encoding="utf-8"))[0]
+    assert 'LINE_SEPARATOR = "\u2028"\n\x0c\n\n__MASK__\n' in row["masked_code"]
+    assert "def shout(text):\n" not in row["masked_code"]
+    assert "text.upper()" not in row["masked_method_no_test"]
+    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
+    graded.assert_outcomes(passed=1)

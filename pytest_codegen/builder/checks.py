@@ -17,7 +17,7 @@ import sys
 import tokenize
 
 from ..kinds.execcsn_program import MASK, code_from_reply
-from .inputs import Fragment, find_target
+from .inputs import Fragment, find_target, source_lines
 
 SANDBOX_MIN_TOKENS = (600, 200, 50)  # context above 600 tokens -> 200, else 50
 TESTS_MAX_LOSS = 30
@@ -232,16 +232,23 @@ def _target_span(program: str, fragment: Fragment) -> tuple[int, int, str]:
     return node.lineno, node.end_lineno, " " * node.col_offset
 
 
+def code_lines(program: str) -> list[str]:
+    """``program``'s lines as the AST numbers them, without their ends: a form feed or U+2028
+    (a line end to ``str.splitlines``) stays inside its line, so the lines of a target after
+    one are its own, and a string that holds one keeps it."""
+    return [line.rstrip("\r\n") for line in source_lines(program)]
+
+
 def mask_target(program: str, fragment: Fragment) -> str:
     """``program`` with the target's ``def`` replaced by ``<indent>__MASK__`` (decorators
     stay above it, as in Exec-CSN's ``masked_code``)."""
-    lines = program.splitlines()
+    lines = code_lines(program)
     first, last, indent = _target_span(program, fragment)
     return "\n".join(lines[: first - 1] + [indent + MASK] + lines[last:]) + "\n"
 
 
 def target_source(program: str, fragment: Fragment) -> str:
-    lines = program.splitlines()
+    lines = code_lines(program)
     first, last, _ = _target_span(program, fragment)
     return "\n".join(lines[first - 1 : last]) + "\n"
 
@@ -256,7 +263,7 @@ def without_tests(program: str) -> str:
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             assert node.end_lineno is not None
             drop.update(range(first, node.end_lineno + 1))
-    lines = [line for i, line in enumerate(program.splitlines(), 1) if i not in drop]
+    lines = [line for i, line in enumerate(code_lines(program), 1) if i not in drop]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -265,7 +272,7 @@ def with_placeholder(program: str, fragment: Fragment) -> str:
     ``masked_method_no_test``)."""
     node = check_target(program, ast.parse(program), fragment)
     assert node.end_lineno is not None
-    lines = program.splitlines()
+    lines = code_lines(program)
     body_indent = " " * node.body[0].col_offset
     header_end = node.body[0].lineno - 1  # the lines before the body (a one-line def too)
     if header_end < node.lineno:  # `def f(): return 1`: the body shares the def's line

@@ -270,7 +270,7 @@ class Pipeline:
             except CheckFailed as e:
                 self._log("augment", f"sample {i}: {e}")
                 continue
-            source = "\n".join(code.splitlines()[test.lineno - 1 : test.end_lineno]) + "\n"
+            source = "\n".join(checks.code_lines(code)[test.lineno - 1 : test.end_lineno]) + "\n"
             main = f'if __name__ == "__main__":\n    {test.name}()\n'
             alone = f"{context.rstrip()}\n\n\n{source}\n\n{main}"
             verdict = self.run(alone, "post")
