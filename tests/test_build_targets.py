@@ -129,3 +129,64 @@ def test_a_target_after_a_form_feed_or_line_separator_is_masked_whole(
     assert "text.upper()" not in row["masked_method_no_test"]
     graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
     graded.assert_outcomes(passed=1)
+
+
+# Code whose own helpers are named test*: the target calls them, so they are part of the
+# example's context, not tests to leave out of it.
+TEST_NAMED_HELPERS = '''import os
+
+
+def testable(path):
+    """Whether a path names a test file."""
+    return os.path.basename(path).startswith(test_prefix())
+
+
+def test_prefix():
+    return "test_"
+
+
+def count_tests(paths):
+    """How many of the paths name test files."""
+    found = 0
+    for path in paths:
+        if testable(path):
+            found += 1
+    return found
+'''
+COUNT_TEST = """def test_count_tests():
+    assert count_tests([]) == 0
+    assert count_tests(["a/test_x.py", "b.py"]) == 1
+    assert count_tests(["test_a.py", "test_b.py"]) == 2
+"""
+COUNT_AUGMENTED = """def test_extra_count_tests():
+    assert count_tests(["x/y/test_z.py"]) == 1
+    assert count_tests(["test"]) == 0
+    assert count_tests(["my_test_a.py"]) == 0
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_helpers_named_test_that_the_code_uses_stay_in_the_context(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "finder.py").write_text(TEST_NAMED_HELPERS)
+    answers = {"count_tests": {"test": COUNT_TEST, "aug": COUNT_AUGMENTED}}
+    with BuildModel(answers=answers) as model:
+        built = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            "--codegen-build=src::count_tests",
+            "--codegen-build-out=bench.json",
+            *xdist,
+        )
+    built.assert_outcomes(passed=1)
+    row = json.loads((pytester.path / "bench.json").read_text())[0]
+    # the augmented tests ran against the context, helpers and all
+    assert row["aug_test_code"] == COUNT_AUGMENTED
+    context = row["masked_method_no_test"]
+    assert "def testable(path):" in context and "def test_prefix():" in context
+    assert "def test_count_tests" not in context and "__main__" not in context
+    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
+    graded.assert_outcomes(passed=1)

@@ -254,17 +254,44 @@ def target_source(program: str, fragment: Fragment) -> str:
 
 
 def without_tests(program: str) -> str:
-    """``program`` without its top-level test functions and ``__main__`` blocks."""
+    """``program`` without its tests: the ``__main__`` blocks and the top-level ``test*``
+    functions that only tests use. One the rest of the program refers to (a ``testable()``
+    the target calls) is code, not a test, and stays."""
     tree = ast.parse(program)
+    tests = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, _FUNC_TYPES) and node.name.startswith("test")
+    }
+    code = [
+        node
+        for node in tree.body
+        if getattr(node, "name", None) not in tests
+        and not (isinstance(node, ast.If) and _is_main_guard(node.test))
+    ]
+    used = _names_in(code)
+    while kept := [tests.pop(name) for name in sorted(used & tests.keys())]:
+        used |= _names_in(kept)  # what a kept one uses is code too
     drop: set[int] = set()
     for node in tree.body:
-        is_test = isinstance(node, _FUNC_TYPES) and node.name.startswith("test")
-        if is_test or (isinstance(node, ast.If) and _is_main_guard(node.test)):
+        if node not in code and getattr(node, "name", None) not in used:
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             assert node.end_lineno is not None
             drop.update(range(first, node.end_lineno + 1))
     lines = [line for i, line in enumerate(code_lines(program), 1) if i not in drop]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _names_in(nodes: list[ast.stmt]) -> set[str]:
+    """The names ``nodes`` load or refer to as attributes."""
+    found: set[str] = set()
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                found.add(sub.id)
+            elif isinstance(sub, ast.Attribute):
+                found.add(sub.attr)
+    return found
 
 
 def with_placeholder(program: str, fragment: Fragment) -> str:
