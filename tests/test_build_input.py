@@ -233,3 +233,43 @@ def test_a_glob_across_directories_gives_each_file_its_own_module(
     assert [r["idx"] for r in rows] == ["a.util.double", "b.util.double"]
     graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=validate", *xdist)
     graded.assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_id_two_files_give_is_built_once_and_the_suite_grades(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    """Rows of two JSON files with one idx, a method `util.Tool.double` and a function
+    `double` in util/Tool.py: each had its example, two with one id in a suite grading
+    refuses whole. The first keeps the id; the other fails naming it."""
+    (pytester.path / "frags").mkdir()
+    for name in ("a", "b"):
+        row = {"context": DOUBLING, "func_name": "double", "idx": 7}
+        (pytester.path / "frags" / f"{name}.json").write_text(json.dumps([row]))
+    (pytester.path / "src" / "util").mkdir(parents=True)
+    method = "class Tool:\n" + "".join(f"    {line}\n" for line in DOUBLING.splitlines())
+    (pytester.path / "src" / "util.py").write_text(method.replace("(x)", "(self, x)"))
+    (pytester.path / "src" / "util" / "Tool.py").write_text(DOUBLING)
+    test_method = DOUBLE_TEST.replace("double(", "Tool().double(").replace("Tool().d", "d", 1)
+    answers = {"double": {"test": DOUBLE_TEST}, "Tool.double": {"test": test_method}}
+    for spec, clash in (
+        ("frags/*.json", "  frags/b.json::7  input: id '7' is also the id of frags/a.json::7"),
+        ("src", "  src/util.py::Tool.double  input: id 'util.Tool.double' is also the id of *"),
+    ):
+        with BuildModel(answers=answers) as model:
+            result = pytester.runpytest_subprocess(
+                "--codegen-model=vllm:tiny-builder",
+                f"--codegen-base-url={model.url}",
+                f"--codegen-cache={pytester.path / 'gen-cache'}",
+                f"--codegen-build={spec}",
+                f"--codegen-build-out={spec[:4]}.json",
+                "-p",
+                "no:randomly",
+                *xdist,
+            )
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines([clash])
+        graded = pytester.runpytest_subprocess(
+            f"{spec[:4]}.json", "--codegen-model=validate", *xdist
+        )
+        graded.assert_outcomes(passed=1)

@@ -12,6 +12,7 @@ report, so the controller (:mod:`.collector`) sees the same results with and wit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -193,6 +194,20 @@ class BuildCollection:
         if root.is_dir() and path != root and path.suffix == ".py":
             return True if is_test_file(path.relative_to(root)) else None
         return None
+
+    @pytest.hookimpl(tryfirst=True)  # before -k and the like deselect: ids stay the same
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """An id is the suite's, so one fragment's: one that two files give (rows of two
+        JSON files with one idx) is the first's, and the later fragment fails naming it."""
+        first: dict[str, str] = {}
+        for item in items:
+            if not isinstance(item, BuildItem) or item.fragment.error:
+                continue
+            fragment = item.fragment
+            owner = first.setdefault(fragment.id, item.nodeid)
+            if owner != item.nodeid:
+                error = f"id {fragment.id!r} is also the id of {owner}"
+                item.fragment = dataclasses.replace(fragment, error=error)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Start building every collected fragment, many at a time (see :mod:`.pool`)."""
