@@ -35,6 +35,7 @@ class BuildCollector:
         self.records: dict[str, dict[str, Any]] = {}
         self.report: dict[str, Any] | None = None
         self.written = 0
+        self.stale: list[str] = []  # node ids of earlier rows dropped as stale
 
     def pytest_codegen_sample_graded(self, record: dict[str, Any], config: pytest.Config) -> None:
         result = record.get("build")
@@ -44,7 +45,7 @@ class BuildCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        from ..keys import CONTROLLER_KEY
+        from ..keys import BUILD_KEY, CONTROLLER_KEY
         from .output import example_row, make_report, report_path, write_suite
 
         # (The run's shared claims and results are removed with the rest of what its
@@ -60,7 +61,9 @@ class BuildCollector:
         ]
         # API errors were not built: an earlier row of theirs stays.
         rebuilt = {n for n, r in self.results.items() if r["outcome"] != "api_error"}
-        self.written = len(write_suite(self.out, rows, rebuilt))
+        collection = self.config.stash[BUILD_KEY]
+        written, stale = write_suite(self.out, rows, rebuilt, collection.is_stale)
+        self.written, self.stale = len(written), [r["source"]["nodeid"] for r in stale]
         price = controller.price() if controller is not None else None
         self.report = make_report(self.results, price)
         self.report["suite_file"] = str(self.out)
@@ -96,4 +99,9 @@ class BuildCollector:
         for line in report_lines(self.report):  # rejection reasons quote the model's code
             tr.write_line(visible(line))
         tr.write_line(f"suite file: {self.out} ({self.written} examples)")
+        if self.stale:
+            tr.write_line(
+                f"  left out {len(self.stale)} examples of an earlier build whose target is"
+                f" gone or changed since: {', '.join(self.stale)}"
+            )
         tr.write_line(f"build report: {report_path(self.out)}")

@@ -13,6 +13,7 @@ report, so the controller (:mod:`.collector`) sees the same results with and wit
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -158,6 +159,31 @@ class BuildCollection:
             if path == root or root in path.parents:
                 return root
         return None
+
+    @functools.cached_property
+    def sources_now(self) -> dict[str, str]:
+        """The sha256 of the source of each function and method the input holds now, by id
+        (by any rule: one an earlier build chose by another glob is still there)."""
+        found: dict[str, str] = {}
+        for file in input_files(str(self.settings.build), Path(self.config.invocation_params.dir)):
+            root = self.root_of(file)
+            if root is None:
+                continue
+            node_root = root if root.is_dir() else self.files_root or root.parent
+            for fragment in fragments_in(file, node_root, "*"):
+                if not fragment.error:
+                    found.setdefault(fragment.id, fragment.sha256)
+        return found
+
+    def is_stale(self, row: dict[str, Any]) -> bool:
+        """Whether an earlier build's row is of this input (its source's path is in it) but
+        shows none of its fragments as they are now: the target is gone, or its source
+        changed since it was built."""
+        source = row["source"]
+        path = Path(self.config.invocation_params.dir) / str(source.get("path") or "")
+        if not source.get("path") or self.root_of(path) is None:
+            return False  # another input's
+        return self.sources_now.get(str(row.get("idx"))) != source.get("sha256")
 
     def pytest_collect_file(
         self, file_path: Path, parent: pytest.Collector

@@ -9,7 +9,8 @@ after the other), ``requirements`` (imports outside the standard library) and ``
 (path, line, repo, sha256 of the original fragment, the build's node id and model).
 
 A rerun of some fragments (``--lf``, ``-k``, a node id) updates the file: their rows are
-replaced or removed, the others stay.
+replaced or removed, the others stay, unless the input no longer holds their target as it was
+built (it is gone, or its source changed).
 
 The report (``<out>.report.json``, and in the terminal) counts examples per step in the form
 of the paper's Table 1, lists every rejected fragment with its stage and reason, and gives
@@ -19,7 +20,7 @@ tokens and cost per stage and the mutants' kill rates.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +56,18 @@ def example_row(result: dict[str, Any], nodeid: str, model: str) -> dict[str, An
     }
 
 
-def write_suite(path: Path, rows: list[dict[str, Any]], rebuilt: set[str]) -> list[dict]:
+def write_suite(
+    path: Path,
+    rows: list[dict[str, Any]],
+    rebuilt: set[str],
+    is_stale: Callable[[dict[str, Any]], bool],
+) -> tuple[list[dict], list[dict]]:
     """Write ``rows`` to ``path``, keeping the rows of an earlier build of the fragments this
-    run did not build (``rebuilt``: node ids of those it did). Returns what was written."""
+    run did not build (``rebuilt``: node ids of those it did) unless ``is_stale`` (their
+    target is gone from the input, or changed since). Returns what was written, and the
+    earlier rows dropped as stale."""
     kept: list[dict[str, Any]] = []
+    stale: list[dict[str, Any]] = []
     try:
         earlier = earlier_rows(path)
     except (OSError, ValueError):
@@ -66,11 +75,11 @@ def write_suite(path: Path, rows: list[dict[str, Any]], rebuilt: set[str]) -> li
     for row in earlier:
         nodeid = row["source"].get("nodeid")
         if nodeid and nodeid not in rebuilt:
-            kept.append(row)
+            (stale if is_stale(row) else kept).append(row)
     everything = sorted(kept + rows, key=lambda r: r["source"]["nodeid"])
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(everything, indent=1, ensure_ascii=False) + "\n")
-    return everything
+    return everything, stale
 
 
 def earlier_rows(path: Path) -> list[dict[str, Any]]:
