@@ -190,3 +190,42 @@ def test_helpers_named_test_that_the_code_uses_stay_in_the_context(
     assert "def test_count_tests" not in context and "__main__" not in context
     graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
     graded.assert_outcomes(passed=1)
+
+
+# Python names need not be ASCII: the suite built from them is graded like any other.
+UNICODE_NAMES = '''class Área:
+    def __init__(self, w, h):
+        self.w, self.h = w, h
+
+    def größe(self):
+        """Width times height."""
+        w = self.w
+        h = self.h
+        total = w * h
+        return total
+'''
+GROESSE_TEST = """def test_größe():
+    assert Área(2, 3).größe() == 6
+    assert Área(0, 3).größe() == 0
+    assert Área(1, 1).größe() == 1
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_suite_built_from_unicode_names_is_graded(pytester: pytest.Pytester, xdist: list) -> None:
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "shapes.py").write_text(UNICODE_NAMES, encoding="utf-8")
+    with BuildModel(answers={"Área.größe": {"test": GROESSE_TEST}}) as model:
+        built = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            "--codegen-build=src",
+            "--codegen-build-out=bench.json",
+            *xdist,
+        )
+    built.assert_outcomes(passed=1)
+    graded = pytester.runpytest_subprocess("bench.json", "--codegen-model=reference", *xdist)
+    graded.assert_outcomes(passed=1)
+    empty = pytester.runpytest_subprocess("bench.json", "--codegen-model=empty", *xdist)
+    empty.assert_outcomes(failed=1)
