@@ -273,3 +273,28 @@ def test_an_id_two_files_give_is_built_once_and_the_suite_grades(
             f"{spec[:4]}.json", "--codegen-model=validate", *xdist
         )
         graded.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_glob_over_a_directory_fails_no_file_that_lacks_its_name(
+    pytester: pytest.Pytester, xdist: list
+) -> None:
+    """`src::double` chooses `double` wherever it is: each other file of src failed with
+    `no function or method matches 'double'`. Matching nothing anywhere builds nothing."""
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "maths.py").write_text(DOUBLING)
+    (pytester.path / "src" / "words.py").write_text(DOUBLING.replace("double", "repeat"))
+    with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
+        for spec, outcome in (("src::double", 0), ("src::halve", 5)):
+            result = pytester.runpytest_subprocess(
+                "--codegen-model=vllm:tiny-builder",
+                f"--codegen-base-url={model.url}",
+                f"--codegen-cache={pytester.path / 'gen-cache'}",
+                f"--codegen-build={spec}",
+                "--codegen-build-out=bench.json",
+                *xdist,
+            )
+            assert result.ret == outcome, result.stdout.str()
+    result.stdout.fnmatch_lines(["codegen build: src::halve holds nothing to build (*"])
+    rows = json.loads((pytester.path / "bench.json").read_text())
+    assert [r["idx"] for r in rows] == ["maths.double"]

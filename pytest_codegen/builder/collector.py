@@ -77,7 +77,7 @@ class BuildCollector:
         spec = str(self.settings.build)
         pattern = split_spec(spec)[1]
         files = input_files(spec, Path(self.config.invocation_params.dir))
-        return any(fragments_in(file, file.parent, pattern) for file in files)
+        return any(fragments_in(file, file.parent, pattern, len(files) == 1) for file in files)
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
         from .inputs import MIN_BODY_LINES

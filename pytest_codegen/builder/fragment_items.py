@@ -74,7 +74,8 @@ class BuildFile(pytest.File):
     def collect(self) -> Iterator[BuildItem]:
         pattern = None if is_json_input(self.path) else self.pattern
         fixtureinfo = None
-        for fragment in fragments_in(self.path, self.root, pattern):
+        alone = self.config.stash[BUILD_KEY].roots == [self.path.resolve()]
+        for fragment in fragments_in(self.path, self.root, pattern, alone):
             item = BuildItem.from_parent(
                 self, name=fragment.name, fragment=fragment, fixtureinfo=fixtureinfo
             )

@@ -147,8 +147,12 @@ def _at_line(error: SyntaxError) -> str:
     return f"{error.msg} at line {error.lineno}" if error.lineno else str(error.msg)
 
 
-def fragments_of_file(path: Path, root: Path, pattern: str | None) -> list[Fragment]:
-    """The fragments of one ``.py`` file (``root``: what module names are relative to)."""
+def fragments_of_file(
+    path: Path, root: Path, pattern: str | None, alone: bool = True
+) -> list[Fragment]:
+    """The fragments of one ``.py`` file (``root``: what module names are relative to). A
+    ``pattern`` it has no match for is an error of the file when the input is this file
+    ``alone``; of a directory's files, some need not hold what it names."""
     shown = _shown(path)
     path, root = path.resolve(), root.resolve()
     module = ".".join(path.relative_to(root).with_suffix("").parts) if root != path else path.stem
@@ -187,7 +191,7 @@ def fragments_of_file(path: Path, root: Path, pattern: str | None) -> list[Fragm
                 docstring=ast.get_docstring(node) or "",
             )
         )
-    if pattern is not None and not fragments:
+    if pattern is not None and not fragments and alone:
         return [_broken(pattern, f"{shown}: no function or method matches {pattern!r}")]
     return fragments
 
@@ -331,8 +335,9 @@ def _test_under(file: Path, top: Path) -> bool:
         return is_test_file(Path(file.name))
 
 
-def fragments_in(file: Path, root: Path, pattern: str | None) -> list[Fragment]:
-    """The fragments ``file`` holds (``root``: the directory given, for module names)."""
+def fragments_in(file: Path, root: Path, pattern: str | None, alone: bool = True) -> list[Fragment]:
+    """The fragments ``file`` holds (``root``: the directory given, for module names;
+    ``alone``: whether it is the whole input)."""
     if is_json_input(file):
         return fragments_of_rows(file)
-    return fragments_of_file(file, root, pattern)
+    return fragments_of_file(file, root, pattern, alone)
