@@ -298,3 +298,26 @@ def test_a_glob_over_a_directory_fails_no_file_that_lacks_its_name(
     result.stdout.fnmatch_lines(["codegen build: src::halve holds nothing to build (*"])
     rows = json.loads((pytester.path / "bench.json").read_text())
     assert [r["idx"] for r in rows] == ["maths.double"]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_code_that_holds_the_mask_is_an_input_error(pytester: pytest.Pytester, xdist: list) -> None:
+    """Grading puts the answer at the first `__MASK__` of an example's program: code that
+    holds that text had its answer spliced into it, and was rejected after three debug
+    rounds for a SyntaxError. It fails at once, naming the file, and asks the model nothing."""
+    (pytester.path / "src").mkdir()
+    marked = 'MARK = "__MASK__"  # the placeholder\n\n\n' + DOUBLING
+    (pytester.path / "src" / "marks.py").write_text(marked)
+    with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
+        result = pytester.runpytest_subprocess(
+            "--codegen-model=vllm:tiny-builder",
+            f"--codegen-base-url={model.url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            "--codegen-build=src",
+            *xdist,
+        )
+        assert model.requests_for() == []
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["  src/marks.py::double  input: src/marks.py: it holds the text __MASK__, the suite's*"]
+    )

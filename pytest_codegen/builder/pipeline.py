@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..kinds.execcsn import empty_function
+from ..kinds.execcsn_program import MASK
 from ..models.base import Completion, SamplingParams
 from ..outcomes import TAMPERED, Verdict
 from . import checks, stage_prompts
@@ -149,6 +150,8 @@ class Pipeline:
         try:
             if f.error:
                 raise Rejected("input", f.error)
+            if MASK in f.context:  # grading would put the answer at the first one
+                raise Rejected("input", f"{f.path}: it holds the text {MASK}, the suite's mask")
             sandboxed = self._regenerate(
                 "sandbox",
                 self._prompt(
