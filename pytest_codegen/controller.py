@@ -44,7 +44,7 @@ from .reporting.records import SampleRecord, missing_record
 from .reporting.summary import write_summary
 from .scoring.passk import summarize
 from .settings import Settings
-from .user_hooks import HookFailure, call_hook
+from .user_hooks import HookFailure, call_hook, tell_hook_failures
 
 
 class RunReporter:
@@ -204,13 +204,7 @@ class RunReporter:
         ):
             # A worker's internal error loses the samples it held: its scores are not the run's.
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
-        if self.hook_failures:
-            more = len(self.hook_failures) - 1
-            sys.stderr.write(
-                f"ERROR: {self.hook_failures[0]}"
-                + (f" (and on {more} more samples)\n" if more else "\n")
-            )
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        tell_hook_failures(self.hook_failures, session)
         write_reports(self)
         tell_unwritten(self, session)
 

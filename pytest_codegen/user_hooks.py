@@ -7,6 +7,7 @@ handled where the hook is called)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,12 @@ def implementation_line(config: pytest.Config, error: BaseException) -> str | No
     except ValueError:
         shown = str(path)
     return f"{shown}:{line}"
+
+
+def tell_hook_failures(failures: list[str], session: pytest.Session) -> None:
+    """At the run's end: the first of ``failures`` (an implementation of
+    ``pytest_codegen_sample_graded`` that raised, one line each) and how many more, exit 4."""
+    if failures:
+        more = f" (and on {len(failures) - 1} more samples)" if len(failures) > 1 else ""
+        sys.stderr.write(f"ERROR: {failures[0]}{more}\n")
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
