@@ -172,3 +172,15 @@ def _docstring(program: str, func_name: str) -> str:
         if isinstance(node, ast.FunctionDef) and node.name == short:
             return " ".join((ast.get_docstring(node) or f"implements {short}").split())
     return f"implements {short}"
+
+
+def run_build(pytester: Any, model: BuildModel, spec: str, *args: str) -> Any:
+    """A pytest run that builds ``spec`` (``--codegen-build``) with ``model``, its generation
+    cache in the test's directory; ``args`` are pytest's further arguments."""
+    return pytester.runpytest_subprocess(
+        "--codegen-model=vllm:tiny-builder",
+        f"--codegen-base-url={model.url}",
+        f"--codegen-cache={pytester.path / 'gen-cache'}",
+        f"--codegen-build={spec}",
+        *args,
+    )

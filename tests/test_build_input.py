@@ -10,7 +10,7 @@ import json
 
 import pytest
 from conftest import XDIST_MODES
-from fake_builder import BuildModel
+from fake_builder import BuildModel, run_build
 
 from pytest_codegen.builder.inputs import fragments_of_rows
 
@@ -87,11 +87,10 @@ def test_files_outside_the_rootdir_keep_their_names_in_node_ids(
     for name in ("a", "b"):
         (elsewhere / f"{name}.py").write_text(DOUBLING)
     with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
-        result = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            f"--codegen-build={elsewhere}/*.py",
+        result = run_build(
+            pytester,
+            model,
+            f"{elsewhere}/*.py",
             "--codegen-build-out=bench.json",
             *xdist,
         )
@@ -220,11 +219,10 @@ def test_a_glob_across_directories_gives_each_file_its_own_module(
         (pytester.path / "src" / name).mkdir(parents=True)
         (pytester.path / "src" / name / "util.py").write_text(DOUBLING)
     with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
-        result = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            "--codegen-build=src/*/util.py",
+        result = run_build(
+            pytester,
+            model,
+            "src/*/util.py",
             "--codegen-build-out=bench.json",
             *xdist,
         )
@@ -257,11 +255,10 @@ def test_an_id_two_files_give_is_built_once_and_the_suite_grades(
         ("src", "  src/util.py::Tool.double  input: id 'util.Tool.double' is also the id of *"),
     ):
         with BuildModel(answers=answers) as model:
-            result = pytester.runpytest_subprocess(
-                "--codegen-model=vllm:tiny-builder",
-                f"--codegen-base-url={model.url}",
-                f"--codegen-cache={pytester.path / 'gen-cache'}",
-                f"--codegen-build={spec}",
+            result = run_build(
+                pytester,
+                model,
+                f"{spec}",
                 f"--codegen-build-out={spec[:4]}.json",
                 "-p",
                 "no:randomly",
@@ -286,11 +283,10 @@ def test_a_glob_over_a_directory_fails_no_file_that_lacks_its_name(
     (pytester.path / "src" / "words.py").write_text(DOUBLING.replace("double", "repeat"))
     with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
         for spec, outcome in (("src::double", 0), ("src::halve", 5)):
-            result = pytester.runpytest_subprocess(
-                "--codegen-model=vllm:tiny-builder",
-                f"--codegen-base-url={model.url}",
-                f"--codegen-cache={pytester.path / 'gen-cache'}",
-                f"--codegen-build={spec}",
+            result = run_build(
+                pytester,
+                model,
+                f"{spec}",
                 "--codegen-build-out=bench.json",
                 *xdist,
             )
@@ -309,11 +305,10 @@ def test_code_that_holds_the_mask_is_an_input_error(pytester: pytest.Pytester, x
     marked = 'MARK = "__MASK__"  # the placeholder\n\n\n' + DOUBLING
     (pytester.path / "src" / "marks.py").write_text(marked)
     with BuildModel(answers={"double": {"test": DOUBLE_TEST}}) as model:
-        result = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            "--codegen-build=src",
+        result = run_build(
+            pytester,
+            model,
+            "src",
             *xdist,
         )
         assert model.requests_for() == []

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from conftest import XDIST_MODES
-from fake_builder import BuildModel
+from fake_builder import BuildModel, run_build
 
 FUNCTION = '''def {name}(x):
     """{doc}"""
@@ -38,11 +38,10 @@ def build(pytester: pytest.Pytester, spec: str, *args: str) -> list[tuple[str, s
         for name, factor in (("double", 2), ("twice", 2), ("treble", 3), ("other", 2))
     }
     with BuildModel(answers=answers) as model:
-        result = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            f"--codegen-build={spec}",
+        result = run_build(
+            pytester,
+            model,
+            f"{spec}",
             "--codegen-build-out=bench.json",
             *args,
         )

@@ -9,7 +9,7 @@ import json
 
 import pytest
 from conftest import XDIST_MODES
-from fake_builder import BuildModel
+from fake_builder import BuildModel, run_build
 
 TWICE_DEFINED = '''from typing import overload
 
@@ -65,11 +65,10 @@ def test_a_name_defined_twice_builds_the_def_grading_takes(
     (pytester.path / "src" / "store.py").write_text(TWICE_DEFINED)
     answers = {"Box.v": {"test": BOX_TEST}, "bump": {"test": BUMP_TEST}}
     with BuildModel(answers=answers) as model:
-        built = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            "--codegen-build=src",
+        built = run_build(
+            pytester,
+            model,
+            "src",
             "--codegen-build-out=bench.json",
             *xdist,
         )
@@ -114,11 +113,10 @@ def test_a_target_after_a_form_feed_or_line_separator_is_masked_whole(
     (pytester.path / "src").mkdir()
     (pytester.path / "src" / "pages.py").write_text(SEPARATED, encoding="utf-8")
     with BuildModel(answers={"shout": {"test": SHOUT_TEST}}) as model:
-        built = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            "--codegen-build=src",
+        built = run_build(
+            pytester,
+            model,
+            "src",
             "--codegen-build-out=bench.json",
             *xdist,
         )
@@ -173,11 +171,10 @@ def test_helpers_named_test_that_the_code_uses_stay_in_the_context(
     (pytester.path / "src" / "finder.py").write_text(TEST_NAMED_HELPERS)
     answers = {"count_tests": {"test": COUNT_TEST, "aug": COUNT_AUGMENTED}}
     with BuildModel(answers=answers) as model:
-        built = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            "--codegen-build=src::count_tests",
+        built = run_build(
+            pytester,
+            model,
+            "src::count_tests",
             "--codegen-build-out=bench.json",
             *xdist,
         )
@@ -216,11 +213,10 @@ def test_a_suite_built_from_unicode_names_is_graded(pytester: pytest.Pytester, x
     (pytester.path / "src").mkdir()
     (pytester.path / "src" / "shapes.py").write_text(UNICODE_NAMES, encoding="utf-8")
     with BuildModel(answers={"Área.größe": {"test": GROESSE_TEST}}) as model:
-        built = pytester.runpytest_subprocess(
-            "--codegen-model=vllm:tiny-builder",
-            f"--codegen-base-url={model.url}",
-            f"--codegen-cache={pytester.path / 'gen-cache'}",
-            "--codegen-build=src",
+        built = run_build(
+            pytester,
+            model,
+            "src",
             "--codegen-build-out=bench.json",
             *xdist,
         )
