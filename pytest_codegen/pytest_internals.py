@@ -46,6 +46,24 @@ class ShortFailureRepr:
         return self.short_failure(excinfo) or super()._repr_failure_py(excinfo, style=style)  # type: ignore[misc]
 
 
+class CollectErrorLine:
+    """A collector's failure shown as its message alone, in the errors section and in the
+    short summary (``ERROR suite.jsonl - suite.jsonl:2: not valid JSON ...``). pytest wraps a
+    plain string from ``repr_failure`` in a repr without a crash message, so its summary named
+    the file alone, while xdist sends the report on as a string, which the summary quotes:
+    given a ``reprcrash`` message, both say the same line."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.reprcrash = self  # what the short summary reads: ``reprcrash.message``
+
+    def toterminal(self, tw: Any) -> None:
+        tw.line(self.message, red=True)
+
+    def __str__(self) -> str:  # what xdist sends of it
+        return self.message
+
+
 def junitxml_of(config: pytest.Config) -> Any:
     """The run's junitxml writer, if ``--junitxml`` is on, to add suite-level properties (the
     public ``record_testsuite_property`` fixture is per test, not per session)."""

@@ -4,6 +4,7 @@ without xdist (a worker's error must not vanish into "no samples were graded")."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import TINY, XDIST_MODES
@@ -244,3 +245,31 @@ def test_without_a_model_the_projects_own_tests_run_as_before(pytester, tiny, xd
     result.assert_outcomes(passed=1)
     result = pytester.runpytest_subprocess("data.json", *xdist)
     assert "benchmark suite" not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("bad", ["cut.jsonl", "cat/bad.test.js"])
+def test_a_malformed_suite_in_a_directory_ends_the_run_with_the_same_lines_with_xdist(
+    pytester, monkeypatch, bad
+):
+    # pytest's short summary named the file alone without xdist ("ERROR suites/cut.jsonl")
+    # and added the reason with -n 2, where the report crosses from a worker as text.
+    suites = pytester.mkdir("suites")
+    (suites / "tiny.jsonl").write_text(TINY.read_text())
+    (suites / "cut.jsonl").write_text(f"{FIRST.replace('tiny/add', 'cut/add')}\n{NO_BRACE}\n")
+    (suites / "cat").mkdir()
+    # A React test file in Latin-1.
+    (suites / "cat" / "bad.test.js").write_bytes(b'test("\xe9", () => expect(1).toBe(1));\n')
+    (suites / ("cat" if bad == "cut.jsonl" else "cut.jsonl")).rename(pytester.path / "aside")
+    monkeypatch.setenv("COLUMNS", "400")  # the summary's reason uncut
+    endings = []
+    for xdist in ([], ["-n", "2"]):
+        result = pytester.runpytest_subprocess("--codegen-model=reference", "suites", *xdist)
+        assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+        lines = result.stdout.lines
+        summary = lines[lines.index(next(x for x in lines if "short test summary" in x)) :]
+        endings.append([re.sub(r" in [0-9.]+s", "", line).strip("= ") for line in summary])
+    plain, with_xdist = endings
+    assert plain == with_xdist
+    (error,) = [line for line in plain if line.startswith("ERROR ")]
+    reason = "not valid JSON" if bad == "cut.jsonl" else "cannot read ('utf-8' codec"
+    assert error.startswith(f"ERROR suites/{bad} - ") and reason in error, error

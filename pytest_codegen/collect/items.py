@@ -20,7 +20,12 @@ from ..keys import runner_of, settings_of
 from ..kinds.registry import kinds_of
 from ..outcomes import SampleFailed, SampleNotGenerated
 from ..problems import Problem, SuiteError, distinct_node_names, mark_unsolvable, suite_limits
-from ..pytest_internals import ShortFailureRepr, fixture_closure, give_param_id
+from ..pytest_internals import (
+    CollectErrorLine,
+    ShortFailureRepr,
+    fixture_closure,
+    give_param_id,
+)
 from ..user_hooks import HookFailure, call_hook
 from .sample_counts import samples_of
 from .samples_file import note_loaded
@@ -84,9 +89,9 @@ class SuiteSamples:
     class CollectError(Exception):
         """A suite that cannot be read; pytest shows just this message."""
 
-    def repr_failure(self, excinfo: Any) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: Any) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, (self.CollectError, SuiteError, HookFailure)):
-            return str(excinfo.value)
+            return CollectErrorLine(str(excinfo.value))
         return super().repr_failure(excinfo)  # type: ignore[misc]
 
 
