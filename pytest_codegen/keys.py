@@ -37,7 +37,8 @@ PROBLEM_FILES_KEY = pytest.StashKey[dict[tuple[str, str], Path]]()
 # Suites read while collecting -> their (suite, problem id) pairs, when a samples file is
 # checked against them (collect.samples_file).
 LOADED_SUITES_KEY = pytest.StashKey[dict[Path, list[tuple[str, str]]]]()
-# What that check found: {"error": line} or {"warning": line}.
+# What that check found: {"error": line} or {"warning": line}; also the error of a grading
+# environment found unusable there (runner.SampleRunner.pytest_collection_modifyitems).
 SAMPLES_FILE_KEY = pytest.StashKey[dict[str, str]]()
 # Task id -> samples a problem gets from a replayed samples file (collect.sample_counts).
 REPLAYED_COUNTS_KEY = pytest.StashKey["dict[str, int] | None"]()

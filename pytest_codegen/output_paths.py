@@ -55,7 +55,7 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
         if not problem and path.resolve() in written:
             other = written[path.resolve()]
             problem = f"{shown_path(path, base)} is also the file of {other} (give each its own)"
-        written.setdefault(path.resolve(), _source(config, name))
+        written.setdefault(path.resolve(), source_of(config, name))
         if not problem and name == "results" and path.name.endswith(".gz"):
             # Written line by line as plain text, which every reader of a .gz would refuse.
             problem = (
@@ -65,7 +65,7 @@ def check_output_files(config: pytest.Config, settings: Settings) -> None:
         if not problem and name == "build_out":
             problem = _not_a_suite(config, settings, path)
         if problem:
-            raise pytest.UsageError(f"{_source(config, name)}: {problem}")
+            raise pytest.UsageError(f"{source_of(config, name)}: {problem}")
 
 
 def _not_a_suite(config: pytest.Config, settings: Settings, path: Path) -> str | None:
@@ -152,7 +152,7 @@ def write_text_file(path: Path, text: str) -> None:
 
 def cannot_write(config: pytest.Config, name: str, path: Path, reason: str) -> str:
     """The line that says the file of option ``name`` could not be written, and why."""
-    return refused_line(_source(config, name), path, Path(config.invocation_params.dir), reason)
+    return refused_line(source_of(config, name), path, Path(config.invocation_params.dir), reason)
 
 
 def refused_line(flag: str, path: Path, base: Path, reason: str) -> str:
@@ -165,7 +165,7 @@ def shown_path(path: Path, base: Path) -> str:
     return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
 
 
-def _source(config: pytest.Config, name: str) -> str:
+def source_of(config: pytest.Config, name: str) -> str:
     """The option as the user gave it: its flag, or its ini key."""
     opt = next(o for o in OPTIONS if o.name == name)
     if config.getoption(opt.flag_name) is not None or not config.getini(opt.ini_name):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import outcomes
+from .collect.samples_file import refuse_before_grading
 from .collect.selection import builtin_files
 from .execution.executor import Executor
 from .execution.hidden import pytest_cache_dir
@@ -26,6 +27,7 @@ from .keys import GENERATION_STATS_KEY, STARTED_AT_KEY, TRIPWIRE_STATE_KEY
 from .kinds.registry import kinds_of
 from .models.builtin import ValidateModel
 from .outcomes import SampleFailed, SampleNotGenerated
+from .output_paths import source_of
 from .problems import Problem, unsolvable_reason
 from .recorder import SampleRecorder
 from .sample_text import encodable_data, show_visibly, visible
@@ -85,6 +87,21 @@ class SampleRunner:
         self.froze_gc = gc.get_freeze_count() == 0
         gc.collect()
         gc.freeze()
+
+    @pytest.hookimpl(trylast=True)  # on the samples left to grade
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[Any]) -> None:
+        """A host that cannot grade the React samples of the run (no usable Node, a Jest
+        toolchain that cannot be installed or does not start) ends it before any is graded,
+        with one line: every sample would otherwise be scored as crashed."""
+        if config.option.collectonly or not any(
+            self.executor.grades_on_node(item.problem)
+            for item in items
+            if isinstance(getattr(item, "problem", None), Problem)
+        ):
+            return
+        error = self.executor.node_environment_error(source_of(config, "node"))
+        if error is not None:
+            refuse_before_grading(config, items, error)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(

@@ -154,13 +154,28 @@ class SamplesFileCheck:
         if workeroutput is not None:  # for the controller, which collects nothing
             workeroutput[SAMPLES_FILE_OUT] = found
         if "error" in found:  # nothing to grade: the run ends with the error (exit 4)
-            keep, samples = [], []
-            for item in items:
-                is_sample = isinstance(getattr(item, "problem", None), Problem)
-                (samples if is_sample else keep).append(item)
-            if samples:
-                config.hook.pytest_deselected(items=samples)
-                items[:] = keep
+            deselect_samples(config, items)
+
+
+def refuse_before_grading(config: pytest.Config, items: list[Any], error: str) -> None:
+    """Where collection runs: end the run with ``error``, one line told as a usage error
+    (exit 4) by the process that reports the run, before any sample is graded."""
+    found = config.stash.setdefault(SAMPLES_FILE_KEY, {})
+    found["error"] = error
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:  # for the controller, which collects nothing
+        workeroutput[SAMPLES_FILE_OUT] = found
+    deselect_samples(config, items)
+
+
+def deselect_samples(config: pytest.Config, items: list[Any]) -> None:
+    keep, samples = [], []
+    for item in items:
+        is_sample = isinstance(getattr(item, "problem", None), Problem)
+        (samples if is_sample else keep).append(item)
+    if samples:
+        config.hook.pytest_deselected(items=samples)
+        items[:] = keep
 
 
 def note_loaded(config: pytest.Config, path: Path, problems: list[Problem]) -> None:

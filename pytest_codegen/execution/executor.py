@@ -186,6 +186,30 @@ class Executor:
                 raise SampleFailed(self._jest_error) from None
         return self._jest
 
+    def node_environment_error(self, source: str) -> str | None:
+        """Why this host cannot grade React samples, in one line (None: it can): its Node
+        does not start, is too old or is no Node (``source`` names the option that set it),
+        or the Jest toolchain cannot be installed, or its runner fails the warm-up. Found
+        before any sample runs, so it is the machine's, never a sample's: a runner that dies
+        later, on a sample, stays that sample's crash."""
+        from .jest.node_env import NodeNotFoundError, ToolchainError, find_node
+        from .jest.warm_runner import JestRunner, RunnerError
+
+        try:
+            node = find_node(self.settings.node)
+        except NodeNotFoundError as e:
+            return f"{source}: {e}" if self.settings.node else f"React suites: {e}"
+        try:
+            if self._jest is None:
+                self._jest = JestRunner(node=node, memory_mb=self.settings.memory)
+            if not self._jest.alive:
+                self._jest.start()
+        except ToolchainError as e:
+            return f"React suites: the Jest toolchain cannot be installed: {_one_line(e)}"
+        except RunnerError as e:
+            return f"React suites: the Jest environment does not work: {_one_line(e)}"
+        return None
+
     def grades_on_node(self, problem: Problem) -> bool:
         return self.kinds.of(problem).runtime == NODE
 
@@ -199,3 +223,12 @@ class Executor:
             zygote.Zygote.shutdown()
         if self._jest is not None:
             self._jest.close()
+
+
+def _one_line(error: Exception) -> str:
+    """An error's first line and, when a tool's output follows, that output's last line
+    (npm's names its log)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if len(lines) < 2:
+        return lines[0] if lines else type(error).__name__
+    return f"{lines[0].rstrip(':')}; {lines[-1].removeprefix('npm error ')}"

