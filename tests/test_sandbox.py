@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -242,3 +243,21 @@ def test_the_launcher_writes_bytecode_only_where_its_grader_would(tmp_path, flag
         [sys.executable, *flags, "-c", grade], cwd=tmp_path, env=env, check=True, timeout=300
     )
     assert list(package.rglob("__pycache__")) == []
+
+
+def test_a_launch_that_fails_leaves_no_pipe_file_or_folder_behind():
+    """When the launcher cannot hand out a process, the sandbox's pipes, its output file and
+    the sample's working directory are released at once, not left for each failed launch."""
+    Zygote.shutdown()
+    launcher = Zygote.get()
+    workroot = Path(launcher.workroot)
+    try:
+        launcher.sock.shutdown(socket.SHUT_RDWR)  # the launcher can no longer be asked
+        open_before = set(os.listdir("/proc/self/fd"))
+        for _ in range(3):
+            with pytest.raises(SampleCrashed, match="launcher died"):
+                Sandbox(LIMITS, stderr_apart=True, sealed=True)
+        assert set(os.listdir("/proc/self/fd")) == open_before
+        assert list(workroot.glob("sample-*")) == []
+    finally:
+        Zygote.shutdown()

@@ -97,6 +97,10 @@ class Sandbox:
             spare = zygote.spawn(
                 config, self.workdir, fds, preload, sealed=sealed, mark=self._mark.decode()
             )
+        except BaseException:
+            # No sample holds them, and no caller gets this object to close.
+            self._release()
+            raise
         finally:
             for fd in (req_r, resp_w, key_r):
                 if fd is not None:
@@ -364,6 +368,10 @@ class Sandbox:
             self.end()
         except SampleCrashed:
             pass  # the zygote is gone, and every sample of it
+        self._release()
+
+    def _release(self) -> None:
+        """Close this side's pipe ends and files, and remove the sample's working directory."""
         for fd in (self._req_w, self._resp_r):
             try:
                 os.close(fd)
