@@ -264,6 +264,21 @@ SAMPLES = [
         True,
         False,
     ),
+    # A float subclass: close enough is not enough there, as its type is not float's.
+    (
+        "HumanEval/1",
+        "completion",
+        "    class Mean(float):\n        pass\n    return Mean(sum(xs) / len(xs) + 1e-9)\n",
+        False,
+        False,
+    ),
+    (
+        "HumanEval/1",
+        "completion",
+        "    class Mean(float):\n        pass\n    return Mean(sum(xs) / len(xs))\n",
+        True,
+        True,
+    ),
 ]
 
 

@@ -184,7 +184,7 @@ def _grade_set(
                         f"{where()}: returned an object that is not plain data ({out!r}), "
                         f"expected {_show(want)}"
                     )
-            ok, atol = matches(dataset, entry, args, out, want, atol)
+            ok, atol = matches(dataset, entry, args, out, want, atol, box.subclass_answer)
             if not ok:
                 shown = (
                     f"a zero of the polynomial (within {atol:g})"

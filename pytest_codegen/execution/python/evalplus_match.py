@@ -45,9 +45,17 @@ def is_floats(value: Any) -> bool:
 
 
 def matches(
-    dataset: str, entry_point: str, args: list[Any], out: Any, expected: Any, atol: float
+    dataset: str,
+    entry_point: str,
+    args: list[Any],
+    out: Any,
+    expected: Any,
+    atol: float,
+    subclass: bool = False,
 ) -> tuple[bool, float]:
-    """``(whether out is right, the atol for the inputs after this one)``.
+    """``(whether out is right, the atol for the inputs after this one)``. ``subclass``: the
+    candidate returned an object of a subclass of ``out``'s type (it crossed as ``out``),
+    which only an exact match passes, as EvalPlus first checks the types are the same.
 
     The tolerance carries over: as in EvalPlus, a problem whose atol is 0 compares with 1e-6
     from its first float output on, for the rest of that run of inputs."""
@@ -59,7 +67,7 @@ def matches(
             return abs(_poly(*args, out)) <= atol, atol
         if atol == 0 and is_floats(expected):
             atol = DEFAULT_FLOAT_ATOL
-        if exact or atol == 0:
+        if exact or atol == 0 or subclass:
             return bool(exact), atol
         return _allclose(out, expected, atol), atol
     except Exception:  # noqa: BLE001 - an output the rules cannot even compare is wrong

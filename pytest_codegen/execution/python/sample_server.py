@@ -100,6 +100,8 @@ class Server:
             known = len(self.objects)
             try:
                 reply = {"ok": self.wire.encode(result, self.ref)}
+                if self.wire.crossed_as_base(result, reply["ok"]):
+                    reply["subclass"] = True  # what the value alone no longer says
             except MemoryError:
                 raise
             except Exception as exc:  # noqa: BLE001 - reading the answer is not the call

@@ -110,6 +110,8 @@ class Sandbox:
         self._buffer, self._scanned = bytearray(), 0
         self._planned: collections.deque[PlannedCall] = collections.deque()
         self.diverged = False
+        # Whether the last reply's value stands for an object of a subclass of its type.
+        self.subclass_answer = False
         # The first timeout, crash or tampering raised to the grader: a test that catches it
         # (a bare ``except:``) must not turn it into a pass (see grader.grade_in_sandbox).
         self.failure: BaseException | None = None
@@ -248,6 +250,7 @@ class Sandbox:
             while True:
                 message = self._receive_line()
                 if "attempt" not in message:
+                    self.subclass_answer = message.get("subclass") is True
                     return message
                 self._note_attempt(message["attempt"])
         except (SampleTimeout, SampleCrashed, SampleTampered) as e:

@@ -31,6 +31,11 @@ class WireError(Exception):
 
 
 _SCALARS = (type(None), bool, int, str)
+# The types that cross as themselves (encode()'s own cases).
+_PLAIN = frozenset(
+    {*_SCALARS, float, list, tuple, dict, set, frozenset, bytes, complex, decimal.Decimal}
+    | {datetime.datetime, datetime.date, datetime.time, datetime.timedelta}
+)
 # An int of 4300 digits or more has no str() (Python's digit limit), so JSON cannot write or
 # read it: one this far from 0 (3,900 digits and more) crosses in hex, which has no limit.
 _DECIMAL_INTS = 1 << 13_000
@@ -97,6 +102,14 @@ def encode(value: Any, ref: Any = None, depth: int = 0) -> Any:
     if ref is None:
         raise WireError(f"{t.__name__} object is not plain data")
     return {"$ref": ref(value)}
+
+
+def crossed_as_base(value: Any, encoded: Any) -> bool:
+    """Whether ``value`` (encoded as ``encoded``) crossed as the plain value of a type it
+    subclasses: a grader that checks an answer's type (EvalPlus's) must not take it for one."""
+    if type(value) in _PLAIN or isinstance(encoded, dict) and {"$np", "$nd", "$ref"} & set(encoded):
+        return False
+    return any(isinstance(value, base) for base, _ in _BASES)
 
 
 _BASES: tuple[tuple[type, Any], ...] = (
