@@ -314,22 +314,23 @@ def test_an_exception_that_names_itself_built_in_is_not_caught_as_one(pytester, 
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
 def test_an_answer_that_cannot_be_read_is_no_exception_of_the_call(pytester, mode):
-    """A call that returns has not raised, whatever reading its answer raises: a list whose
-    iteration raises ValueError, or an answer nested past what the wire carries, is malformed
+    """A call that returns has not raised, whatever reading its answer raises: a NumPy array
+    whose dtype raises ValueError, or an answer nested past what the wire carries, is malformed
     data (the sample has crashed), never a ValueError the tests catch as the call's, nor a
     RecursionError of writing it (a dict) or of reading it in the grading process (a
     tuple)."""
-    lying_list = (
-        "    if x > 100:\n        class L(list):\n            def __iter__(self):\n"
+    lying_array = (
+        "    if x > 100:\n        import numpy\n        class L(numpy.ndarray):\n"
+        "            @property\n            def dtype(self):\n"
         "                raise ValueError('not from the call')\n"
-        "        return L([1])\n    return -x\n"
+        "        return numpy.zeros(1).view(L)\n    return -x\n"
     )
     too_deep = (
         "    if x > 100:\n        v = []\n        for _ in range(5000):\n"
         "            v = [v]\n        return v\n    return -x\n"
     )
     nested = [too_deep.replace("[v]", wrap).replace("5000", "300") for wrap in ("{1: v}", "(v,)")]
-    records = grade_must_raise(pytester, [lying_list, too_deep, *nested], mode)
+    records = grade_must_raise(pytester, [lying_array, too_deep, *nested], mode)
     assert [records[i]["outcome"] for i in range(4)] == ["crashed"] * 4, records
     assert "its L answer could not be read (ValueError)" in records[0]["error"], records[0]
     for i, kind in enumerate(("list", "dict", "tuple"), 1):
@@ -356,3 +357,44 @@ def test_a_huge_wrong_answer_is_not_diffed_whole_on_ci(pytester, monkeypatch, mo
     assert len(result.stdout.str()) < 100_000, result.stdout.str()[-2000:]
     assert record["outcome"] == "failed", record
     assert "assert ['wrong item 0', 'wrong item 1'," in record["error"], record
+
+
+# Each holds a wrong answer and shows the right one to whoever reads it through its
+# overridable methods: the benchmark's own grader compares what it holds (a list's ==, a
+# dict's ==), and fails it.
+SHOWS_OTHER_THAN_IT_HOLDS = {
+    "list": "    class Shown(list):\n"
+    "        def __iter__(self):\n"
+    "            return iter([s for s in strings if s.startswith(prefix)])\n"
+    "    return Shown()\n",
+    "tuple": "    class Shown(tuple):\n"
+    "        def __iter__(self):\n"
+    "            return iter([s for s in strings if s.startswith(prefix)])\n"
+    "    return Shown()\n",
+    "claimed class": "    class Shown:\n"
+    "        __class__ = property(lambda self: list)\n"
+    "        def __iter__(self):\n"
+    "            return iter([s for s in strings if s.startswith(prefix)])\n"
+    "    return Shown()\n",
+}
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_an_answer_crosses_as_what_it_holds_not_as_what_it_shows(pytester, mode):
+    replay = pytester.path / "replay.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": "HumanEval/29", "sample_index": i, "completion": c}) + "\n"
+            for i, c in enumerate(SHOWS_OTHER_THAN_IT_HOLDS.values())
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        f"--codegen-model=replay:{replay}",
+        f"--codegen-samples={len(SHOWS_OTHER_THAN_IT_HOLDS)}",
+        "humaneval::HumanEval_29",
+        "--codegen-results=r.jsonl",
+        *mode,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    outcomes = {r["sample_index"]: r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
+    assert outcomes == {0: "failed", 1: "failed", 2: "failed"}

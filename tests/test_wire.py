@@ -54,6 +54,61 @@ def test_subclasses_cross_as_their_plain_base():
     assert type(wire.decode_value(wire.encode(OrderedDict(a=1)))) is dict
 
 
+def test_subclasses_cross_as_what_they_hold_whatever_their_methods_show():
+    class Shown(list):
+        def __iter__(self):
+            return iter([9])
+
+    class ShownTuple(tuple):
+        def __iter__(self):
+            return iter([9])
+
+        def __getitem__(self, index):
+            return 9
+
+    class ShownDict(dict):
+        def keys(self):
+            return ["z"]
+
+        def __iter__(self):
+            return iter(["z"])
+
+        def __getitem__(self, key):
+            return 9
+
+    class ShownBytes(bytes):
+        def __bytes__(self):
+            return b"z"
+
+    class ShownOrder(OrderedDict):
+        def keys(self):
+            return ["z"]
+
+    ordered = ShownOrder(a=1, b=2)
+    ordered.move_to_end("a")
+    for value, held in [
+        (Shown([1, 2]), [1, 2]),
+        (ShownTuple((1, 2)), (1, 2)),
+        (ShownDict(a=1), {"a": 1}),
+        (ShownBytes(b"ab"), b"ab"),
+        (ordered, {"b": 2, "a": 1}),
+    ]:
+        back = wire.decode_value(json.loads(json.dumps(wire.encode(value))))
+        assert type(back) is type(held) and back == held
+    assert list(wire.decode_value(wire.encode(ordered))) == ["b", "a"]  # its own order
+
+
+def test_an_object_that_claims_a_plain_class_stays_behind_a_reference():
+    class Claims:
+        __class__ = property(lambda self: list)
+
+        def __iter__(self):
+            return iter([1, 2])
+
+    assert isinstance(Claims(), list)  # what isinstance believes
+    assert wire.encode(Claims(), lambda obj: 7) == {"$ref": 7}
+
+
 NUMPY_VALUES = [
     numpy.int64(5),
     numpy.uint8(200),

@@ -14,6 +14,7 @@ and cross as ``{"$ref": id}``.
 from __future__ import annotations
 
 import base64
+import collections
 import datetime
 import decimal
 import json
@@ -95,9 +96,10 @@ def encode(value: Any, ref: Any = None, depth: int = 0) -> Any:
         if tagged is not None:
             return tagged
     # Subclasses of plain types (namedtuple, OrderedDict, IntEnum, str subclasses...) cross as
-    # their plain base value: whatever they override stays behind.
+    # their plain base value: whatever they override stays behind. By its real type: an
+    # object can claim any class through a ``__class__`` property, and isinstance believes it.
     for base, convert in _BASES:
-        if isinstance(value, base):
+        if issubclass(t, base):
             return encode(convert(value), ref, depth)
     if ref is None:
         raise WireError(f"{t.__name__} object is not plain data")
@@ -109,19 +111,30 @@ def crossed_as_base(value: Any, encoded: Any) -> bool:
     subclasses: a grader that checks an answer's type (EvalPlus's) must not take it for one."""
     if type(value) in _PLAIN or isinstance(encoded, dict) and {"$np", "$nd", "$ref"} & set(encoded):
         return False
-    return any(isinstance(value, base) for base, _ in _BASES)
+    return any(issubclass(type(value), base) for base, _ in _BASES)
 
 
+def _held_items(value: dict[Any, Any]) -> Any:
+    """A dict's items as it holds them; an ``OrderedDict``'s in its own order (which
+    ``move_to_end`` changes, and a test may read), as the standard library keeps it."""
+    if issubclass(type(value), collections.OrderedDict):
+        return collections.OrderedDict.items(value)
+    return dict.items(value)
+
+
+# Each reads the value the object holds, as its base type's own ``==`` compares it, never
+# through a method the subclass may override (``__iter__``, ``keys``, ``__bytes__``): what
+# crosses is what the benchmark's own grader would have compared.
 _BASES: tuple[tuple[type, Any], ...] = (
     (bool, bool),
     (int, int.__index__),
     (float, float.__float__),
     (str, str.__str__),
-    (bytes, bytes),
-    (tuple, tuple),
-    (list, list),
-    (dict, dict),
-    (frozenset, frozenset),
+    (bytes, bytes.__bytes__),
+    (tuple, lambda value: tuple.__getitem__(value, slice(None))),
+    (list, list.copy),
+    (dict, lambda value: dict(_held_items(value))),
+    (frozenset, frozenset),  # a set's items are read from the set itself, not by __iter__
     (set, set),
 )
 
