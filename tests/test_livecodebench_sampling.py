@@ -5,6 +5,8 @@ HTTP model server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import XDIST_MODES, read_results, run_vllm
 from fake_providers import FakeProviders
@@ -167,3 +169,30 @@ def test_a_remote_worker_knows_the_controllers_model_parameters():
     assert model is not None and model.defaults == SamplingParams(temperature=0.9)  # type: ignore[attr-defined]
     del workerinput[MODEL_DEFAULTS_KEY]  # none sent: the model states none
     assert worker_model(SimpleNamespace(workerinput=workerinput)).defaults == SamplingParams()  # type: ignore[arg-type, union-attr]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_resume_of_samples_past_livecodebench_s_default_count_is_refused(pytester, xdist):
+    # Records that state no settings (an earlier version's) of 12 samples a problem, resumed
+    # without --codegen-samples: LiveCodeBench's 10 a problem were graded, and the 2 past
+    # them counted in the run's pass@k, 12 samples a problem for a run of 10.
+    write_release(pytester.path / "test.jsonl", [SUM_ROW])
+    with FakeProviders(reply=reply, openai_key=None) as server:
+        run_vllm(pytester, server, "test.jsonl", "--codegen-samples=12").assert_outcomes(passed=12)
+        path = pytester.path / "r.jsonl"
+        records = read_results(path)
+        for record in records:
+            del record["run"]
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        asked = len(server.requests)
+        result = run_vllm(pytester, server, "test.jsonl", "--codegen-resume", *xdist)
+        assert len(server.requests) == asked
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --codegen-resume: r.jsonl holds sample test.jsonl::abc001_a[[]s1?[]], past"
+            " the 10 samples a problem this run grades (LiveCodeBench's default): resume with"
+            " the --codegen-samples it was graded with, or give a new --codegen-results file"
+        ]
+    )
+    assert len(read_results(path)) == 12

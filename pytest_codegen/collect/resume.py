@@ -19,7 +19,9 @@ import pytest
 
 from .. import outcomes
 from ..generation.context import conftest_overrides_model
-from ..keys import DONE_KEY
+from ..keys import DONE_KEY, settings_of
+from ..kinds.registry import kinds_of
+from ..models.base import SamplingDefaults
 from ..settings import Settings
 from .selection import arg_path, builtin_files
 
@@ -38,16 +40,29 @@ def graded_before(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
-def past_samples(done: dict[str, dict[str, Any]], settings: Settings) -> str | None:
-    """The first of the samples graded before whose index is past ``--codegen-samples``
-    (a file of another run, or one written before records stated their settings), as
-    ``"sample NODEID"``: never a sample of this run, it would count in its pass@k."""
-    if "samples" not in settings.explicit:  # each problem has what its samples file holds
-        return None
+def past_samples(done: dict[str, dict[str, Any]], config: pytest.Config) -> str | None:
+    """The first of the samples graded before whose index is past the samples its problem
+    gets in this run (a file of another run, or one written before records stated their
+    settings), as ``"sample NODEID, past ..."``: never a sample of this run, it would count
+    in its pass@k."""
+    from .sample_counts import replayed_counts
+
+    settings = settings_of(config)
+    counts = replayed_counts(config) or {}
+    kinds = kinds_of(config)
     for nodeid, record in done.items():
         index = record.get("sample_index")
-        if isinstance(index, int) and index >= settings.samples:
-            return f"sample {nodeid}"
+        # As collect.sample_counts counts them: the replayed file's, else the kind's default.
+        count = counts.get(str(record.get("task_id")))
+        source = f"{settings.model} holds {count}"
+        if not count:
+            kind = kinds.named(str(record.get("mode") or ""))
+            defaults = kind.sampling_defaults if kind else SamplingDefaults()
+            count = settings.samples_for(defaults)
+            defaulted = "samples" not in settings.explicit and defaults.samples is not None
+            source = f"{defaults.source} default" if defaulted else f"--codegen-samples={count}"
+        if isinstance(index, int) and index >= count:
+            return f"sample {nodeid}, past the {count} samples a problem this run grades ({source})"
     return None
 
 
@@ -133,13 +148,11 @@ class Resume:
             done = graded_before(read_for_resume(path))
         except (OSError, ValueError) as e:
             raise pytest.UsageError(f"--codegen-resume: {e}") from None
-        past = past_samples(done, settings)
+        past = past_samples(done, config)
         if past:
             raise pytest.UsageError(
-                f"--codegen-resume: {settings.results} holds {past}, past the {settings.samples} "
-                f"samples a problem this run grades (--codegen-samples={settings.samples}): "
-                "resume with the --codegen-samples it was graded with, or give a new "
-                "--codegen-results file"
+                f"--codegen-resume: {settings.results} holds {past}: resume with the "
+                "--codegen-samples it was graded with, or give a new --codegen-results file"
             )
         others = sorted({str(r.get("model")) for r in done.values()} - {settings.model or ""})
         if others and not conftest_overrides_model(config):  # (its model names its records)
