@@ -281,6 +281,15 @@ def test_an_answer_cut_at_the_token_limit_is_recorded_and_counted(pytester, tiny
                 ["truncated: 1 of 3 answers stopped at the token limit (finish_reason length,*"]
             )
         assert len(server.requests) == 3
+    # Replayed, the results file's answers keep why they stopped.
+    replayed = pytester.runpytest_subprocess(
+        str(tiny), "--codegen-model=replay:r.jsonl", "--codegen-results=again.jsonl", *xdist
+    )
+    replayed.assert_outcomes(passed=2, failed=1)
+    again = {
+        r["task_id"]: r.get("finish_reason") for r in read_results(pytester.path / "again.jsonl")
+    }
+    assert again == reasons
 
 
 def test_bad_price_fails_at_start(pytester, tiny):

@@ -127,7 +127,13 @@ def load_replay(path: Path) -> dict[tuple[str, int, int], Completion]:
                 continue  # a results line of a sample that never had an answer
             if not isinstance(row[field], str):
                 raise ModelError(f"{where}: '{field}' must be a string")
-            answer = Completion(text=row[field], form=_form(row, field, where))
+            # A results file's line says why its answer stopped: a replay keeps it.
+            finish = row.get("finish_reason")
+            answer = Completion(
+                text=row[field],
+                form=_form(row, field, where),
+                finish_reason=finish if isinstance(finish, str) else None,
+            )
             task = str(row["task_id"])
             repair_round = row.get("repair_round", 0)
             if not _non_negative_int(repair_round):
