@@ -81,3 +81,16 @@ def shard(text: str) -> tuple[int, int]:
     if not slash or not 1 <= i <= n:
         raise ValueError("must be I/N with 1 <= I <= N, e.g. 2/3")
     return i, n
+
+
+def model_spec(text: str) -> str:
+    """A ``--codegen-model`` spec with a provider's name as the providers are named:
+    ``OpenAI:gpt-4o`` is ``openai:gpt-4o``, one model under one spec in records, caches and
+    comparisons. The model's own name is kept as written (a server's names may differ by
+    case); any other spec is as given."""
+    from .models.providers import PROVIDERS
+
+    provider, sep, name = text.partition(":")
+    if sep and provider.strip().lower() in PROVIDERS:
+        return f"{provider.strip().lower()}:{name}"
+    return text

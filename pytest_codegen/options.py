@@ -12,6 +12,7 @@ from .option_values import (
     choice,
     iso_date,
     k_list,
+    model_spec,
     non_negative_int,
     positive_float,
     positive_int,
@@ -53,6 +54,7 @@ OPTIONS: tuple[Option, ...] = (
         "PROVIDER:MODEL, an alias from codegen_models or a built-in model name "
         "(--codegen-list-models). Benchmark items are collected only when this is set.",
         metavar="SPEC",
+        parse=model_spec,
     ),
     Option(
         "list_models",

@@ -183,14 +183,21 @@ def test_unknown_provider_fails_at_start(pytester):
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_provider_is_named_in_any_case(pytester, tiny, server, xdist):
     # As its vendor spells it: VLLM is vllm (it was "unknown provider 'VLLM'", exit 4).
-    result = pytester.runpytest_subprocess(
-        "--codegen-model=VLLM:tiny-coder",
-        f"--codegen-base-url={server.openai_url}",
-        f"--codegen-cache={pytester.path / 'gen-cache'}",
-        str(tiny),
-        *xdist,
-    )
-    result.assert_outcomes(passed=3)
+    for spec in ("VLLM:tiny-coder", "vllm:tiny-coder"):
+        result = pytester.runpytest_subprocess(
+            f"--codegen-model={spec}",
+            f"--codegen-base-url={server.openai_url}",
+            f"--codegen-cache={pytester.path / 'gen-cache'}",
+            f"--codegen-results={spec[:4]}.jsonl",
+            str(tiny),
+            *xdist,
+        )
+        result.assert_outcomes(passed=3)
+        # One model: recorded under one spec, and answered from the cache the second time.
+        assert {r["model"] for r in read_results(pytester.path / f"{spec[:4]}.jsonl")} == {
+            "vllm:tiny-coder"
+        }
+        assert len(server.requests) == 3
     assert {r.body["model"] for r in server.requests} == {"tiny-coder"}
 
 
