@@ -228,6 +228,26 @@ def test_selection_with_node_ids_and_shards(pytester, xdist):
     assert not shards[0] & shards[1]
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_release_the_files_given_do_not_hold_is_one_line(pytester, xdist):
+    # v3 of test.jsonl and test2.jsonl graded v1 and v2 as v3, without a word, where the
+    # named suite refuses a release its files do not hold.
+    write_release(pytester.path / "test.jsonl", [SUM_ROW, PAIR_ROW])
+    write_release(pytester.path / "test2.jsonl", [LATER_ROW])
+    args = ["test.jsonl", "test2.jsonl", "--codegen-model=reference", "--codegen-results=r.jsonl"]
+    result = pytester.runpytest_subprocess(*args, "--codegen-release=v3", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        "ERROR: --codegen-release: v3 is not a release of the suite files given (the latest"
+        " release they hold is v2)"
+    ]
+    assert not (pytester.path / "r.jsonl").exists()
+    # The release they hold is graded.
+    held = pytester.runpytest_subprocess(*args, "--codegen-release=v2", *xdist)
+    assert held.ret == pytest.ExitCode.OK
+    assert len(read_results(pytester.path / "r.jsonl")) == 30
+
+
 def test_a_bad_date_or_release_is_one_line(pytester):
     write_release(pytester.path / "test.jsonl", [SUM_ROW])
     for flag, said in (

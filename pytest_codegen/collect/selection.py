@@ -239,6 +239,23 @@ def read_named_suites(config: pytest.Config) -> None:
         if path.is_file() and kinds.claiming(path, explicit=True) is not None:
             problems = read_at_start(config, path) or []
             _check_ids(config, [arg], f"suite file {arg.split('::', 1)[0]!r}", problems)
+    if all(arg_path(config, arg).is_file() for arg in config.args):  # no directory to find more
+        _check_release(config, read_at_start_only(config) or [])
+
+
+def _check_release(config: pytest.Config, problems: list[Problem]) -> None:
+    """``UsageError`` when ``--codegen-release`` names a release later than every release
+    file of the run holds (``--codegen-release=v7`` of ``test.jsonl`` … ``test6.jsonl``):
+    it would grade v1 to v6 as v7, as the named suite refuses to."""
+    asked = settings_of(config).release
+    kinds = kinds_of(config)
+    held = {kinds.of(p).facets(p).get("release", "") for p in problems} if asked else set()
+    releases = sorted(int(r) for r in held if r.isdigit())
+    if releases and releases[-1] < asked:
+        raise pytest.UsageError(
+            f"--codegen-release: v{asked} is not a release of the suite files given "
+            f"(the latest release they hold is v{releases[-1]})"
+        )
 
 
 def read_at_start(config: pytest.Config, path: Path) -> list[Problem] | None:
