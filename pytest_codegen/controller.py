@@ -78,6 +78,7 @@ class RunReporter:
         self.hook_failures: list[str] = []  # a conftest's pytest_codegen_sample_graded raised
         self._problems: Any = None
         self._grades_samples: bool | None = None
+        self.scores_passed = True  # every threshold met, no drop from the baseline
 
     def pytest_sessionstart(self) -> None:
         # Opened once the start's checks passed: a usage error (an unknown model, a baseline
@@ -130,7 +131,6 @@ class RunReporter:
     def missing(self, nodeid: str, reason: str) -> SampleRecord:
         """The record of a sample that never reported, under its problem's id, suite and
         category (found from its node id)."""
-
         problem = self.problems().of(nodeid)
         return missing_record(nodeid, self.model_spec, reason, problem)
 
@@ -209,7 +209,6 @@ class RunReporter:
         tell_unwritten(self, session)
 
     def apply_gates(self, session: pytest.Session) -> None:
-
         failed = False
         if self.settings.fail_under:
             self.gate_results = check_thresholds(self.rows or [], self.settings.fail_under)
@@ -247,6 +246,7 @@ class RunReporter:
             )
             # As an n/a score fails a --codegen-fail-under gate, a comparison of nothing fails.
             failed = failed or self.comparison.significant_drop or not self.comparison.paired
+        self.scores_passed = not failed
         if self.settings.fail_under or self.settings.baseline is not None:
             # The scores decide; an interrupted or errored run keeps its own status, and a
             # passed gate passes only a run that graded what it was asked to: a sample left
@@ -317,14 +317,12 @@ class RunReporter:
 
     def price(self) -> tuple[float, float] | None:
         """The configured price of this run's model (USD per million tokens in, out)."""
-
         return price_of(self.settings.prices, self.model_spec, self.model_id)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
         if self.rows is None or (not self.rows and not self.grades_samples()):
             return
-
-        write_summary(terminalreporter, self)
+        write_summary(terminalreporter, self, exitstatus)
 
     def close(self) -> None:
         if self.results is not None:

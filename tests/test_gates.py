@@ -317,7 +317,14 @@ def test_a_passed_gate_does_not_clear_a_run_that_ended_early(pytester, tiny, xdi
         "--codegen-fail-under=pass@1=1",
         *xdist,
     )
-    result.stdout.fnmatch_lines(["gate passed: tiny pass@1 = 1.000 >= 1.000"])
+    # The thresholds were met, but the gate did not pass the run, and says why.
+    result.stdout.fnmatch_lines(
+        [
+            "threshold met: tiny pass@1 = 1.000 >= 1.000",
+            "GATE FAILED: the scores passed, but *",
+        ]
+    )
+    assert "gate passed" not in result.stdout.str()
     # pytest's own status of a run stopped early: xdist's is "interrupted"
     assert result.ret == (pytest.ExitCode.INTERRUPTED if xdist else pytest.ExitCode.TESTS_FAILED)
     if not xdist:
@@ -343,7 +350,8 @@ def test_a_passed_gate_does_not_clear_samples_the_api_never_answered(pytester, t
         result = run_vllm(pytester, server, str(tiny), "--codegen-fail-under=pass@1=0.5", *xdist)
     result.stdout.fnmatch_lines(
         [
-            "gate passed: tiny pass@1 = 1.000 >= 0.500",
+            "threshold met: tiny pass@1 = 1.000 >= 0.500",
+            "GATE FAILED: the scores passed, but 2 of 3 samples were not graded (below)",
             "not graded: the model's API failed on 2 of 3 samples (left out of pass@k;"
             " a passed gate does not clear them)",
         ]
@@ -356,7 +364,9 @@ def test_a_passed_gate_does_not_clear_samples_the_api_never_answered(pytester, t
     merged = pytester.runpytest_subprocess(
         "--codegen-merge=r.jsonl", "--codegen-fail-under=pass@1=0.5"
     )
-    merged.stdout.fnmatch_lines(["gate passed: *", "not graded: the model's API failed on 2 of 3*"])
+    merged.stdout.fnmatch_lines(
+        ["threshold met: *", "GATE FAILED: *", "not graded: the model's API failed on 2 of 3*"]
+    )
     assert merged.ret == pytest.ExitCode.TESTS_FAILED
 
 
@@ -389,18 +399,26 @@ def test_a_passed_gate_does_not_clear_samples_left_out_of_pass_at_k(
         model, extra = "reference", ["--codegen-check-references"]
     args = [f"--codegen-model={model}", str(tiny), "--codegen-results=r.jsonl", *extra, *xdist]
     result = pytester.runpytest_subprocess(*args, "--codegen-fail-under=pass@1=0.5")
-    result.stdout.fnmatch_lines(["gate passed: tiny pass@1 = 1.000 >= 0.500", shown])
+    result.stdout.fnmatch_lines(
+        [
+            "threshold met: tiny pass@1 = 1.000 >= 0.500",
+            "GATE FAILED: the scores passed, but * of 3 samples were not graded (below)",
+            shown,
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert case in {r["outcome"] for r in read_results(pytester.path / "r.jsonl")}
     # A baseline's gate does not clear them either, nor does a merge of the results.
     (pytester.path / "before.jsonl").write_text((pytester.path / "r.jsonl").read_text())
     baseline = pytester.runpytest_subprocess(*args, "--codegen-baseline=before.jsonl")
-    baseline.stdout.fnmatch_lines([shown, "*no significant drop*"])
+    baseline.stdout.fnmatch_lines(
+        ["GATE FAILED: the scores passed, but * samples were not graded *", shown, "*no sig*"]
+    )
     assert baseline.ret == pytest.ExitCode.TESTS_FAILED
     merged = pytester.runpytest_subprocess(
         "--codegen-merge=r.jsonl", "--codegen-fail-under=pass@1=0.5"
     )
-    merged.stdout.fnmatch_lines(["gate passed: *", shown])
+    merged.stdout.fnmatch_lines(["threshold met: *", "GATE FAILED: *", shown])
     assert merged.ret == pytest.ExitCode.TESTS_FAILED
     # Without a gate, such a run keeps pytest's status: its samples were skipped.
     assert pytester.runpytest_subprocess(*args).ret == pytest.ExitCode.OK
@@ -426,7 +444,8 @@ def test_a_passed_gate_does_not_clear_a_suite_that_could_not_be_collected(
     )
     result.stdout.fnmatch_lines(
         [
-            "gate passed: tiny pass@1 = 0.500 >= 0.400",
+            "threshold met: tiny pass@1 = 0.500 >= 0.400",
+            "GATE FAILED: the scores passed, but 1 file could not be collected (below)",
             "not graded: 1 file could not be collected, their samples with them (a passed gate"
             " does not clear them)",
         ]

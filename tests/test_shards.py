@@ -53,7 +53,9 @@ def summary_lines(lines: list[str]) -> list[str]:
     return [
         ln
         for ln in lines[start + 1 :]
-        if ln.startswith(("suite ", "gen ", "       c", "gate passed", "GATE FAILED"))
+        if ln.startswith(
+            ("suite ", "gen ", "       c", "gate passed", "threshold met", "GATE FAILED")
+        )
     ]
 
 

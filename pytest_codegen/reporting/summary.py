@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from .. import outcomes
 from ..datasets.content import describe_all
 from ..kinds.registry import kinds_of
@@ -17,8 +19,9 @@ if TYPE_CHECKING:
     from ..controller import RunReporter
 
 
-def write_summary(tr: Any, reporter: RunReporter) -> None:
-    """Write the summary of ``reporter``'s run to the terminal reporter ``tr``."""
+def write_summary(tr: Any, reporter: RunReporter, exitstatus: int) -> None:
+    """Write the summary of ``reporter``'s run, which ends with ``exitstatus``, to the
+    terminal reporter ``tr``."""
     tr = VisibleLines(tr)  # records may come from another run's file (merge, resume)
     data = describe_all(reporter.records.values())  # "webapp1k 0089530 sha256:4137fd4f4bd8"
     # The models the records name (a conftest.py's own codegen_model names its samples).
@@ -53,12 +56,16 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
     settings = reporter.settings
     for line in window_lines(records, "pass@k", settings.k, settings.date_window):
         tr.write_line(line)
+    withheld = gate_withheld(reporter, exitstatus)
     for gate in reporter.gate_results:
+        passed = "threshold met: " if withheld else "gate passed: "
         tr.write_line(
-            ("gate passed: " if gate.passed else "GATE FAILED: ") + gate.message,
+            (passed if gate.passed else "GATE FAILED: ") + gate.message,
             red=not gate.passed,
-            green=gate.passed,
+            green=gate.passed and not withheld,
         )
+    if withheld:
+        tr.write_line(f"GATE FAILED: the scores passed, but {withheld}", red=True)
     if reporter.unfinished:
         tr.write_line(
             f"not graded: the run ended before {reporter.unfinished} of {len(reporter.records)} "
@@ -113,6 +120,23 @@ def write_summary(tr: Any, reporter: RunReporter) -> None:
             tr.write_line(line)
     if reporter.results is not None and reporter.results.error is None:  # else an ERROR line
         tr.write_line(f"results: {reporter.results.path}")
+
+
+def gate_withheld(reporter: RunReporter, exitstatus: int) -> str | None:
+    """Why a gate whose scores passed did not pass the run (samples it did not judge, the
+    run interrupted: see ``RunReporter.apply_gates``), or None."""
+    settings = reporter.settings
+    if not (settings.fail_under or settings.baseline is not None) or not reporter.scores_passed:
+        return None
+    unjudged = sum(reporter.not_graded().values())
+    files = reporter.collection_errors
+    reasons = [
+        *([f"{unjudged} of {len(reporter.records)} samples were not graded"] if unjudged else []),
+        *([f"{files} file{'s' if files > 1 else ''} could not be collected"] if files else []),
+    ]
+    if reasons:
+        return " and ".join(reasons) + " (below)"
+    return "the run was interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else None
 
 
 def not_graded_lines(reporter: RunReporter) -> list[str]:
