@@ -183,24 +183,34 @@ def bounded_comparisons() -> Generator[None, None, None]:
     """Failed asserts of a benchmark's tests explained in full only for operands within
     :data:`MOST_COMPARED`: on CI and with ``-v`` pytest formats and diffs both operands
     whole, which for a sample's answer of millions of items took the grading process
-    minutes past the sample's own time limit and printed tens of MB for one sample."""
-    from _pytest.assertion import util
+    minutes past the sample's own time limit and printed tens of MB for one sample.
+    The assert's own line shows such an operand cut as ``-v`` cuts it: with ``-vv`` pytest
+    writes every operand whole, 25 MB for an answer of 400,000 numbers."""
+    from _pytest._io.saferepr import DEFAULT_REPR_MAX_SIZE, saferepr
+    from _pytest.assertion import rewrite, util
 
     full = util._reprcompare
     if full is None:  # assertion rewriting off: there is no explanation to bound
         yield
         return
+    shown = rewrite._saferepr
 
     def bounded(op: str, left: object, right: object) -> str | None:
         if larger_than(left, MOST_COMPARED) or larger_than(right, MOST_COMPARED):
             return None  # the assert's own line, operands cut by pytest's saferepr
         return full(op, left, right)
 
-    util._reprcompare = bounded
+    def bounded_repr(obj: object) -> str:
+        if larger_than(obj, MOST_COMPARED):
+            cut = saferepr(obj, maxsize=DEFAULT_REPR_MAX_SIZE * 10)
+            return cut.replace("\n", "\\n")
+        return shown(obj)
+
+    util._reprcompare, rewrite._saferepr = bounded, bounded_repr
     try:
         yield
     finally:
-        util._reprcompare = full
+        util._reprcompare, rewrite._saferepr = full, shown
 
 
 def larger_than(value: object, most: int) -> bool:

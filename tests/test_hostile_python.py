@@ -338,12 +338,17 @@ def test_an_answer_that_cannot_be_read_is_no_exception_of_the_call(pytester, mod
         assert why in records[i]["error"], records[i]
 
 
+@pytest.mark.parametrize("verbosity", ["CI", "-vv"])
 @pytest.mark.parametrize("mode", XDIST_MODES)
-def test_a_huge_wrong_answer_is_not_diffed_whole_on_ci(pytester, monkeypatch, mode):
+def test_a_huge_wrong_answer_is_not_diffed_whole_on_ci(pytester, monkeypatch, mode, verbosity):
     """On CI (and with -v) pytest explains a failed ``==`` by formatting and diffing both
     sides whole: for an answer of 200,000 items, megabytes of diff for one sample, made by
-    the grading process after the sample's time. Such an answer gets the short explanation."""
-    monkeypatch.setenv("CI", "true")
+    the grading process after the sample's time. Such an answer gets the short explanation;
+    with -vv, where pytest writes the operands whole in the assert's own line, it is cut."""
+    if verbosity == "CI":
+        monkeypatch.setenv("CI", "true")
+    else:
+        mode = (*mode, verbosity)
     row = {
         "task_id": "big/evens",
         "prompt": 'def evens(xs: list) -> list:\n    """The even items of xs."""\n',
