@@ -90,18 +90,31 @@ class SampleRunner:
 
     @pytest.hookimpl(trylast=True)  # on the samples left to grade
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[Any]) -> None:
-        """A host that cannot grade the React samples of the run (no usable Node, a Jest
-        toolchain that cannot be installed or does not start) ends it before any is graded,
-        with one line: every sample would otherwise be scored as crashed."""
-        if config.option.collectonly or not any(
-            self.executor.grades_on_node(item.problem)
-            for item in items
-            if isinstance(getattr(item, "problem", None), Problem)
-        ):
+        """A host that cannot grade the samples of the run (no usable Node or Jest toolchain
+        for React's, no compiler for a language's) ends it before any is graded, with one
+        line: every sample would otherwise be scored as crashed. Samples deselected (``-k``)
+        need nothing."""
+        if config.option.collectonly:
             return
-        error = self.executor.node_environment_error(source_of(config, "node"))
+        samples = [item for item in items if isinstance(getattr(item, "problem", None), Problem)]
+        error = None
+        if any(self.executor.grades_on_node(item.problem) for item in samples):
+            error = self.executor.node_environment_error(source_of(config, "node"))
+        error = error or self.lacking(samples)
         if error is not None:
             refuse_before_grading(config, items, error)
+
+    def lacking(self, samples: list[SampleItem]) -> str | None:
+        """The first thing this host lacks to grade ``samples``, naming their suite file."""
+        asked: set[int] = set()
+        for item in samples:
+            if id(item.problem) in asked:
+                continue
+            asked.add(id(item.problem))
+            lacks = self.executor.kinds.of(item.problem).host_lacks(item.problem)
+            if lacks is not None:
+                return f"{item.path}: {lacks}"
+        return None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(

@@ -191,6 +191,26 @@ def test_missing_toolchain_is_one_line_and_exit_4(
     assert f"(install the Debian package {package})" in lines[0], lines
 
 
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_a_missing_toolchain_stops_only_a_run_that_selects_its_language(
+    pytester, monkeypatch, mode
+):
+    """A file of every language's rows, on a host without rustc (rustup's is under the
+    real home, which pytester replaces): its C++ sample is graded; selecting its Rust
+    sample stops the run in one line, exit 4."""
+    assert shutil.which("rustc", path="/usr/bin:/bin") is None
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    cpp = pytester.runpytest_subprocess("--codegen-model=empty", str(ADD), "-k", "cpp", *mode)
+    cpp.assert_outcomes(failed=1)
+    assert cpp.ret == pytest.ExitCode.TESTS_FAILED, cpp.stderr.str()
+    rust = pytester.runpytest_subprocess("--codegen-model=empty", str(ADD), "-k", "rs", *mode)
+    assert rust.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in rust.stderr.lines if line.strip()] == [
+        f"ERROR: {ADD}: Rust samples need rustc, which is not on this host "
+        "(install the Debian package rustc)"
+    ]
+
+
 def test_a_compilers_version_is_asked_once_per_host_until_it_changes(tmp_path, monkeypatch):
     # Every process of a run finds its toolchains; their versions (javac's starts a JVM) are
     # asked once on the host and kept by the compiler's file: one replaced is asked again.

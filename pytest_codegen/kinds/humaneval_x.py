@@ -31,7 +31,6 @@ from .native_program import (
     cpp_libraries,
     language_key,
     language_problem,
-    toolchain_of,
 )
 from .native_restated import go_merged, restated, rust_without_declared_uses
 from .protocol import GradingRun
@@ -231,7 +230,6 @@ def load_humaneval_x(path: Path, suite: str) -> list[Problem]:
     for where, row in read_rows(path, _lacking):
         task_id = row["task_id"]
         key = language_key(task_id.split("/", 1)[0], where)
-        toolchain_of(key, str(path))  # a missing one stops the run here, in one line
         extra: dict[str, Any] = {}
         if key == "go":
             extra = {"go_import": row.get("import", ""), "test_setup": row.get("test_setup", "")}

@@ -33,8 +33,6 @@ from .native_program import (
     cut_at_stop,
     language_key,
     language_problem,
-    made_or_stop,
-    toolchain_of,
 )
 from .native_restated import go_merged, restated, without_class_end, without_closer
 from .protocol import GradingRun
@@ -77,11 +75,11 @@ class MultiPLEKind(NativeProgramKind):
         return parquet or looks_like_multipl_e(path)
 
     def load(self, path: Path, suite: str) -> list[Problem]:
-        problems = load_multipl_e(path, suite)
-        if any(problem.language == "ts" for problem in problems):
-            # Its compiler is installed now: a failed install stops the run in one line.
-            made_or_stop(typescript, str(path))
-        return problems
+        return load_multipl_e(path, suite)
+
+    def installed(self, problem: Problem) -> None:
+        if problem.language == "ts":  # its compiler is an npm package
+            typescript()
 
     def libraries(self, problem: Problem) -> programs.Libraries:
         if problem.language == "java":
@@ -176,7 +174,6 @@ def load_multipl_e(path: Path, suite: str) -> list[Problem]:
                 raise SuiteError(f"{where}: {name!r} is there twice")
             seen.add(name)
             key = language_key(row["language"], where)
-            toolchain_of(key, str(path))  # a missing one stops the run here, in one line
             problems.append(
                 language_problem(
                     name,

@@ -7,14 +7,13 @@ sample's sandbox (``execution/native``), and MultiPL-E's status of the run is it
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
 from typing import Any
 
 from .. import outcomes
 from ..execution.native import programs
 from ..execution.native.libraries import cpp_prelude
 from ..execution.native.program_run import language_limits, run_program
-from ..execution.native.toolchains import Toolchain, ToolchainMissing, find, language
+from ..execution.native.toolchains import ToolchainMissing, find, language
 from ..outcomes import Verdict
 from ..problems import Problem, SuiteError
 from .protocol import PYTHON, GradingRun, Kind
@@ -45,24 +44,6 @@ EMPTY_BODY = {
 }
 # What closes a function where it is not a brace (nothing: an OCaml expression ends itself).
 FUNCTION_END = {"rb": "end\n", "lua": "end\n", "rkt": ")\n", "ml": ""}
-
-
-def toolchain_of(key: str, where: str) -> Toolchain:
-    """The toolchain of language ``key``, or the one line that stops the run (``where``:
-    the suite file that needs it)."""
-    try:
-        return find(key)
-    except ToolchainMissing as e:
-        raise SuiteError(f"{where}: {e}") from None
-
-
-def made_or_stop(make: Callable[[], object], where: str) -> None:
-    """Make what a language's programs need besides its toolchain (``libraries.py``) now,
-    or stop the run in one line (``where``: the suite file that needs it)."""
-    try:
-        make()
-    except ToolchainMissing as e:
-        raise SuiteError(f"{where}: {e}") from None
 
 
 def language_key(name: str, where: str) -> str:
@@ -123,6 +104,18 @@ class NativeProgramKind(Kind):
     def libraries(self, problem: Problem) -> programs.Libraries:
         """What its programs use besides the standard library (made once per host)."""
         return programs.Libraries()
+
+    def installed(self, problem: Problem) -> None:
+        """Install what its programs need that the host's packages do not give (once per
+        host, ``libraries.py``); raises :class:`ToolchainMissing` if it cannot."""
+
+    def host_lacks(self, problem: Problem) -> str | None:
+        try:
+            find(problem.language)
+            self.installed(problem)
+        except ToolchainMissing as e:
+            return str(e)
+        return None
 
     def prepare(self, problem: Problem) -> None:
         # The first use builds them (cargo's crates, Go's build cache, a C++ prelude): minutes

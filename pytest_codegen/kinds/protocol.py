@@ -120,6 +120,12 @@ class Kind:
         """Why ``problem`` cannot be solved as shipped (empty: it can)."""
         return []
 
+    def host_lacks(self, problem: Problem) -> str | None:
+        """What this host lacks to grade ``problem``'s samples, in one line (None: nothing).
+        Asked of the selected samples' problems only, before any is graded: a missing
+        compiler stops the run for the languages the run grades, not for every file's."""
+        return None
+
     def prepare(self, problem: Problem) -> None:
         """Make, once per host, what grading ``problem``'s samples needs besides the sample
         (a toolchain's libraries): called before a sample's call, whose time limit is for
