@@ -81,8 +81,9 @@ class RunReporter:
         self.scores_passed = True  # every threshold met, no drop from the baseline
 
     def pytest_sessionstart(self) -> None:
-        # Opened once the start's checks passed: a usage error (an unknown model, a baseline
-        # not comparable) leaves an earlier run's results file as it was.
+        # Made once the start's checks passed, and opened by the first record or the session's
+        # end: a usage error (an unknown model, a baseline not comparable, a samples file or a
+        # toolchain found wanting at collection) leaves an earlier run's results file as it was.
         if self.settings.results is not None:
             from .reporting.results import ResultsWriter
 
@@ -171,6 +172,8 @@ class RunReporter:
             sys.stderr.write(f"ERROR: {samples_file['error']}\n")
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return
+        if self.results is not None:  # written afresh even if no sample was graded
+            self.results.start()
         self.samples_notes = [samples_file[k] for k in ("warning", "past") if k in samples_file]
         if not self.expected:
             self.expected = {item.nodeid for item in session.items}

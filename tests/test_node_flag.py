@@ -61,6 +61,8 @@ def test_an_unusable_configured_node_is_one_usage_error_before_grading(
     # scored as the model's.
     make, why = NODES[case]
     node = make(tmp_path)
+    earlier = pytester.path / "r.jsonl"  # an earlier run's results: a refused run keeps them
+    earlier.write_text('{"nodeid": "earlier", "outcome": "passed"}\n')
     result = pytester.runpytest_subprocess(
         "--codegen-model=reference",
         str(TEST_FILE),
@@ -74,7 +76,7 @@ def test_an_unusable_configured_node_is_one_usage_error_before_grading(
     assert len(errors) == 1, result.stderr.str()
     assert errors[0].startswith(f"ERROR: --codegen-node: the configured Node {str(node)!r} {why}")
     assert "pass@" not in result.stdout.str()
-    assert read_results(pytester.path / "r.jsonl") == []  # no sample graded
+    assert read_results(earlier) == [{"nodeid": "earlier", "outcome": "passed"}]
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

@@ -30,12 +30,25 @@ class ResultsWriter:
     def __init__(self, path: Path, append: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.append = append  # a resumed run (--codegen-resume) appends; others start afresh
         self.written = 0  # records written whole
         self.error: str | None = None  # why the later records were not written
-        # Appended to when a run is resumed (--codegen-resume), else started afresh.
-        self._fh: BinaryIO | None = path.open("ab" if append else "wb", buffering=0)
+        self._fh: BinaryIO | None = None
+        self._closed = False
+
+    def start(self) -> None:
+        """Open the file (emptied unless appending), if no record has yet. Not before: a run
+        that stops before grading (a usage error found at collection) leaves an earlier
+        run's file as it was."""
+        if self._fh is None and not self._closed:
+            try:
+                self._fh = self.path.open("ab" if self.append else "wb", buffering=0)
+            except OSError as e:
+                self.error = e.strerror or str(e)
+                self._closed = True
 
     def write(self, record: Mapping[str, Any]) -> None:
+        self.start()
         if self._fh is None:
             return
         text = json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"
@@ -53,6 +66,7 @@ class ResultsWriter:
         self.written += 1
 
     def close(self) -> None:
+        self._closed = True
         if self._fh is not None:
             self._fh.close()
             self._fh = None
