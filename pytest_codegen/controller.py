@@ -250,7 +250,7 @@ class RunReporter:
             # As an n/a score fails a --codegen-fail-under gate, a comparison of nothing fails.
             failed = failed or self.comparison.significant_drop or not self.comparison.paired
         self.scores_passed = not failed
-        if self.settings.fail_under or self.settings.baseline is not None:
+        if self.settings.gated:
             # The scores decide; an interrupted or errored run keeps its own status, and a
             # passed gate passes only a run that graded what it was asked to: a sample left
             # out of the scores (missing: a short samples file, a run ended early, a tripwire;

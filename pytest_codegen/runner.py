@@ -126,9 +126,8 @@ class SampleRunner:
         show_visibly(report)
         if item.record_sent:
             return report
-        gated = self.settings.fail_under or self.settings.baseline is not None
         if (
-            gated
+            self.settings.gated
             and report.when == "call"
             and report.failed
             and isinstance(call.excinfo and call.excinfo.value, SampleFailed)

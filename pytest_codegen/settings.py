@@ -88,6 +88,11 @@ class Settings:
         compared)."""
         return self.model is not None or bool(self.merge) or bool(self.compare)
 
+    @property
+    def gated(self) -> bool:
+        """The scores decide the exit status (``--codegen-fail-under``, ``--codegen-baseline``)."""
+        return bool(self.fail_under) or self.baseline is not None
+
     def samples_for(self, defaults: SamplingDefaults) -> int:
         """Samples per problem of a kind with these ``defaults``: the user's
         ``--codegen-samples`` (flag or ini key) if given, else the kind's, else 1."""

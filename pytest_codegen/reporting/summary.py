@@ -72,7 +72,7 @@ def write_summary(tr: Any, reporter: RunReporter, exitstatus: int) -> None:
             "samples were graded (missing; --codegen-resume grades them)",
             yellow=True,
         )
-    if reporter.settings.fail_under or reporter.settings.baseline is not None:
+    if reporter.settings.gated:
         for line in not_graded_lines(reporter):
             tr.write_line(line, yellow=True)
     graded = [r for r in reporter.records.values() if "build" not in r]
@@ -125,14 +125,12 @@ def write_summary(tr: Any, reporter: RunReporter, exitstatus: int) -> None:
 def gate_withheld(reporter: RunReporter, exitstatus: int) -> str | None:
     """Why a gate whose scores passed did not pass the run (samples it did not judge, the
     run interrupted: see ``RunReporter.apply_gates``), or None."""
-    settings = reporter.settings
-    if not (settings.fail_under or settings.baseline is not None) or not reporter.scores_passed:
+    if not reporter.settings.gated or not reporter.scores_passed:
         return None
     unjudged = sum(reporter.not_graded().values())
-    files = reporter.collection_errors
     reasons = [
         *([f"{unjudged} of {len(reporter.records)} samples were not graded"] if unjudged else []),
-        *([f"{files} file{'s' if files > 1 else ''} could not be collected"] if files else []),
+        *([_not_collected(reporter.collection_errors)] if reporter.collection_errors else []),
     ]
     if reasons:
         return " and ".join(reasons) + " (below)"
@@ -158,9 +156,12 @@ def not_graded_lines(reporter: RunReporter) -> list[str]:
         if shown[outcome]
     ]
     if reporter.collection_errors:
-        files = reporter.collection_errors
         lines.append(
-            f"not graded: {files} file{'s' if files > 1 else ''} could not be collected, "
+            f"not graded: {_not_collected(reporter.collection_errors)}, "
             "their samples with them (a passed gate does not clear them)"
         )
     return lines
+
+
+def _not_collected(files: int) -> str:
+    return f"{files} file{'s' if files > 1 else ''} could not be collected"
