@@ -23,6 +23,7 @@ from ..keys import DONE_KEY, settings_of
 from ..kinds.registry import kinds_of
 from ..models.base import SamplingDefaults
 from ..settings import Settings
+from .sample_counts import replayed_counts
 from .selection import arg_path, builtin_files
 
 
@@ -45,8 +46,6 @@ def past_samples(done: dict[str, dict[str, Any]], config: pytest.Config) -> str 
     gets in this run (a file of another run, or one written before records stated their
     settings), as ``"sample NODEID, past ..."``: never a sample of this run, it would count
     in its pass@k."""
-    from .sample_counts import replayed_counts
-
     settings = settings_of(config)
     counts = replayed_counts(config) or {}
     kinds = kinds_of(config)
